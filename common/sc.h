@@ -1,0 +1,46 @@
+/* sc.h — definitions shared by every sigcrawl module.
+ *
+ * This header is the one thing below normalize/: it holds the project-wide
+ * error enum and its messages, the way LMDB keeps every MDB_* code in one
+ * place.  It has no dependencies and no state, so normalize/ still depends
+ * on nothing of ours that does work. */
+#ifndef SC_H
+#define SC_H
+
+#include <stddef.h>
+
+#if defined(__GNUC__)
+#define SC_WUR __attribute__((warn_unused_result))
+#define SC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#else
+#define SC_WUR
+#define SC_PRINTF(f, a)
+#endif
+
+/* Every function of the project that can fail returns 0 or one of these
+ * negative codes.  The numbers are part of no file format; compare names. */
+enum sc_err {
+	SC_OK = 0,
+	/* URL parsing and normalization (normalize/) */
+	SC_E_EMPTY = -1,         /* nothing left after trimming */
+	SC_E_SCHEME = -2,        /* a scheme other than http or https */
+	SC_E_NOHOST = -3,        /* http(s) URL with an empty host */
+	SC_E_PORT = -4,          /* port not a number in 0..65535 */
+	SC_E_HOST_PERCENT = -5,  /* '%' in the host not followed by 2 hex digits */
+	SC_E_IPV6 = -6,          /* malformed [IPv6] literal */
+	SC_E_IDN = -7,           /* host rejected by IDNA (UTS #46) */
+	SC_E_TOOLONG = -8,       /* longer than NORM_URL_MAX after normalization */
+	SC_E_HOST = -9,          /* forbidden character in host, bad IPv4 */
+	SC_E_RELATIVE = -10,     /* relative reference and no base URL */
+	SC_E_STEP = -11,         /* unknown normalization step or profile name */
+	/* general */
+	SC_E_NOMEM = -20, /* out of memory */
+	SC_E_INVAL = -21, /* invalid argument */
+	SC_E_NOSPC = -22, /* caller's buffer too small */
+	SC_E_IO = -23,    /* read or write failed; see errno */
+};
+
+/* A static, human-readable message for an sc_err code (never NULL). */
+const char *sc_strerror(int err);
+
+#endif

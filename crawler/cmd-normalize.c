@@ -1,0 +1,201 @@
+/* cmd-normalize.c — `sigcrawl normalize`: a filter, one URL per line.
+ *
+ * It streams: input is read in fixed blocks and a line longer than the
+ * block is reported and skipped, so memory stays constant whatever the
+ * input.  Exactly one output line is written per input line. */
+#include <getopt.h>
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "normalize.h"
+
+#define CMD "normalize"
+
+/* Longest line read whole.  Longer lines cannot be URLs we keep
+ * (NORM_INPUT_MAX); they are skipped with an error. */
+#define LINE_MAX_BYTES (64 * 1024)
+
+struct line_reader {
+	FILE *f;
+	size_t start, end;
+	bool eof;
+	char buf[LINE_MAX_BYTES];
+};
+
+/* Next line without its '\n'.  Returns false at the end of input.  A line
+ * longer than the buffer is consumed and returned empty with *too_long. */
+static bool read_line(struct line_reader *r, const char **line, size_t *len,
+		      bool *too_long)
+{
+	*too_long = false;
+	for (;;) {
+		char *nl = memchr(r->buf + r->start, '\n', r->end - r->start);
+		if (nl) {
+			*line = r->buf + r->start;
+			*len = (size_t)(nl - *line);
+			r->start = (size_t)(nl - r->buf) + 1;
+			if (*too_long)
+				*len = 0;
+			return true;
+		}
+		if (r->eof) {
+			if (r->start == r->end && !*too_long)
+				return false;
+			*line = r->buf + r->start;
+			*len = *too_long ? 0 : r->end - r->start;
+			r->start = r->end;
+			return true;
+		}
+		if (r->start == 0 && r->end == sizeof(r->buf)) {
+			*too_long = true; /* drop what we have, keep reading */
+			r->end = 0;
+		} else if (r->start > 0) {
+			memmove(r->buf, r->buf + r->start, r->end - r->start);
+			r->end -= r->start;
+			r->start = 0;
+		}
+		size_t got = fread(r->buf + r->end, 1, sizeof(r->buf) - r->end, r->f);
+		r->end += got;
+		if (got == 0)
+			r->eof = true;
+	}
+}
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sigcrawl normalize [--profile P] [--steps LIST] [--base URL]\n"
+		"\n"
+		"Reads URLs from stdin, one per line, and writes each one normalized\n"
+		"on its own line to stdout.  An invalid URL gives an empty line and a\n"
+		"message on stderr naming the line; the exit status is then 1.\n"
+		"\n"
+		"  -p, --profile P   strict, extended (default), aggressive, adaptive\n"
+		"  -s, --steps LIST  adjust the profile: \"+step,-step,...\"\n"
+		"  -b, --base URL    resolve relative references against URL\n"
+		"  -h, --help        this text\n"
+		"\n"
+		"steps, in the order they apply (S strict, E extended, A aggressive):\n");
+	/* List in application order is documented in normalize.h; here in
+	 * bit order with the profiles each belongs to. */
+	uint32_t s = norm_profile_steps(NORM_PROFILE_STRICT);
+	uint32_t e = norm_profile_steps(NORM_PROFILE_EXTENDED);
+	uint32_t a = norm_profile_steps(NORM_PROFILE_AGGRESSIVE);
+	for (int i = 0; i < NORM_STEP_COUNT; i++) {
+		uint32_t bit = 1u << i;
+		fprintf(f, "  %-26s %c%c%c\n", norm_step_name(bit),
+			(s & bit) ? 'S' : '-', (e & bit) ? 'E' : '-',
+			(a & bit) ? 'A' : '-');
+	}
+}
+
+/* Print at most 60 bytes of a rejected line, control bytes as '?', so that
+ * a hostile line cannot write escape sequences to the terminal. */
+static void print_excerpt(const char *s, size_t n)
+{
+	size_t k = n > 60 ? 60 : n;
+	fputs(" \"", stderr);
+	for (size_t i = 0; i < k; i++) {
+		unsigned char c = (unsigned char)s[i];
+		fputc(c < 0x20 || c == 0x7f ? '?' : c, stderr);
+	}
+	fputs(n > k ? "...\"\n" : "\"\n", stderr);
+}
+
+int cmd_normalize(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "profile", required_argument, NULL, 'p' },
+		{ "steps", required_argument, NULL, 's' },
+		{ "base", required_argument, NULL, 'b' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *profile_name = "extended", *steps_list = NULL, *base_url = NULL;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "p:s:b:h", longopts, NULL)) != -1) {
+		switch (c) {
+		case 'p': profile_name = optarg; break;
+		case 's': steps_list = optarg; break;
+		case 'b': base_url = optarg; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		default:
+			sc_errorf(CMD, "bad option '%s' (see --help)",
+				  argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		sc_errorf(CMD, "unexpected argument '%s': URLs are read from stdin",
+			  argv[optind]);
+		return EXIT_USAGE;
+	}
+
+	enum norm_profile profile;
+	if (norm_profile_parse(profile_name, &profile)) {
+		sc_errorf(CMD, "unknown profile '%s' (strict, extended, aggressive, adaptive)",
+			  profile_name);
+		return EXIT_USAGE;
+	}
+	struct norm_opts opts = { .steps = norm_profile_steps(profile) };
+	if (steps_list) {
+		const char *bad;
+		size_t bad_len;
+		if (norm_steps_parse(steps_list, &opts.steps, &bad, &bad_len)) {
+			sc_errorf(CMD, "unknown step '%.*s' in --steps (see --help)",
+				  (int)bad_len, bad);
+			return EXIT_USAGE;
+		}
+	}
+
+	static struct norm_base base;
+	if (base_url) {
+		int rc = norm_base_set(&base, NULL, base_url, strlen(base_url));
+		if (rc) {
+			sc_errorf(CMD, "invalid --base '%s': %s", base_url,
+				  sc_strerror(rc));
+			return EXIT_USAGE;
+		}
+	}
+
+	static struct line_reader reader;
+	static char outbuf[1 << 16];
+	reader.f = stdin;
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+
+	char out[NORM_URL_MAX + 2];
+	const char *line;
+	size_t len, lineno = 0, bad = 0;
+	bool too_long;
+	while (read_line(&reader, &line, &len, &too_long)) {
+		lineno++;
+		int rc = too_long ? SC_E_TOOLONG
+				  : norm_url(&opts, base_url ? &base : NULL, line,
+					     len, out, sizeof(out) - 1, NULL);
+		if (rc) {
+			bad++;
+			fprintf(stderr, "sigcrawl normalize: line %zu: %s:", lineno,
+				sc_strerror(rc));
+			print_excerpt(line, len);
+			fputc('\n', stdout);
+			continue;
+		}
+		size_t n = strlen(out);
+		out[n] = '\n';
+		fwrite(out, 1, n + 1, stdout);
+	}
+	if (ferror(stdin)) {
+		sc_errorf(CMD, "reading stdin failed");
+		return EXIT_RUNTIME;
+	}
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		sc_errorf(CMD, "writing stdout failed");
+		return EXIT_RUNTIME;
+	}
+	return bad ? EXIT_RUNTIME : EXIT_OK;
+}

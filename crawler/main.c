@@ -1,0 +1,59 @@
+/* main.c — the sigcrawl executable: dispatch to a subcommand. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "commands.h"
+
+static const struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+	const char *summary;
+} commands[] = {
+	{ "normalize", cmd_normalize,
+	  "normalize URLs, one per line, from stdin to stdout" },
+};
+
+static void usage(FILE *f)
+{
+	fprintf(f, "usage: sigcrawl COMMAND [options]\n"
+		   "       sigcrawl --version\n\n"
+		   "commands:\n");
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+	fprintf(f, "\nEvery command has --help.\n");
+}
+
+void sc_errorf(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+	fprintf(stderr, "sigcrawl %s: ", cmd);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputc('\n', stderr);
+}
+
+int main(int argc, char **argv)
+{
+	if (argc < 2) {
+		usage(stderr);
+		return EXIT_USAGE;
+	}
+	const char *cmd = argv[1];
+	if (strcmp(cmd, "--help") == 0 || strcmp(cmd, "-h") == 0 ||
+	    strcmp(cmd, "help") == 0) {
+		usage(stdout);
+		return EXIT_OK;
+	}
+	if (strcmp(cmd, "--version") == 0) {
+		printf("sigcrawl %s\n", SC_VERSION);
+		return EXIT_OK;
+	}
+	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
+		if (strcmp(cmd, commands[i].name) == 0)
+			return commands[i].run(argc - 1, argv + 1);
+	fprintf(stderr, "sigcrawl: unknown command '%s'\n\n", cmd);
+	usage(stderr);
+	return EXIT_USAGE;
+}

@@ -1,0 +1,1329 @@
+/* normalize.c — URL parsing, reference resolution and normalization.
+ *
+ * One call of norm_url() makes four passes over a URL, each linear:
+ *
+ *   1. prepare(): trim, drop tabs and newlines, map '\' to '/' before the
+ *      query, into a stack buffer.
+ *   2. split(): find the scheme, authority, path, query and fragment spans.
+ *   3. resolve(): for a relative reference, take the missing components
+ *      from the base (RFC 3986 §5.2.2).
+ *   4. emit(): write each component into a scratch buffer, applying the
+ *      enabled steps in the fixed order documented in normalize.h, then
+ *      copy the result out.
+ *
+ * No heap memory is used: the buffers live on the stack (about 70 KiB at
+ * the deepest, so callers' threads need ordinary stacks), and IDNA results
+ * are cached per thread so that libidn2, which allocates, runs only on a
+ * cache miss.
+ */
+#include "normalize.h"
+
+#include <arpa/inet.h>
+#include <idn2.h>
+#include <stdbool.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------
+ * Character classes
+ */
+
+enum {
+	C_UNRESERVED = 1 << 0, /* ALPHA DIGIT - . _ ~ */
+	C_PATH = 1 << 1,       /* pchar and '/', written unencoded in a path */
+	C_QUERY = 1 << 2,      /* pchar, '/' and '?': query and fragment */
+	C_USER = 1 << 3,       /* unreserved, sub-delims, ':' */
+	C_HOST = 1 << 4,       /* unreserved and sub-delims: a reg-name */
+	C_SCHEME = 1 << 5,     /* ALPHA DIGIT + - . */
+};
+
+#define UNRES (C_UNRESERVED | C_PATH | C_QUERY | C_USER | C_HOST | C_SCHEME)
+#define SUBDELIM (C_PATH | C_QUERY | C_USER | C_HOST)
+
+/* Byte classes of RFC 3986 §2.  Everything absent (controls, space, '"',
+ * '<', '>', '\\', '^', '`', '{', '|', '}', '[', ']', '#', '%', DEL and all
+ * bytes >= 0x80) is percent-encoded wherever it appears. */
+static const uint8_t cls[256] = {
+	['a' ... 'z'] = UNRES,
+	['A' ... 'Z'] = UNRES,
+	['0' ... '9'] = UNRES,
+	['-'] = UNRES,
+	['.'] = UNRES,
+	['_'] = UNRES & ~C_SCHEME,
+	['~'] = UNRES & ~C_SCHEME,
+	['!'] = SUBDELIM,
+	['$'] = SUBDELIM,
+	['&'] = SUBDELIM,
+	['\''] = SUBDELIM,
+	['('] = SUBDELIM,
+	[')'] = SUBDELIM,
+	['*'] = SUBDELIM,
+	['+'] = SUBDELIM | C_SCHEME,
+	[','] = SUBDELIM,
+	[';'] = SUBDELIM,
+	['='] = SUBDELIM,
+	[':'] = C_PATH | C_QUERY | C_USER,
+	['@'] = C_PATH | C_QUERY,
+	['/'] = C_PATH | C_QUERY,
+	['?'] = C_QUERY,
+};
+
+/* Hex digit value plus one; 0 for a byte that is not a hex digit. */
+static const uint8_t hexval1[256] = {
+	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
+	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
+};
+
+static const char hexdigit[] = "0123456789ABCDEF";
+
+static inline char lower(char c)
+{
+	return (c >= 'A' && c <= 'Z') ? (char)(c + 32) : c;
+}
+
+static bool eq_nocase(const char *a, size_t an, const char *lit)
+{
+	size_t n = strlen(lit);
+	if (an != n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (lower(a[i]) != lit[i])
+			return false;
+	return true;
+}
+
+static bool prefix_nocase(const char *a, size_t an, const char *lit)
+{
+	size_t n = strlen(lit);
+	if (an < n)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (lower(a[i]) != lit[i])
+			return false;
+	return true;
+}
+
+/* ---------------------------------------------------------------------
+ * Steps and profiles
+ */
+
+/* Indexed by bit number; must follow enum norm_step. */
+static const char *const step_names[NORM_STEP_COUNT] = {
+	"lowercase_scheme_host",
+	"idn_punycode",
+	"uppercase_percent_hex",
+	"decode_unreserved",
+	"remove_dot_segments",
+	"remove_default_port",
+	"empty_path_slash",
+	"remove_fragment",
+	"remove_empty_query",
+	"sort_query",
+	"remove_duplicate_params",
+	"remove_tracking_params",
+	"remove_session_ids",
+	"remove_trailing_host_dot",
+	"remove_empty_params",
+	"collapse_slashes",
+	"lowercase_path",
+	"add_trailing_slash",
+	"remove_default_page",
+	"remove_www",
+	"fold_https",
+	"remove_userinfo",
+};
+
+#define STRICT_STEPS                                                         \
+	(NORM_LOWERCASE_SCHEME_HOST | NORM_IDN_PUNYCODE |                    \
+	 NORM_UPPERCASE_PERCENT_HEX | NORM_DECODE_UNRESERVED |               \
+	 NORM_REMOVE_DOT_SEGMENTS | NORM_REMOVE_DEFAULT_PORT |               \
+	 NORM_EMPTY_PATH_SLASH | NORM_REMOVE_FRAGMENT)
+#define EXTENDED_STEPS                                                       \
+	(STRICT_STEPS | NORM_REMOVE_EMPTY_QUERY | NORM_SORT_QUERY |          \
+	 NORM_REMOVE_DUPLICATE_PARAMS | NORM_REMOVE_TRACKING_PARAMS |        \
+	 NORM_REMOVE_SESSION_IDS | NORM_REMOVE_TRAILING_HOST_DOT)
+#define AGGRESSIVE_STEPS                                                     \
+	(EXTENDED_STEPS | NORM_REMOVE_EMPTY_PARAMS | NORM_COLLAPSE_SLASHES |  \
+	 NORM_LOWERCASE_PATH | NORM_ADD_TRAILING_SLASH |                     \
+	 NORM_REMOVE_DEFAULT_PAGE | NORM_REMOVE_WWW | NORM_FOLD_HTTPS |      \
+	 NORM_REMOVE_USERINFO)
+
+/* Steps that work on the query's parameters one by one. */
+#define PARAM_STEPS                                                          \
+	(NORM_SORT_QUERY | NORM_REMOVE_DUPLICATE_PARAMS |                    \
+	 NORM_REMOVE_TRACKING_PARAMS | NORM_REMOVE_SESSION_IDS |             \
+	 NORM_REMOVE_EMPTY_PARAMS)
+
+uint32_t norm_profile_steps(enum norm_profile profile)
+{
+	switch (profile) {
+	case NORM_PROFILE_STRICT:
+	case NORM_PROFILE_ADAPTIVE:
+		return STRICT_STEPS;
+	case NORM_PROFILE_EXTENDED:
+		return EXTENDED_STEPS;
+	case NORM_PROFILE_AGGRESSIVE:
+		return AGGRESSIVE_STEPS;
+	}
+	return STRICT_STEPS;
+}
+
+int norm_profile_parse(const char *name, enum norm_profile *ret)
+{
+	static const struct {
+		const char *name;
+		enum norm_profile p;
+	} tab[] = {
+		{ "strict", NORM_PROFILE_STRICT },
+		{ "extended", NORM_PROFILE_EXTENDED },
+		{ "aggressive", NORM_PROFILE_AGGRESSIVE },
+		{ "adaptive", NORM_PROFILE_ADAPTIVE },
+	};
+	for (size_t i = 0; i < sizeof(tab) / sizeof(tab[0]); i++) {
+		if (name && strcmp(name, tab[i].name) == 0) {
+			*ret = tab[i].p;
+			return 0;
+		}
+	}
+	return SC_E_STEP;
+}
+
+const char *norm_step_name(uint32_t step)
+{
+	for (int i = 0; i < NORM_STEP_COUNT; i++)
+		if (step == (1u << i))
+			return step_names[i];
+	return NULL;
+}
+
+uint32_t norm_step_by_name(const char *name, size_t len)
+{
+	for (int i = 0; i < NORM_STEP_COUNT; i++)
+		if (strlen(step_names[i]) == len &&
+		    memcmp(step_names[i], name, len) == 0)
+			return 1u << i;
+	return 0;
+}
+
+int norm_steps_parse(const char *list, uint32_t *steps, const char **bad,
+		     size_t *bad_len)
+{
+	uint32_t add = 0, del = 0;
+	const char *p = list;
+
+	while (*p) {
+		while (*p == ',' || *p == ' ' || *p == '\t' || *p == '\n' ||
+		       *p == '\r')
+			p++;
+		if (!*p)
+			break;
+		const char *tok = p;
+		bool minus = false;
+		if (*p == '+' || *p == '-')
+			minus = *p++ == '-';
+		const char *name = p;
+		while (*p && *p != ',' && *p != ' ' && *p != '\t' &&
+		       *p != '\n' && *p != '\r')
+			p++;
+		uint32_t bit = norm_step_by_name(name, (size_t)(p - name));
+		if (!bit) {
+			if (bad)
+				*bad = tok;
+			if (bad_len)
+				*bad_len = (size_t)(p - tok);
+			return SC_E_STEP;
+		}
+		/* Later entries win, so "+a,-a" removes a. */
+		if (minus) {
+			del |= bit;
+			add &= ~bit;
+		} else {
+			add |= bit;
+			del &= ~bit;
+		}
+	}
+	*steps = (*steps | add) & ~del;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Parsing: prepare() and split()
+ */
+
+struct span {
+	const char *p;
+	size_t n;
+};
+
+struct parts {
+	struct span scheme, user, host, port, path, query, frag;
+	bool has_scheme, has_auth, has_user, has_port, has_query, has_frag;
+	bool https;
+	/* The authority came from the base, which is in strict form
+	 * already: its host needs no second validation. */
+	bool auth_from_base;
+	/* The reference was relative: RFC 3986 §5.2.2 removes dot segments
+	 * from the result whatever the steps say. */
+	bool resolved;
+	uint16_t base_port; /* with auth_from_base: the base's port */
+};
+
+/* Copy in[0..len) to w without leading and trailing C0 controls and
+ * spaces and without any tab, CR or LF, turning '\' into '/' before the
+ * first '?' or '#' (SPEC §4; the WHATWG URL standard does the same). */
+static int prepare(const char *in, size_t len, char *w, size_t *wlen)
+{
+	while (len && (unsigned char)in[0] <= 0x20) {
+		in++;
+		len--;
+	}
+	while (len && (unsigned char)in[len - 1] <= 0x20)
+		len--;
+	if (len > NORM_INPUT_MAX)
+		return SC_E_TOOLONG;
+
+	size_t n = 0;
+	bool in_path = true;
+	for (size_t i = 0; i < len; i++) {
+		char c = in[i];
+		if (c == '\t' || c == '\n' || c == '\r')
+			continue;
+		if (in_path) {
+			if (c == '\\')
+				c = '/';
+			else if (c == '?' || c == '#')
+				in_path = false;
+		}
+		w[n++] = c;
+	}
+	*wlen = n;
+	return 0;
+}
+
+/* Split an authority (between "//" and the path) into its parts. */
+static int split_authority(const char *a, size_t n, struct parts *pt)
+{
+	const char *at = NULL;
+	for (size_t i = n; i > 0; i--) {
+		if (a[i - 1] == '@') {
+			at = a + i - 1;
+			break;
+		}
+	}
+	if (at) {
+		pt->has_user = true;
+		pt->user = (struct span){ a, (size_t)(at - a) };
+		n -= (size_t)(at + 1 - a);
+		a = at + 1;
+	}
+
+	const char *end = a + n, *colon;
+	if (n && a[0] == '[') {
+		const char *rb = memchr(a, ']', n);
+		if (!rb)
+			return SC_E_IPV6;
+		pt->host = (struct span){ a, (size_t)(rb + 1 - a) };
+		if (rb + 1 != end && rb[1] != ':')
+			return SC_E_IPV6;
+		colon = rb + 1 != end ? rb + 1 : NULL;
+	} else {
+		colon = memchr(a, ':', n);
+		pt->host = (struct span){ a, colon ? (size_t)(colon - a) : n };
+	}
+	if (colon) {
+		pt->has_port = true;
+		pt->port = (struct span){ colon + 1, (size_t)(end - colon - 1) };
+	}
+	return 0;
+}
+
+/* Split what follows the authority (or a relative reference without one)
+ * into path, query and fragment. */
+static void split_rest(const char *p, size_t n, struct parts *pt)
+{
+	const char *end = p + n;
+	const char *q = p;
+	while (q < end && *q != '?' && *q != '#')
+		q++;
+	pt->path = (struct span){ p, (size_t)(q - p) };
+	if (q < end && *q == '?') {
+		const char *h = memchr(q, '#', (size_t)(end - q));
+		if (!h)
+			h = end;
+		pt->has_query = true;
+		pt->query = (struct span){ q + 1, (size_t)(h - q - 1) };
+		q = h;
+	}
+	if (q < end) { /* '#' */
+		pt->has_frag = true;
+		pt->frag = (struct span){ q + 1, (size_t)(end - q - 1) };
+	}
+}
+
+/* Parse the authority that starts at p after any number of slashes (browsers
+ * accept "http:/a.com" and "http:///a.com" alike). */
+static int split_after_slashes(const char *p, const char *end, struct parts *pt)
+{
+	while (p < end && *p == '/')
+		p++;
+	const char *a = p;
+	while (p < end && *p != '/' && *p != '?' && *p != '#')
+		p++;
+	pt->has_auth = true;
+	int rc = split_authority(a, (size_t)(p - a), pt);
+	if (rc)
+		return rc;
+	split_rest(p, (size_t)(end - p), pt);
+	return 0;
+}
+
+static int split(const char *w, size_t n, bool have_base, bool base_https,
+		 struct parts *pt)
+{
+	const char *end = w + n;
+	const char *p = w;
+
+	/* scheme = ALPHA *( ALPHA / DIGIT / "+" / "-" / "." ) ":" */
+	if (n && ((w[0] | 0x20) >= 'a' && (w[0] | 0x20) <= 'z')) {
+		const char *s = w + 1;
+		while (s < end && (cls[(unsigned char)*s] & C_SCHEME))
+			s++;
+		if (s < end && *s == ':') {
+			size_t sl = (size_t)(s - w);
+			if (eq_nocase(w, sl, "https"))
+				pt->https = true;
+			else if (!eq_nocase(w, sl, "http"))
+				return SC_E_SCHEME;
+			pt->has_scheme = true;
+			pt->scheme = (struct span){ w, sl };
+			p = s + 1;
+			/* "http:g" against an http base is relative, as in
+			 * browsers and RFC 3986 §5.4.2's backward-compatible
+			 * reading; anything else is an authority. */
+			if (have_base && pt->https == base_https &&
+			    !(end - p >= 2 && p[0] == '/' && p[1] == '/')) {
+				pt->has_scheme = false;
+			} else {
+				return split_after_slashes(p, end, pt);
+			}
+		}
+	}
+	if (!have_base)
+		return SC_E_RELATIVE;
+	if (end - p >= 2 && p[0] == '/' && p[1] == '/')
+		return split_after_slashes(p, end, pt);
+	split_rest(p, (size_t)(end - p), pt);
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Writing: a bounded buffer that counts what did not fit
+ */
+
+/* Sized for the worst case: every byte of the input percent-encoded, plus
+ * the base's path for a relative reference, plus delimiters. */
+#define SCRATCH_MAX (3 * NORM_INPUT_MAX + NORM_URL_MAX + 64)
+
+struct buf {
+	char *p;
+	size_t n;
+};
+
+static inline void put(struct buf *b, const char *s, size_t n)
+{
+	memcpy(b->p + b->n, s, n);
+	b->n += n;
+}
+
+static inline void putc_(struct buf *b, char c)
+{
+	b->p[b->n++] = c;
+}
+
+/* Append src, percent-encoding every byte outside class `allowed` and any
+ * '%' not followed by two hex digits, upper-casing the hex of escapes and
+ * decoding escaped unreserved characters as the steps ask.  Writes at most
+ * 3 * n bytes. */
+static void put_encoded(struct buf *b, const char *src, size_t n,
+			uint8_t allowed, uint32_t steps)
+{
+	char *d = b->p + b->n;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)src[i];
+		if (cls[c] & allowed) {
+			*d++ = (char)c;
+		} else if (c == '%' && i + 2 < n &&
+			   hexval1[(unsigned char)src[i + 1]] &&
+			   hexval1[(unsigned char)src[i + 2]]) {
+			unsigned v = (hexval1[(unsigned char)src[i + 1]] - 1u) * 16u +
+				     (hexval1[(unsigned char)src[i + 2]] - 1u);
+			if ((steps & NORM_DECODE_UNRESERVED) &&
+			    (cls[v] & C_UNRESERVED)) {
+				*d++ = (char)v;
+			} else if (steps & NORM_UPPERCASE_PERCENT_HEX) {
+				*d++ = '%';
+				*d++ = hexdigit[v >> 4];
+				*d++ = hexdigit[v & 15];
+			} else {
+				memcpy(d, src + i, 3);
+				d += 3;
+			}
+			i += 2;
+		} else {
+			*d++ = '%';
+			*d++ = hexdigit[c >> 4];
+			*d++ = hexdigit[c & 15];
+		}
+	}
+	b->n = (size_t)(d - b->p);
+}
+
+/* ---------------------------------------------------------------------
+ * Hosts
+ */
+
+/* Per-thread cache of IDNA conversions.  Direct-mapped: a collision just
+ * costs one more libidn2 call.  Failures are cached too, so a page full of
+ * bad IDN links does not call libidn2 (and malloc) for each. */
+#define IDN_SLOTS 64
+#define IDN_KEY_MAX 255
+
+struct idn_slot {
+	uint64_t hash;
+	int16_t rc; /* 0 or an SC_E_* code */
+	uint16_t klen, vlen;
+	char key[IDN_KEY_MAX];
+	char val[IDN_KEY_MAX];
+};
+
+static _Thread_local struct idn_slot idn_cache[IDN_SLOTS];
+
+static uint64_t fnv1a(const char *s, size_t n)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h | 1; /* 0 marks an empty slot */
+}
+
+/* UTS #46 ToASCII (non-transitional) of host[0..n) into out (at least
+ * IDN_KEY_MAX bytes).  A trailing dot is kept. */
+static int idn_to_ascii(const char *host, size_t n, char *out, size_t *outn)
+{
+	if (n >= IDN_KEY_MAX)
+		return SC_E_IDN;
+	uint64_t h = fnv1a(host, n);
+	struct idn_slot *s = &idn_cache[h % IDN_SLOTS];
+	if (s->hash == h && s->klen == n && memcmp(s->key, host, n) == 0) {
+		if (s->rc)
+			return s->rc;
+		memcpy(out, s->val, s->vlen);
+		*outn = s->vlen;
+		return 0;
+	}
+
+	char in[IDN_KEY_MAX + 1];
+	memcpy(in, host, n);
+	in[n] = '\0';
+	uint8_t *res = NULL;
+	int rc = 0;
+	if (idn2_lookup_u8((const uint8_t *)in, &res,
+			   IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL) != IDN2_OK) {
+		rc = SC_E_IDN;
+	} else {
+		size_t rn = strlen((char *)res);
+		if (rn == 0 || rn >= IDN_KEY_MAX)
+			rc = SC_E_IDN;
+		else {
+			memcpy(out, res, rn);
+			*outn = rn;
+		}
+	}
+	idn2_free(res);
+
+	s->hash = h;
+	s->klen = (uint16_t)n;
+	memcpy(s->key, host, n);
+	s->rc = (int16_t)rc;
+	s->vlen = rc ? 0 : (uint16_t)*outn;
+	if (!rc)
+		memcpy(s->val, out, *outn);
+	return rc;
+}
+
+/* Parse one part of an IPv4 address the way browsers do: decimal, 0x
+ * hex, or 0-prefixed octal.  Returns false if it is not a number. */
+static bool ipv4_part(const char *s, size_t n, uint64_t *v)
+{
+	unsigned radix = 10;
+	if (n >= 2 && s[0] == '0' && (s[1] | 0x20) == 'x') {
+		radix = 16;
+		s += 2;
+		n -= 2;
+	} else if (n >= 2 && s[0] == '0') {
+		radix = 8;
+		s++;
+		n--;
+	}
+	uint64_t x = 0;
+	for (size_t i = 0; i < n; i++) {
+		unsigned d = hexval1[(unsigned char)s[i]];
+		if (!d || d - 1 >= radix)
+			return false;
+		x = x * radix + (d - 1);
+		if (x > 0xffffffffull)
+			x = 0x100000000ull; /* saturate: too big anyway */
+	}
+	*v = x;
+	return true;
+}
+
+/* Does the host end in a number (WHATWG "ends in a number")?  Then it must
+ * be an IPv4 address. */
+static bool ends_in_number(const char *h, size_t n)
+{
+	if (n && h[n - 1] == '.')
+		n--;
+	size_t i = n;
+	while (i && h[i - 1] != '.')
+		i--;
+	const char *l = h + i;
+	size_t ln = n - i;
+	if (!ln)
+		return false;
+	bool digits = true;
+	for (size_t k = 0; k < ln; k++)
+		if (l[k] < '0' || l[k] > '9')
+			digits = false;
+	if (digits)
+		return true;
+	if (ln >= 2 && l[0] == '0' && (l[1] | 0x20) == 'x') {
+		for (size_t k = 2; k < ln; k++)
+			if (!hexval1[(unsigned char)l[k]])
+				return false;
+		return true;
+	}
+	return false;
+}
+
+/* Write an IPv4 host of 1 to 4 parts in dotted decimal. */
+static int put_ipv4(struct buf *b, const char *h, size_t n)
+{
+	if (n && h[n - 1] == '.')
+		n--;
+	uint64_t part[4];
+	int np = 0;
+	size_t start = 0;
+	for (size_t i = 0; i <= n; i++) {
+		if (i == n || h[i] == '.') {
+			if (np == 4 || i == start ||
+			    !ipv4_part(h + start, i - start, &part[np]))
+				return SC_E_HOST;
+			np++;
+			start = i + 1;
+		}
+	}
+	for (int i = 0; i < np - 1; i++)
+		if (part[i] > 255)
+			return SC_E_HOST;
+	if (part[np - 1] >= (1ull << (8 * (5 - np))))
+		return SC_E_HOST;
+	uint64_t addr = part[np - 1];
+	for (int i = 0; i < np - 1; i++)
+		addr += part[i] << (8 * (3 - i));
+
+	char tmp[16];
+	int len = 0;
+	for (int i = 3; i >= 0; i--) {
+		unsigned o = (unsigned)(addr >> (8 * i)) & 255;
+		if (o >= 100)
+			tmp[len++] = (char)('0' + o / 100);
+		if (o >= 10)
+			tmp[len++] = (char)('0' + o / 10 % 10);
+		tmp[len++] = (char)('0' + o % 10);
+		if (i)
+			tmp[len++] = '.';
+	}
+	put(b, tmp, (size_t)len);
+	return 0;
+}
+
+static int put_ipv6(struct buf *b, const char *h, size_t n)
+{
+	/* h includes the brackets. */
+	char in[INET6_ADDRSTRLEN + 1], txt[INET6_ADDRSTRLEN];
+	unsigned char addr[16];
+	if (n < 3 || n - 2 > INET6_ADDRSTRLEN)
+		return SC_E_IPV6;
+	memcpy(in, h + 1, n - 2);
+	in[n - 2] = '\0';
+	if (inet_pton(AF_INET6, in, addr) != 1)
+		return SC_E_IPV6;
+	/* glibc writes RFC 5952 form: lower case, longest zero run. */
+	if (!inet_ntop(AF_INET6, addr, txt, sizeof(txt)))
+		return SC_E_IPV6;
+	putc_(b, '[');
+	put(b, txt, strlen(txt));
+	putc_(b, ']');
+	return 0;
+}
+
+/* Write the host of a URL as found: percent-decoded, validated, IPv4 and
+ * IPv6 in canonical form, IDNA applied when the steps ask. */
+static int put_host(struct buf *b, struct span h, uint32_t steps,
+		    uint8_t *type)
+{
+	if (h.n == 0)
+		return SC_E_NOHOST;
+	if (h.p[0] == '[') {
+		*type = NORM_HOST_IPV6;
+		return put_ipv6(b, h.p, h.n);
+	}
+	if (h.n > NORM_URL_MAX)
+		return SC_E_TOOLONG;
+
+	/* Percent-decode and look at what is left. */
+	char dec[NORM_URL_MAX];
+	size_t n = 0;
+	bool nonascii = false, xn = false;
+	for (size_t i = 0; i < h.n; i++) {
+		unsigned char c = (unsigned char)h.p[i];
+		if (c == '%') {
+			if (i + 2 >= h.n || !hexval1[(unsigned char)h.p[i + 1]] ||
+			    !hexval1[(unsigned char)h.p[i + 2]])
+				return SC_E_HOST_PERCENT;
+			c = (unsigned char)((hexval1[(unsigned char)h.p[i + 1]] - 1) * 16 +
+					    hexval1[(unsigned char)h.p[i + 2]] - 1);
+			i += 2;
+		}
+		if (c >= 0x80)
+			nonascii = true;
+		else if (!(cls[c] & C_HOST))
+			return SC_E_HOST;
+		if (steps & NORM_LOWERCASE_SCHEME_HOST)
+			c = (unsigned char)lower((char)c);
+		dec[n++] = (char)c;
+	}
+	if (n == 0)
+		return SC_E_NOHOST;
+	/* A label "xn--..." is an A-label that IDNA must validate. */
+	for (size_t i = 0; i + 4 <= n; i++)
+		if ((i == 0 || dec[i - 1] == '.') &&
+		    prefix_nocase(dec + i, n - i, "xn--"))
+			xn = true;
+
+	char idn[IDN_KEY_MAX];
+	if ((steps & NORM_IDN_PUNYCODE) && (nonascii || xn)) {
+		int rc = idn_to_ascii(dec, n, idn, &n);
+		if (rc)
+			return rc;
+		/* UTS #46 maps to ASCII, but with STD3 rules off it lets
+		 * through characters a URL host cannot carry. */
+		for (size_t i = 0; i < n; i++)
+			if (!(cls[(unsigned char)idn[i]] & C_HOST))
+				return SC_E_HOST;
+		memcpy(dec, idn, n);
+		nonascii = false;
+	}
+
+	if (!nonascii && ends_in_number(dec, n)) {
+		*type = NORM_HOST_IPV4;
+		return put_ipv4(b, dec, n);
+	}
+	*type = NORM_HOST_NAME;
+	if (nonascii) {
+		/* idn_punycode is off: keep the UTF-8, percent-encoded. */
+		put_encoded(b, dec, n, C_HOST, NORM_UPPERCASE_PERCENT_HEX);
+	} else {
+		put(b, dec, n);
+	}
+	return 0;
+}
+
+/* remove_trailing_host_dot and remove_www, on the host just written at
+ * b->p[off..b->n). */
+static void host_steps(struct buf *b, size_t off, uint32_t steps)
+{
+	if (steps & NORM_REMOVE_TRAILING_HOST_DOT) {
+		while (b->n - off > 1 && b->p[b->n - 1] == '.')
+			b->n--;
+	}
+	if (steps & NORM_REMOVE_WWW) {
+		for (;;) {
+			char *h = b->p + off;
+			size_t n = b->n - off;
+			if (!prefix_nocase(h, n, "www."))
+				break;
+			/* Count the labels that would remain. */
+			int labels = 0;
+			bool in_label = false;
+			for (size_t i = 4; i < n; i++) {
+				if (h[i] == '.')
+					in_label = false;
+				else if (!in_label) {
+					in_label = true;
+					labels++;
+				}
+			}
+			if (labels < 2)
+				break;
+			memmove(h, h + 4, n - 4);
+			b->n -= 4;
+		}
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * Paths
+ */
+
+/* remove_session_ids on a path: drop ";jsessionid=..." parameters up to the
+ * next ';' or '/'.  Works in place on p[0..n); returns the new length. */
+static size_t drop_path_session(char *p, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n;) {
+		if (p[i] == ';' && prefix_nocase(p + i + 1, n - i - 1, "jsessionid=")) {
+			i++;
+			while (i < n && p[i] != ';' && p[i] != '/')
+				i++;
+			continue;
+		}
+		p[w++] = p[i++];
+	}
+	return w;
+}
+
+/* RFC 3986 §5.2.4 for an absolute path, in place: p[0..n) starts with
+ * '/'.  Segments are "." and ".." exactly (escapes of '.' were decoded
+ * before this runs if decode_unreserved is on).  Returns the new length. */
+static size_t remove_dots(char *p, size_t n)
+{
+	size_t w = 0; /* output is p[0..w), always starting with '/' */
+	size_t i = 0;
+	while (i < n) {
+		/* p[i] == '/': look at the segment after it. */
+		size_t s = i + 1, e = s;
+		while (e < n && p[e] != '/')
+			e++;
+		size_t sl = e - s;
+		bool last = e == n;
+		if (sl == 1 && p[s] == '.') {
+			if (last)
+				p[w++] = '/';
+		} else if (sl == 2 && p[s] == '.' && p[s + 1] == '.') {
+			while (w > 0 && p[w - 1] != '/')
+				w--;
+			if (w > 0)
+				w--; /* drop the segment's '/' too */
+			if (last)
+				p[w++] = '/';
+		} else {
+			memmove(p + w, p + i, e - i);
+			w += e - i;
+		}
+		i = e;
+	}
+	if (w == 0)
+		p[w++] = '/';
+	return w;
+}
+
+static size_t collapse_slashes(char *p, size_t n)
+{
+	size_t w = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (p[i] == '/' && w > 0 && p[w - 1] == '/')
+			continue;
+		p[w++] = p[i];
+	}
+	return w;
+}
+
+static const char *const default_pages[] = {
+	"index.html",  "index.htm",    "index.php",   "index.asp",
+	"index.aspx",  "index.jsp",    "default.htm", "default.html",
+	"default.asp", "default.aspx",
+};
+
+/* The path steps on the path just written at b->p[off..b->n). */
+static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
+{
+	char *p = b->p + off;
+	size_t n = b->n - off;
+
+	if (steps & NORM_REMOVE_SESSION_IDS)
+		n = drop_path_session(p, n);
+	if (n && p[0] == '/' && (resolved || (steps & NORM_REMOVE_DOT_SEGMENTS)))
+		n = remove_dots(p, n);
+	if (steps & NORM_COLLAPSE_SLASHES)
+		n = collapse_slashes(p, n);
+	if (steps & NORM_LOWERCASE_PATH) {
+		for (size_t i = 0; i < n; i++) {
+			if (p[i] == '%')
+				i += 2; /* keep the escape's hex as it is */
+			else
+				p[i] = lower(p[i]);
+		}
+	}
+	size_t last = n;
+	while (last && p[last - 1] != '/')
+		last--;
+	if ((steps & NORM_REMOVE_DEFAULT_PAGE) && last < n) {
+		for (size_t i = 0; i < sizeof(default_pages) / sizeof(*default_pages); i++) {
+			size_t dl = strlen(default_pages[i]);
+			if (n - last == dl && memcmp(p + last, default_pages[i], dl) == 0) {
+				n = last;
+				break;
+			}
+		}
+	}
+	if ((steps & NORM_ADD_TRAILING_SLASH) && last < n && last > 0 &&
+	    !memchr(p + last, '.', n - last))
+		p[n++] = '/';
+	if ((steps & NORM_EMPTY_PATH_SLASH) && n == 0)
+		p[n++] = '/';
+	b->n = off + n;
+}
+
+/* ---------------------------------------------------------------------
+ * Queries
+ */
+
+/* More parameters than this cannot come from a real link; such a query
+ * is rejected as too long. */
+#define MAX_PARAMS 1024
+
+static const char *const default_tracking[] = {
+	"utm_*", "fbclid", "gclid",  "dclid", "msclkid",
+	"mc_cid", "mc_eid", "yclid", "_ga",   "igshid",
+};
+
+/* Offsets fit 16 bits: a query is at most 3 * NORM_INPUT_MAX bytes. */
+struct param {
+	uint16_t off, len; /* the whole "name=value" */
+	uint16_t nlen;     /* the name's length */
+};
+
+static bool name_in_list(const char *name, size_t n, const char *const *list,
+			 size_t count)
+{
+	for (size_t i = 0; i < count; i++) {
+		size_t l = strlen(list[i]);
+		if (l && list[i][l - 1] == '*') {
+			if (n >= l - 1 && memcmp(name, list[i], l - 1) == 0)
+				return true;
+		} else if (l == n && memcmp(name, list[i], n) == 0) {
+			return true;
+		}
+	}
+	return false;
+}
+
+static bool is_session_name(const char *name, size_t n)
+{
+	return eq_nocase(name, n, "jsessionid") ||
+	       eq_nocase(name, n, "phpsessid") || eq_nocase(name, n, "sid") ||
+	       eq_nocase(name, n, "sessionid") ||
+	       prefix_nocase(name, n, "aspsessionid");
+}
+
+/* Order of sort_query: by name, then by value, bytes compared unsigned. */
+static int param_cmp(const char *q, const struct param *a, const struct param *b)
+{
+	size_t n = a->nlen < b->nlen ? a->nlen : b->nlen;
+	int c = memcmp(q + a->off, q + b->off, n);
+	if (c)
+		return c;
+	if (a->nlen != b->nlen)
+		return a->nlen < b->nlen ? -1 : 1;
+	size_t av = a->len - a->nlen, bv = b->len - b->nlen;
+	n = av < bv ? av : bv;
+	c = memcmp(q + a->off + a->nlen, q + b->off + b->nlen, n);
+	if (c)
+		return c;
+	return av < bv ? -1 : av > bv;
+}
+
+/* Stable merge sort of v[0..n) with tmp[0..n) as scratch.  Insertion sort
+ * for short runs: most queries have a handful of parameters. */
+static void sort_params(const char *q, struct param *v, struct param *tmp,
+			size_t n)
+{
+	if (n <= 12) {
+		for (size_t i = 1; i < n; i++) {
+			struct param x = v[i];
+			size_t j = i;
+			while (j > 0 && param_cmp(q, &v[j - 1], &x) > 0) {
+				v[j] = v[j - 1];
+				j--;
+			}
+			v[j] = x;
+		}
+		return;
+	}
+	size_t h = n / 2;
+	sort_params(q, v, tmp, h);
+	sort_params(q, v + h, tmp, n - h);
+	size_t i = 0, j = h, k = 0;
+	while (i < h && j < n)
+		tmp[k++] = param_cmp(q, &v[j], &v[i]) < 0 ? v[j++] : v[i++];
+	while (i < h)
+		tmp[k++] = v[i++];
+	while (j < n)
+		tmp[k++] = v[j++];
+	memcpy(v, tmp, n * sizeof(*v));
+}
+
+/* The parameter steps on the query just written at b->p[off..b->n).
+ * Returns 0 or SC_E_TOOLONG (more than MAX_PARAMS parameters). */
+static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
+{
+	uint32_t steps = o->steps;
+	const char *q = b->p + off;
+	size_t n = b->n - off;
+	struct param v[MAX_PARAMS], tmp[MAX_PARAMS];
+	size_t np = 0;
+
+	const char *const *track = o->tracking ? o->tracking : default_tracking;
+	size_t ntrack = o->tracking ? o->n_tracking
+				    : sizeof(default_tracking) / sizeof(*default_tracking);
+
+	for (size_t s = 0; s <= n;) {
+		const char *amp = memchr(q + s, '&', n - s);
+		size_t e = amp ? (size_t)(amp - q) : n;
+		const char *eq = memchr(q + s, '=', e - s);
+		struct param pm = { (uint16_t)s, (uint16_t)(e - s),
+				    (uint16_t)(eq ? (size_t)(eq - q) - s : e - s) };
+		bool drop = false;
+		if ((steps & NORM_REMOVE_TRACKING_PARAMS) &&
+		    name_in_list(q + s, pm.nlen, track, ntrack))
+			drop = true;
+		else if ((steps & NORM_REMOVE_SESSION_IDS) &&
+			 is_session_name(q + s, pm.nlen))
+			drop = true;
+		else if ((steps & NORM_REMOVE_EMPTY_PARAMS) &&
+			 (pm.len == 0 || (eq && pm.len == pm.nlen + 1)))
+			drop = true; /* "a=" or nothing between two '&' */
+		if (!drop) {
+			if (np == MAX_PARAMS)
+				return SC_E_TOOLONG;
+			v[np++] = pm;
+		}
+		s = e + 1;
+	}
+
+	if (steps & NORM_SORT_QUERY)
+		sort_params(q, v, tmp, np);
+	if (steps & NORM_REMOVE_DUPLICATE_PARAMS) {
+		size_t k = 0;
+		for (size_t i = 0; i < np; i++) {
+			bool dup = false;
+			/* Sorted: duplicates are neighbours.  Unsorted:
+			 * compare with every kept one (fine for real query
+			 * sizes; bounded by MAX_PARAMS for hostile ones). */
+			size_t from = (steps & NORM_SORT_QUERY) && k ? k - 1 : 0;
+			for (size_t j = from; j < k && !dup; j++)
+				dup = v[j].len == v[i].len &&
+				      memcmp(q + v[j].off, q + v[i].off, v[i].len) == 0;
+			if (!dup)
+				v[k++] = v[i];
+		}
+		np = k;
+	}
+
+	/* Rebuild the query from the kept parameters.  It can only shrink,
+	 * but parameters move, so go through a copy of the old text. */
+	char old[SCRATCH_MAX];
+	memcpy(old, q, n);
+	b->n = off;
+	for (size_t i = 0; i < np; i++) {
+		if (i)
+			putc_(b, '&');
+		put(b, old + v[i].off, v[i].len);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Ports
+ */
+
+/* Parse a port of digits only into *port.  An empty port is allowed. */
+static int parse_port(struct span s, long *port)
+{
+	long v = 0;
+	for (size_t i = 0; i < s.n; i++) {
+		if (s.p[i] < '0' || s.p[i] > '9')
+			return SC_E_PORT;
+		v = v * 10 + (s.p[i] - '0');
+		if (v > 65535)
+			return SC_E_PORT;
+	}
+	*port = s.n ? v : -1;
+	return 0;
+}
+
+/* ---------------------------------------------------------------------
+ * Assembly
+ */
+
+static int emit(const struct parts *pt, const struct norm_opts *o,
+		struct buf *b, struct norm_url *u)
+{
+	uint32_t steps = o->steps;
+	bool fold = pt->https && (steps & NORM_FOLD_HTTPS);
+	int rc;
+
+	memset(u, 0, sizeof(*u));
+	u->https = pt->https;
+
+	/* scheme */
+	if (fold)
+		put(b, "http", 4);
+	else if (steps & NORM_LOWERCASE_SCHEME_HOST || !pt->has_scheme)
+		put(b, pt->https ? "https" : "http", pt->https ? 5 : 4);
+	else
+		put(b, pt->scheme.p, pt->scheme.n);
+	u->scheme_len = (uint16_t)b->n;
+	put(b, "://", 3);
+
+	/* userinfo: "user:pass" with an empty password written "user", and
+	 * nothing at all for an empty user and password (as browsers do). */
+	if (pt->has_user && !(steps & NORM_REMOVE_USERINFO)) {
+		const char *c = memchr(pt->user.p, ':', pt->user.n);
+		size_t un = c ? (size_t)(c - pt->user.p) : pt->user.n;
+		size_t pn = c ? pt->user.n - un - 1 : 0;
+		if (un || pn) {
+			u->user_off = (uint16_t)b->n;
+			put_encoded(b, pt->user.p, un, C_USER, steps);
+			if (pn) {
+				putc_(b, ':');
+				put_encoded(b, c + 1, pn, C_USER, steps);
+			}
+			u->user_len = (uint16_t)(b->n - u->user_off);
+			u->has_user = 1;
+			putc_(b, '@');
+		}
+	}
+
+	/* host */
+	size_t host_off = b->n;
+	uint8_t type = NORM_HOST_NAME;
+	if (pt->auth_from_base) {
+		put(b, pt->host.p, pt->host.n);
+		type = pt->host.p[0] == '['	      ? NORM_HOST_IPV6
+		       : ends_in_number(pt->host.p, pt->host.n) ? NORM_HOST_IPV4
+							     : NORM_HOST_NAME;
+	} else if ((rc = put_host(b, pt->host, steps, &type))) {
+		return rc;
+	}
+	if (type == NORM_HOST_NAME)
+		host_steps(b, host_off, steps);
+	u->host_off = (uint16_t)host_off;
+	u->host_len = (uint16_t)(b->n - host_off);
+	u->host_type = type;
+
+	/* port */
+	long port = -1;
+	if (pt->has_port && (rc = parse_port(pt->port, &port)))
+		return rc;
+	long deflt = pt->https ? 443 : 80;
+	u->port = (uint16_t)(port >= 0 ? port : deflt);
+	bool drop_port = (steps & NORM_REMOVE_DEFAULT_PORT) &&
+			 (port < 0 || port == deflt || (fold && port == 80));
+	if (pt->has_port && !drop_port) {
+		putc_(b, ':');
+		u->port_off = (uint16_t)b->n;
+		if (port >= 0) {
+			char d[8];
+			int k = 0;
+			do
+				d[k++] = (char)('0' + port % 10);
+			while ((port /= 10) > 0);
+			while (k)
+				putc_(b, d[--k]);
+		}
+		u->port_len = (uint16_t)(b->n - u->port_off);
+	}
+
+	/* path */
+	size_t path_off = b->n;
+	put_encoded(b, pt->path.p, pt->path.n, C_PATH, steps);
+	path_steps(b, path_off, steps, pt->resolved);
+	u->path_off = (uint16_t)path_off;
+	u->path_len = (uint16_t)(b->n - path_off);
+
+	/* query */
+	if (pt->has_query) {
+		putc_(b, '?');
+		size_t qoff = b->n;
+		put_encoded(b, pt->query.p, pt->query.n, C_QUERY, steps);
+		if ((steps & PARAM_STEPS) && (rc = query_steps(b, qoff, o)))
+			return rc;
+		if ((steps & NORM_REMOVE_EMPTY_QUERY) && b->n == qoff) {
+			b->n--;
+		} else {
+			u->has_query = 1;
+			u->query_off = (uint16_t)qoff;
+			u->query_len = (uint16_t)(b->n - qoff);
+		}
+	}
+
+	/* fragment */
+	if (pt->has_frag && !(steps & NORM_REMOVE_FRAGMENT)) {
+		putc_(b, '#');
+		size_t foff = b->n;
+		put_encoded(b, pt->frag.p, pt->frag.n, C_QUERY, steps);
+		u->has_fragment = 1;
+		u->frag_off = (uint16_t)foff;
+		u->frag_len = (uint16_t)(b->n - foff);
+	}
+	return 0;
+}
+
+/* Take what a relative reference lacks from the base (RFC 3986 §5.2.2),
+ * merging paths (§5.2.3) into merge[]. */
+static void resolve(struct parts *pt, const struct norm_base *base, char *merge)
+{
+	const struct norm_url *bu = &base->u;
+	const char *bs = base->buf;
+
+	pt->resolved = true;
+	pt->https = bu->https;
+	if (pt->has_auth)
+		return; /* network-path reference: only the scheme is taken */
+
+	pt->has_auth = true;
+	pt->auth_from_base = true;
+	pt->has_user = bu->has_user;
+	pt->user = (struct span){ bs + bu->user_off, bu->user_len };
+	pt->host = (struct span){ bs + bu->host_off, bu->host_len };
+	pt->has_port = bu->port_len > 0;
+	pt->port = (struct span){ bs + bu->port_off, bu->port_len };
+
+	struct span bpath = { bs + bu->path_off, bu->path_len };
+	if (pt->path.n == 0) {
+		pt->path = bpath;
+		if (!pt->has_query) {
+			pt->has_query = bu->has_query;
+			pt->query = (struct span){ bs + bu->query_off, bu->query_len };
+		}
+	} else if (pt->path.p[0] != '/') {
+		size_t keep = bpath.n;
+		while (keep && bpath.p[keep - 1] != '/')
+			keep--;
+		size_t n = 0;
+		if (keep == 0)
+			merge[n++] = '/';
+		memcpy(merge + n, bpath.p, keep);
+		n += keep;
+		memcpy(merge + n, pt->path.p, pt->path.n);
+		n += pt->path.n;
+		pt->path = (struct span){ merge, n };
+	}
+}
+
+int norm_url(const struct norm_opts *opts, const struct norm_base *base,
+	     const char *in, size_t len, char *out, size_t cap,
+	     struct norm_url *ret)
+{
+	char w[NORM_INPUT_MAX];
+	char merge[NORM_URL_MAX + NORM_INPUT_MAX + 1];
+	char scratch[SCRATCH_MAX];
+	struct parts pt = { 0 };
+	struct norm_url u;
+	size_t wn;
+	int rc;
+
+	if (cap)
+		out[0] = '\0';
+	if (!opts || (!in && len))
+		return SC_E_INVAL;
+	if ((rc = prepare(in, len, w, &wn)))
+		return rc;
+	if (wn == 0 && !base)
+		return SC_E_EMPTY;
+	if ((rc = split(w, wn, base != NULL, base && base->u.https, &pt)))
+		return rc;
+	if (!pt.has_scheme)
+		resolve(&pt, base, merge);
+	else if (!pt.has_auth)
+		return SC_E_NOHOST;
+
+	struct buf b = { scratch, 0 };
+	if ((rc = emit(&pt, opts, &b, &u)))
+		return rc;
+	if (b.n > NORM_URL_MAX)
+		return SC_E_TOOLONG;
+	if (b.n >= cap)
+		return SC_E_NOSPC;
+	memcpy(out, scratch, b.n);
+	out[b.n] = '\0';
+	u.len = (uint16_t)b.n;
+	if (ret)
+		*ret = u;
+	return 0;
+}
+
+int norm_base_set(struct norm_base *base, const struct norm_base *relative_to,
+		  const char *href, size_t len)
+{
+	static const struct norm_opts strict = { .steps = STRICT_STEPS };
+	char tmp[NORM_URL_MAX + 1];
+	struct norm_url u;
+	int rc = norm_url(&strict, relative_to, href, len, tmp, sizeof(tmp), &u);
+	if (rc)
+		return rc;
+	memcpy(base->buf, tmp, (size_t)u.len + 1);
+	base->u = u;
+	return 0;
+}
+
+int norm_fetch_url(const char *url, const struct norm_url *u, char *out,
+		   size_t cap)
+{
+	/* Everything before the fragment. */
+	size_t n = u->has_fragment ? (size_t)u->frag_off - 1 : u->len;
+	bool folded = u->https && u->scheme_len == 4;
+
+	if (!folded) {
+		if (n >= cap)
+			return SC_E_NOSPC;
+		memcpy(out, url, n);
+		out[n] = '\0';
+		return 0;
+	}
+	/* "http://" + authority up to the port, the real port, the rest. */
+	size_t auth_end = (size_t)u->host_off + u->host_len;
+	size_t rest = u->path_off;
+	char port[8] = "";
+	int pl = 0;
+	if (u->port != 443) {
+		int k = 0;
+		char d[8];
+		unsigned p = u->port;
+		do
+			d[k++] = (char)('0' + p % 10);
+		while ((p /= 10) > 0);
+		port[pl++] = ':';
+		while (k)
+			port[pl++] = d[--k];
+	}
+	size_t total = 1 + (auth_end) + (size_t)pl + (n - rest);
+	if (total >= cap)
+		return SC_E_NOSPC;
+	char *d = out;
+	memcpy(d, "https", 5);
+	d += 5;
+	memcpy(d, url + 4, auth_end - 4);
+	d += auth_end - 4;
+	memcpy(d, port, (size_t)pl);
+	d += pl;
+	memcpy(d, url + rest, n - rest);
+	d += n - rest;
+	*d = '\0';
+	return 0;
+}

@@ -1,0 +1,196 @@
+/* normalize.h — URL parsing, reference resolution and normalization.
+ *
+ * The bottom module of sigcrawl: every URL that reaches the frontier went
+ * through norm_url().  It depends on libidn2 and libc only.
+ *
+ * Made for the crawler's hot path: the caller supplies the output buffer,
+ * nothing is allocated on the heap per URL (IDNA conversions are cached per
+ * thread; libidn2 allocates only on a cache miss), and the components of the
+ * result are returned as offsets so that later modules never parse again.
+ *
+ * All functions are thread-safe; none keeps a pointer to its arguments.
+ *
+ * What the parser accepts (SPEC §4): leading and trailing spaces and control
+ * characters are dropped, tabs and newlines anywhere are removed, '\' counts
+ * as '/' before the query, characters not allowed by RFC 3986 (space,
+ * non-ASCII, '"', '<', '>', ...) are percent-encoded as UTF-8 bytes, and a
+ * '%' not followed by two hex digits is written "%25".  Any number of
+ * slashes may follow "http:" (as browsers do).  Hosts are percent-decoded,
+ * IPv4 numbers in any browser form (0x7f.1, 2130706433) are written dotted
+ * decimal, IPv6 literals are written in RFC 5952 form, and non-ASCII hosts
+ * go through IDNA (UTS #46, non-transitional).  Ports lose leading zeros.
+ */
+#ifndef NORMALIZE_H
+#define NORMALIZE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "sc.h"
+
+/* The longest normalized URL we keep (SPEC §8).  Output buffers must hold
+ * NORM_URL_MAX + 1 bytes. */
+#define NORM_URL_MAX 2048
+
+/* The longest input accepted, after trimming.  Longer links are rejected
+ * with SC_E_TOOLONG before they are parsed: a link this long cannot shrink
+ * to NORM_URL_MAX in any real page, and the bound keeps the work buffers on
+ * the stack. */
+#define NORM_INPUT_MAX 8192
+
+/* The steps of SPEC §4, one bit each.  They are applied in the fixed order
+ * below, whatever order a --steps list names them in:
+ *
+ *   authority: lowercase_scheme_host, idn_punycode, remove_trailing_host_dot,
+ *              remove_www, remove_userinfo, remove_default_port, fold_https
+ *   path:      uppercase_percent_hex, decode_unreserved, remove_session_ids
+ *              (";jsessionid=" path parameters), remove_dot_segments,
+ *              collapse_slashes, lowercase_path, remove_default_page,
+ *              add_trailing_slash, empty_path_slash
+ *   query:     uppercase_percent_hex, decode_unreserved,
+ *              remove_tracking_params, remove_session_ids,
+ *              remove_empty_params, remove_duplicate_params, sort_query,
+ *              remove_empty_query
+ *   fragment:  remove_fragment (else uppercase_percent_hex,
+ *              decode_unreserved)
+ *
+ * With this order every profile is idempotent: norm_url() applied to its
+ * own output returns the same string. */
+enum norm_step {
+	NORM_LOWERCASE_SCHEME_HOST = 1u << 0,
+	NORM_IDN_PUNYCODE = 1u << 1,
+	NORM_UPPERCASE_PERCENT_HEX = 1u << 2,
+	NORM_DECODE_UNRESERVED = 1u << 3,
+	NORM_REMOVE_DOT_SEGMENTS = 1u << 4,
+	NORM_REMOVE_DEFAULT_PORT = 1u << 5,
+	NORM_EMPTY_PATH_SLASH = 1u << 6,
+	NORM_REMOVE_FRAGMENT = 1u << 7,
+	NORM_REMOVE_EMPTY_QUERY = 1u << 8,
+	NORM_SORT_QUERY = 1u << 9,
+	NORM_REMOVE_DUPLICATE_PARAMS = 1u << 10,
+	NORM_REMOVE_TRACKING_PARAMS = 1u << 11,
+	NORM_REMOVE_SESSION_IDS = 1u << 12,
+	NORM_REMOVE_TRAILING_HOST_DOT = 1u << 13,
+	NORM_REMOVE_EMPTY_PARAMS = 1u << 14,
+	NORM_COLLAPSE_SLASHES = 1u << 15,
+	NORM_LOWERCASE_PATH = 1u << 16,
+	NORM_ADD_TRAILING_SLASH = 1u << 17,
+	NORM_REMOVE_DEFAULT_PAGE = 1u << 18,
+	NORM_REMOVE_WWW = 1u << 19,
+	NORM_FOLD_HTTPS = 1u << 20,
+	NORM_REMOVE_USERINFO = 1u << 21,
+};
+#define NORM_STEP_COUNT 22
+
+enum norm_profile {
+	NORM_PROFILE_STRICT,
+	NORM_PROFILE_EXTENDED,
+	NORM_PROFILE_AGGRESSIVE,
+	/* strict everywhere, plus per-host rules the crawl has verified; until
+	 * rules exist (a later issue) it is exactly strict. */
+	NORM_PROFILE_ADAPTIVE,
+};
+
+/* How to normalize.  Zero-initialized means "no steps, default lists". */
+struct norm_opts {
+	uint32_t steps; /* enum norm_step bits */
+	/* Names removed by remove_tracking_params.  NULL means the default
+	 * list of SPEC §4.  An entry ending in '*' matches as a prefix
+	 * ("utm_*").  Names compare byte for byte, after decode_unreserved.
+	 * Borrowed: must stay valid while the opts are used. */
+	const char *const *tracking;
+	size_t n_tracking;
+};
+
+/* The components of a normalized URL, as offsets into the output buffer
+ * that norm_url() wrote.  Delimiters are not included: the host of
+ * "http://a.com:8080/x?q#f" is "a.com", the port "8080", the path "/x",
+ * the query "q", the fragment "f". */
+struct norm_url {
+	uint16_t len; /* strlen of the output */
+	uint16_t scheme_len;
+	uint16_t user_off, user_len; /* userinfo without '@' */
+	uint16_t host_off, host_len; /* IPv6 with its brackets */
+	uint16_t port_off, port_len; /* 0 when no port is written */
+	uint16_t path_off, path_len;
+	uint16_t query_off, query_len;
+	uint16_t frag_off, frag_len;
+	uint16_t port;        /* the port a fetch connects to */
+	uint8_t https;        /* a fetch uses https (also when fold_https wrote http) */
+	uint8_t has_user;     /* userinfo and '@' written (never empty) */
+	uint8_t has_query;    /* "?" written, query may be empty */
+	uint8_t has_fragment; /* "#" written */
+	uint8_t host_type;    /* enum norm_host_type */
+};
+
+enum norm_host_type {
+	NORM_HOST_NAME,
+	NORM_HOST_IPV4,
+	NORM_HOST_IPV6,
+};
+
+/* A parsed base URL for resolving the links of one page.  Fill it with
+ * norm_base_set(); it owns its bytes, so it may outlive the strings it was
+ * made from.  About 2 KiB: keep one per page, not one per link. */
+struct norm_base {
+	char buf[NORM_URL_MAX + 1];
+	struct norm_url u;
+};
+
+/* Steps of a profile (enum norm_step bits). */
+uint32_t norm_profile_steps(enum norm_profile profile);
+
+/* Look up a profile by name ("strict", "extended", "aggressive",
+ * "adaptive").  Returns 0, or SC_E_STEP for an unknown name. */
+SC_WUR int norm_profile_parse(const char *name, enum norm_profile *ret);
+
+/* Adjust *steps by a list like "+sort_query, -remove_fragment, lowercase_path"
+ * (a bare name adds; separators are commas and white space).  On an unknown
+ * name returns SC_E_STEP, leaves *steps unchanged and, if bad is not NULL,
+ * points *bad at the offending name inside list and *bad_len at its length. */
+SC_WUR int norm_steps_parse(const char *list, uint32_t *steps, const char **bad,
+			    size_t *bad_len);
+
+/* The name of a single step bit ("sort_query"), or NULL. */
+const char *norm_step_name(uint32_t step);
+
+/* The bit of a step by name, or 0 for an unknown name. */
+uint32_t norm_step_by_name(const char *name, size_t len);
+
+/* Parse, resolve and normalize one URL.
+ *
+ * in, len:  the URL or relative reference as found (need not be
+ *           NUL-terminated; may contain anything).
+ * base:     the page's base (norm_base_set()), or NULL for absolute URLs.
+ * out, cap: receives the normalized URL, NUL-terminated; cap should be at
+ *           least NORM_URL_MAX + 1.
+ * ret:      receives the components; may be NULL.
+ *
+ * Returns 0, or SC_E_EMPTY, SC_E_SCHEME, SC_E_NOHOST, SC_E_PORT,
+ * SC_E_HOST_PERCENT, SC_E_IPV6, SC_E_IDN, SC_E_HOST, SC_E_RELATIVE (no
+ * base), SC_E_TOOLONG, SC_E_NOSPC (cap too small).  On error out[0] is
+ * '\0' and *ret is untouched. */
+SC_WUR int norm_url(const struct norm_opts *opts, const struct norm_base *base,
+		    const char *in, size_t len, char *out, size_t cap,
+		    struct norm_url *ret);
+
+/* Set the base for the links of a page.
+ *
+ * To start from the URL the page was fetched from, pass relative_to NULL.
+ * For a <base href>, pass the page's base as relative_to: the href resolves
+ * against it first (HTML's rule).  base and relative_to may be the same
+ * object.  The base is kept in strict form, never in a profile's form:
+ * resolving "c" against "/a/b" must give "/a/c" even when a profile would
+ * rewrite the page's URL to "/a/b/".  On error *base is unchanged.
+ * Returns 0 or the errors of norm_url(). */
+SC_WUR int norm_base_set(struct norm_base *base,
+			 const struct norm_base *relative_to, const char *href,
+			 size_t len);
+
+/* Write the URL to request for a normalized URL: the same string unless
+ * fold_https wrote "http" for an https URL.  No fragment is written.
+ * Returns 0 or SC_E_NOSPC. */
+SC_WUR int norm_fetch_url(const char *url, const struct norm_url *u, char *out,
+			  size_t cap);
+
+#endif
