@@ -21,6 +21,7 @@
 #include <arpa/inet.h>
 #include <idn2.h>
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -257,8 +258,9 @@ struct span {
 	size_t n;
 };
 
+/* Only the flags are zeroed per URL (see norm_url()); a span is read only
+ * when its flag says it was set. */
 struct parts {
-	struct span scheme, user, host, port, path, query, frag;
 	bool has_scheme, has_auth, has_user, has_port, has_query, has_frag;
 	bool https;
 	/* The authority came from the base, which is in strict form
@@ -267,13 +269,27 @@ struct parts {
 	/* The reference was relative: RFC 3986 §5.2.2 removes dot segments
 	 * from the result whatever the steps say. */
 	bool resolved;
-	uint16_t base_port; /* with auth_from_base: the base's port */
+	struct span scheme, user, host, port, path, query, frag;
 };
 
-/* Copy in[0..len) to w without leading and trailing C0 controls and
- * spaces and without any tab, CR or LF, turning '\' into '/' before the
- * first '?' or '#' (SPEC §4; the WHATWG URL standard does the same). */
-static int prepare(const char *in, size_t len, char *w, size_t *wlen)
+/* Does the 8-byte word x hold a byte below 0x20, a '\\' or a byte with the
+ * high bit set?  (Word-at-a-time test: the high bit of a byte of
+ * x - 0x20.. is set when that byte was below 0x20 or above 0x7f.)  High
+ * bytes give false positives, which only send the URL to the slow path. */
+static inline bool word_needs_prepare(uint64_t x)
+{
+	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	uint64_t bs = x ^ (0x5c * ones);
+	return (((x - 0x20 * ones) | x | (bs - ones)) & high) != 0;
+}
+
+/* Trim leading and trailing C0 controls and spaces; then, unless the rest
+ * is clean, copy it to w without any tab, CR or LF, turning '\\' into '/'
+ * before the first '?' or '#' (SPEC §4; the WHATWG URL standard does the
+ * same).  *out points at the result: in itself when nothing had to change,
+ * which is nearly always. */
+static int prepare(const char *in, size_t len, char *w, const char **out,
+		   size_t *wlen)
 {
 	while (len && (unsigned char)in[0] <= 0x20) {
 		in++;
@@ -284,9 +300,27 @@ static int prepare(const char *in, size_t len, char *w, size_t *wlen)
 	if (len > NORM_INPUT_MAX)
 		return SC_E_TOOLONG;
 
+	size_t i = 0;
+	for (; i + 8 <= len; i += 8) {
+		uint64_t x;
+		memcpy(&x, in + i, 8);
+		if (word_needs_prepare(x))
+			break;
+	}
+	for (; i < len; i++) {
+		unsigned char c = (unsigned char)in[i];
+		if (c < 0x20 || c == '\\')
+			break;
+	}
+	if (i == len) {
+		*out = in;
+		*wlen = len;
+		return 0;
+	}
+
 	size_t n = 0;
 	bool in_path = true;
-	for (size_t i = 0; i < len; i++) {
+	for (i = 0; i < len; i++) {
 		char c = in[i];
 		if (c == '\t' || c == '\n' || c == '\r')
 			continue;
@@ -298,6 +332,7 @@ static int prepare(const char *in, size_t len, char *w, size_t *wlen)
 		}
 		w[n++] = c;
 	}
+	*out = w;
 	*wlen = n;
 	return 0;
 }
@@ -344,17 +379,20 @@ static int split_authority(const char *a, size_t n, struct parts *pt)
 static void split_rest(const char *p, size_t n, struct parts *pt)
 {
 	const char *end = p + n;
-	const char *q = p;
-	while (q < end && *q != '?' && *q != '#')
-		q++;
+	const char *q = memchr(p, '?', n);
+	const char *hash = memchr(p, '#', q ? (size_t)(q - p) : n);
+	if (hash)
+		q = hash; /* a '?' after the '#' belongs to the fragment */
+	else if (!q)
+		q = end;
 	pt->path = (struct span){ p, (size_t)(q - p) };
 	if (q < end && *q == '?') {
-		const char *h = memchr(q, '#', (size_t)(end - q));
-		if (!h)
-			h = end;
+		hash = memchr(q, '#', (size_t)(end - q));
+		if (!hash)
+			hash = end;
 		pt->has_query = true;
-		pt->query = (struct span){ q + 1, (size_t)(h - q - 1) };
-		q = h;
+		pt->query = (struct span){ q + 1, (size_t)(hash - q - 1) };
+		q = hash;
 	}
 	if (q < end) { /* '#' */
 		pt->has_frag = true;
@@ -586,6 +624,9 @@ static bool ends_in_number(const char *h, size_t n)
 {
 	if (n && h[n - 1] == '.')
 		n--;
+	/* Most hosts end in a letter that no number can end in. */
+	if (!n || !(hexval1[(unsigned char)h[n - 1]] || (h[n - 1] | 0x20) == 'x'))
+		return false;
 	size_t i = n;
 	while (i && h[i - 1] != '.')
 		i--;
@@ -686,7 +727,7 @@ static int put_host(struct buf *b, struct span h, uint32_t steps,
 
 	/* Percent-decode and look at what is left. */
 	char dec[NORM_URL_MAX];
-	size_t n = 0;
+	size_t n = 0, label = 0;
 	bool nonascii = false, xn = false;
 	for (size_t i = 0; i < h.n; i++) {
 		unsigned char c = (unsigned char)h.p[i];
@@ -705,14 +746,15 @@ static int put_host(struct buf *b, struct span h, uint32_t steps,
 		if (steps & NORM_LOWERCASE_SCHEME_HOST)
 			c = (unsigned char)lower((char)c);
 		dec[n++] = (char)c;
+		/* A label "xn--..." is an A-label that IDNA must check. */
+		if (c == '.')
+			label = n;
+		else if (n - label == 4 && c == '-' &&
+			 prefix_nocase(dec + label, 4, "xn--"))
+			xn = true;
 	}
 	if (n == 0)
 		return SC_E_NOHOST;
-	/* A label "xn--..." is an A-label that IDNA must validate. */
-	for (size_t i = 0; i + 4 <= n; i++)
-		if ((i == 0 || dec[i - 1] == '.') &&
-		    prefix_nocase(dec + i, n - i, "xn--"))
-			xn = true;
 
 	char idn[IDN_KEY_MAX];
 	if ((steps & NORM_IDN_PUNYCODE) && (nonascii || xn)) {
@@ -821,7 +863,8 @@ static size_t remove_dots(char *p, size_t n)
 			if (last)
 				p[w++] = '/';
 		} else {
-			memmove(p + w, p + i, e - i);
+			if (w != i)
+				memmove(p + w, p + i, e - i);
 			w += e - i;
 		}
 		i = e;
@@ -842,11 +885,30 @@ static size_t collapse_slashes(char *p, size_t n)
 	return w;
 }
 
-static const char *const default_pages[] = {
-	"index.html",  "index.htm",    "index.php",   "index.asp",
-	"index.aspx",  "index.jsp",    "default.htm", "default.html",
-	"default.asp", "default.aspx",
+struct lit {
+	const char *s;
+	size_t n;
 };
+#define LIT(s) { s, sizeof(s) - 1 }
+
+static const struct lit default_pages[] = {
+	LIT("index.html"),  LIT("index.htm"),	 LIT("index.php"),
+	LIT("index.asp"),   LIT("index.aspx"),	 LIT("index.jsp"),
+	LIT("default.htm"), LIT("default.html"), LIT("default.asp"),
+	LIT("default.aspx"),
+};
+
+/* Is there a segment starting with '.' (a possible "." or "..")? */
+static bool may_have_dot_segment(const char *p, size_t n)
+{
+	const char *q = p, *end = p + n;
+	while ((q = memchr(q, '.', (size_t)(end - q)))) {
+		if (q > p && q[-1] == '/')
+			return true;
+		q++;
+	}
+	return false;
+}
 
 /* The path steps on the path just written at b->p[off..b->n). */
 static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
@@ -854,9 +916,11 @@ static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
 	char *p = b->p + off;
 	size_t n = b->n - off;
 
-	if (steps & NORM_REMOVE_SESSION_IDS)
+	if ((steps & NORM_REMOVE_SESSION_IDS) && memchr(p, ';', n))
 		n = drop_path_session(p, n);
-	if (n && p[0] == '/' && (resolved || (steps & NORM_REMOVE_DOT_SEGMENTS)))
+	/* Without "/." there is no dot segment: the common case, skipped. */
+	if (n && p[0] == '/' && (resolved || (steps & NORM_REMOVE_DOT_SEGMENTS)) &&
+	    may_have_dot_segment(p, n))
 		n = remove_dots(p, n);
 	if (steps & NORM_COLLAPSE_SLASHES)
 		n = collapse_slashes(p, n);
@@ -869,12 +933,13 @@ static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
 		}
 	}
 	size_t last = n;
-	while (last && p[last - 1] != '/')
-		last--;
+	if (steps & (NORM_REMOVE_DEFAULT_PAGE | NORM_ADD_TRAILING_SLASH))
+		while (last && p[last - 1] != '/')
+			last--;
 	if ((steps & NORM_REMOVE_DEFAULT_PAGE) && last < n) {
 		for (size_t i = 0; i < sizeof(default_pages) / sizeof(*default_pages); i++) {
-			size_t dl = strlen(default_pages[i]);
-			if (n - last == dl && memcmp(p + last, default_pages[i], dl) == 0) {
+			size_t dl = default_pages[i].n;
+			if (n - last == dl && memcmp(p + last, default_pages[i].s, dl) == 0) {
 				n = last;
 				break;
 			}
@@ -896,9 +961,10 @@ static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
  * is rejected as too long. */
 #define MAX_PARAMS 1024
 
-static const char *const default_tracking[] = {
-	"utm_*", "fbclid", "gclid",  "dclid", "msclkid",
-	"mc_cid", "mc_eid", "yclid", "_ga",   "igshid",
+static const struct lit default_tracking[] = {
+	LIT("utm_*"),  LIT("fbclid"), LIT("gclid"), LIT("dclid"),
+	LIT("msclkid"), LIT("mc_cid"), LIT("mc_eid"), LIT("yclid"),
+	LIT("_ga"),    LIT("igshid"),
 };
 
 /* Offsets fit 16 bits: a query is at most 3 * NORM_INPUT_MAX bytes. */
@@ -907,18 +973,27 @@ struct param {
 	uint16_t nlen;     /* the name's length */
 };
 
-static bool name_in_list(const char *name, size_t n, const char *const *list,
-			 size_t count)
+/* Does name match pattern (a trailing '*' matches any rest)? */
+static bool name_matches(const char *name, size_t n, const char *pat, size_t l)
 {
-	for (size_t i = 0; i < count; i++) {
-		size_t l = strlen(list[i]);
-		if (l && list[i][l - 1] == '*') {
-			if (n >= l - 1 && memcmp(name, list[i], l - 1) == 0)
+	if (l && pat[l - 1] == '*')
+		return n >= l - 1 && memcmp(name, pat, l - 1) == 0;
+	return l == n && memcmp(name, pat, n) == 0;
+}
+
+static bool is_tracking_name(const char *name, size_t n,
+			     const struct norm_opts *o)
+{
+	if (!o->tracking) {
+		for (size_t i = 0; i < sizeof(default_tracking) / sizeof(*default_tracking); i++)
+			if (name_matches(name, n, default_tracking[i].s,
+					 default_tracking[i].n))
 				return true;
-		} else if (l == n && memcmp(name, list[i], n) == 0) {
-			return true;
-		}
+		return false;
 	}
+	for (size_t i = 0; i < o->n_tracking; i++)
+		if (name_matches(name, n, o->tracking[i], strlen(o->tracking[i])))
+			return true;
 	return false;
 }
 
@@ -987,10 +1062,6 @@ static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
 	struct param v[MAX_PARAMS], tmp[MAX_PARAMS];
 	size_t np = 0;
 
-	const char *const *track = o->tracking ? o->tracking : default_tracking;
-	size_t ntrack = o->tracking ? o->n_tracking
-				    : sizeof(default_tracking) / sizeof(*default_tracking);
-
 	for (size_t s = 0; s <= n;) {
 		const char *amp = memchr(q + s, '&', n - s);
 		size_t e = amp ? (size_t)(amp - q) : n;
@@ -999,7 +1070,7 @@ static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
 				    (uint16_t)(eq ? (size_t)(eq - q) - s : e - s) };
 		bool drop = false;
 		if ((steps & NORM_REMOVE_TRACKING_PARAMS) &&
-		    name_in_list(q + s, pm.nlen, track, ntrack))
+		    is_tracking_name(q + s, pm.nlen, o))
 			drop = true;
 		else if ((steps & NORM_REMOVE_SESSION_IDS) &&
 			 is_session_name(q + s, pm.nlen))
@@ -1233,8 +1304,8 @@ int norm_url(const struct norm_opts *opts, const struct norm_base *base,
 	char w[NORM_INPUT_MAX];
 	char merge[NORM_URL_MAX + NORM_INPUT_MAX + 1];
 	char scratch[SCRATCH_MAX];
-	struct parts pt = { 0 };
-	struct norm_url u;
+	struct parts pt;
+	struct norm_url local, *u = ret ? ret : &local;
 	size_t wn;
 	int rc;
 
@@ -1242,11 +1313,13 @@ int norm_url(const struct norm_opts *opts, const struct norm_base *base,
 		out[0] = '\0';
 	if (!opts || (!in && len))
 		return SC_E_INVAL;
-	if ((rc = prepare(in, len, w, &wn)))
+	const char *pw;
+	if ((rc = prepare(in, len, w, &pw, &wn)))
 		return rc;
 	if (wn == 0 && !base)
 		return SC_E_EMPTY;
-	if ((rc = split(w, wn, base != NULL, base && base->u.https, &pt)))
+	memset(&pt, 0, offsetof(struct parts, scheme));
+	if ((rc = split(pw, wn, base != NULL, base && base->u.https, &pt)))
 		return rc;
 	if (!pt.has_scheme)
 		resolve(&pt, base, merge);
@@ -1254,7 +1327,7 @@ int norm_url(const struct norm_opts *opts, const struct norm_base *base,
 		return SC_E_NOHOST;
 
 	struct buf b = { scratch, 0 };
-	if ((rc = emit(&pt, opts, &b, &u)))
+	if ((rc = emit(&pt, opts, &b, u)))
 		return rc;
 	if (b.n > NORM_URL_MAX)
 		return SC_E_TOOLONG;
@@ -1262,9 +1335,7 @@ int norm_url(const struct norm_opts *opts, const struct norm_base *base,
 		return SC_E_NOSPC;
 	memcpy(out, scratch, b.n);
 	out[b.n] = '\0';
-	u.len = (uint16_t)b.n;
-	if (ret)
-		*ret = u;
+	u->len = (uint16_t)b.n;
 	return 0;
 }
 

@@ -169,7 +169,7 @@ uint32_t norm_step_by_name(const char *name, size_t len);
  * Returns 0, or SC_E_EMPTY, SC_E_SCHEME, SC_E_NOHOST, SC_E_PORT,
  * SC_E_HOST_PERCENT, SC_E_IPV6, SC_E_IDN, SC_E_HOST, SC_E_RELATIVE (no
  * base), SC_E_TOOLONG, SC_E_NOSPC (cap too small).  On error out[0] is
- * '\0' and *ret is untouched. */
+ * '\0' (if cap > 0) and the contents of *ret are unspecified. */
 SC_WUR int norm_url(const struct norm_opts *opts, const struct norm_base *base,
 		    const char *in, size_t len, char *out, size_t cap,
 		    struct norm_url *ret);
