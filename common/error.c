@@ -6,13 +6,15 @@ const char *sc_strerror(int err)
 	switch ((enum sc_err)err) {
 	case SC_OK: return "success";
 	case SC_E_EMPTY: return "empty URL";
-	case SC_E_SCHEME: return "unsupported scheme (only http and https are crawled)";
+	case SC_E_SCHEME:
+		return "unsupported scheme (only http and https are crawled)";
 	case SC_E_NOHOST: return "missing host";
 	case SC_E_PORT: return "bad port";
 	case SC_E_HOST_PERCENT: return "invalid percent-encoding in host";
 	case SC_E_IPV6: return "bad IPv6 literal";
 	case SC_E_IDN: return "invalid internationalized domain name";
-	case SC_E_TOOLONG: return "URL longer than 2048 bytes after normalization";
+	case SC_E_TOOLONG:
+		return "URL longer than 2048 bytes after normalization";
 	case SC_E_HOST: return "invalid host";
 	case SC_E_RELATIVE: return "relative reference without a base URL";
 	case SC_E_STEP: return "unknown normalization step or profile";

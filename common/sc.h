@@ -22,17 +22,18 @@
 enum sc_err {
 	SC_OK = 0,
 	/* URL parsing and normalization (normalize/) */
-	SC_E_EMPTY = -1,         /* nothing left after trimming */
-	SC_E_SCHEME = -2,        /* a scheme other than http or https */
-	SC_E_NOHOST = -3,        /* http(s) URL with an empty host */
-	SC_E_PORT = -4,          /* port not a number in 0..65535 */
-	SC_E_HOST_PERCENT = -5,  /* '%' in the host not followed by 2 hex digits */
-	SC_E_IPV6 = -6,          /* malformed [IPv6] literal */
-	SC_E_IDN = -7,           /* host rejected by IDNA (UTS #46) */
-	SC_E_TOOLONG = -8,       /* longer than NORM_URL_MAX after normalization */
-	SC_E_HOST = -9,          /* forbidden character in host, bad IPv4 */
-	SC_E_RELATIVE = -10,     /* relative reference and no base URL */
-	SC_E_STEP = -11,         /* unknown normalization step or profile name */
+	SC_E_EMPTY = -1,  /* nothing left after trimming */
+	SC_E_SCHEME = -2, /* a scheme other than http or https */
+	SC_E_NOHOST = -3, /* http(s) URL with an empty host */
+	SC_E_PORT = -4,   /* port not a number in 0..65535 */
+	SC_E_HOST_PERCENT =
+		-5,          /* '%' in the host not followed by 2 hex digits */
+	SC_E_IPV6 = -6,      /* malformed [IPv6] literal */
+	SC_E_IDN = -7,       /* host rejected by IDNA (UTS #46) */
+	SC_E_TOOLONG = -8,   /* longer than NORM_URL_MAX after normalization */
+	SC_E_HOST = -9,      /* forbidden character in host, bad IPv4 */
+	SC_E_RELATIVE = -10, /* relative reference and no base URL */
+	SC_E_STEP = -11,     /* unknown normalization step or profile name */
 	/* general */
 	SC_E_NOMEM = -20, /* out of memory */
 	SC_E_INVAL = -21, /* invalid argument */

@@ -57,7 +57,8 @@ static bool read_line(struct line_reader *r, const char **line, size_t *len,
 			r->end -= r->start;
 			r->start = 0;
 		}
-		size_t got = fread(r->buf + r->end, 1, sizeof(r->buf) - r->end, r->f);
+		size_t got = fread(r->buf + r->end, 1, sizeof(r->buf) - r->end,
+				   r->f);
 		r->end += got;
 		if (got == 0)
 			r->eof = true;
@@ -114,7 +115,8 @@ int cmd_normalize(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *profile_name = "extended", *steps_list = NULL, *base_url = NULL;
+	const char *profile_name = "extended", *steps_list = NULL,
+		   *base_url = NULL;
 	int c;
 
 	opterr = 0;
@@ -131,15 +133,18 @@ int cmd_normalize(int argc, char **argv)
 		}
 	}
 	if (optind < argc) {
-		sc_errorf(CMD, "unexpected argument '%s': URLs are read from stdin",
+		sc_errorf(CMD,
+			  "unexpected argument '%s': URLs are read from stdin",
 			  argv[optind]);
 		return EXIT_USAGE;
 	}
 
 	enum norm_profile profile;
 	if (norm_profile_parse(profile_name, &profile)) {
-		sc_errorf(CMD, "unknown profile '%s' (strict, extended, aggressive, adaptive)",
-			  profile_name);
+		sc_errorf(
+			CMD,
+			"unknown profile '%s' (strict, extended, aggressive, adaptive)",
+			profile_name);
 		return EXIT_USAGE;
 	}
 	struct norm_opts opts = { .steps = norm_profile_steps(profile) };
@@ -147,7 +152,8 @@ int cmd_normalize(int argc, char **argv)
 		const char *bad;
 		size_t bad_len;
 		if (norm_steps_parse(steps_list, &opts.steps, &bad, &bad_len)) {
-			sc_errorf(CMD, "unknown step '%.*s' in --steps (see --help)",
+			sc_errorf(CMD,
+				  "unknown step '%.*s' in --steps (see --help)",
 				  (int)bad_len, bad);
 			return EXIT_USAGE;
 		}
@@ -175,11 +181,13 @@ int cmd_normalize(int argc, char **argv)
 	while (read_line(&reader, &line, &len, &too_long)) {
 		lineno++;
 		int rc = too_long ? SC_E_TOOLONG
-				  : norm_url(&opts, base_url ? &base : NULL, line,
-					     len, out, sizeof(out) - 1, NULL);
+				  : norm_url(&opts, base_url ? &base : NULL,
+					     line, len, out, sizeof(out) - 1,
+					     NULL);
 		if (rc) {
 			bad++;
-			fprintf(stderr, "sigcrawl normalize: line %zu: %s:", lineno,
+			fprintf(stderr,
+				"sigcrawl normalize: line %zu: %s:", lineno,
 				sc_strerror(rc));
 			print_excerpt(line, len);
 			fputc('\n', stdout);

@@ -20,7 +20,8 @@ static void usage(FILE *f)
 		   "       sigcrawl --version\n\n"
 		   "commands:\n");
 	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
-		fprintf(f, "  %-12s %s\n", commands[i].name, commands[i].summary);
+		fprintf(f, "  %-12s %s\n", commands[i].name,
+			commands[i].summary);
 	fprintf(f, "\nEvery command has --help.\n");
 }
 

@@ -71,8 +71,8 @@ static const uint8_t cls[256] = {
 
 /* Hex digit value plus one; 0 for a byte that is not a hex digit. */
 static const uint8_t hexval1[256] = {
-	['0'] = 1,  ['1'] = 2,	['2'] = 3,  ['3'] = 4,	['4'] = 5,  ['5'] = 6,
-	['6'] = 7,  ['7'] = 8,	['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
+	['0'] = 1,  ['1'] = 2,  ['2'] = 3,  ['3'] = 4,  ['4'] = 5,  ['5'] = 6,
+	['6'] = 7,  ['7'] = 8,  ['8'] = 9,  ['9'] = 10, ['a'] = 11, ['b'] = 12,
 	['c'] = 13, ['d'] = 14, ['e'] = 15, ['f'] = 16, ['A'] = 11, ['B'] = 12,
 	['C'] = 13, ['D'] = 14, ['E'] = 15, ['F'] = 16,
 };
@@ -136,37 +136,34 @@ static const char *const step_names[NORM_STEP_COUNT] = {
 	"remove_userinfo",
 };
 
-#define STRICT_STEPS                                                         \
-	(NORM_LOWERCASE_SCHEME_HOST | NORM_IDN_PUNYCODE |                    \
-	 NORM_UPPERCASE_PERCENT_HEX | NORM_DECODE_UNRESERVED |               \
-	 NORM_REMOVE_DOT_SEGMENTS | NORM_REMOVE_DEFAULT_PORT |               \
+#define STRICT_STEPS                                                           \
+	(NORM_LOWERCASE_SCHEME_HOST | NORM_IDN_PUNYCODE |                      \
+	 NORM_UPPERCASE_PERCENT_HEX | NORM_DECODE_UNRESERVED |                 \
+	 NORM_REMOVE_DOT_SEGMENTS | NORM_REMOVE_DEFAULT_PORT |                 \
 	 NORM_EMPTY_PATH_SLASH | NORM_REMOVE_FRAGMENT)
-#define EXTENDED_STEPS                                                       \
-	(STRICT_STEPS | NORM_REMOVE_EMPTY_QUERY | NORM_SORT_QUERY |          \
-	 NORM_REMOVE_DUPLICATE_PARAMS | NORM_REMOVE_TRACKING_PARAMS |        \
+#define EXTENDED_STEPS                                                         \
+	(STRICT_STEPS | NORM_REMOVE_EMPTY_QUERY | NORM_SORT_QUERY |            \
+	 NORM_REMOVE_DUPLICATE_PARAMS | NORM_REMOVE_TRACKING_PARAMS |          \
 	 NORM_REMOVE_SESSION_IDS | NORM_REMOVE_TRAILING_HOST_DOT)
-#define AGGRESSIVE_STEPS                                                     \
-	(EXTENDED_STEPS | NORM_REMOVE_EMPTY_PARAMS | NORM_COLLAPSE_SLASHES |  \
-	 NORM_LOWERCASE_PATH | NORM_ADD_TRAILING_SLASH |                     \
-	 NORM_REMOVE_DEFAULT_PAGE | NORM_REMOVE_WWW | NORM_FOLD_HTTPS |      \
+#define AGGRESSIVE_STEPS                                                       \
+	(EXTENDED_STEPS | NORM_REMOVE_EMPTY_PARAMS | NORM_COLLAPSE_SLASHES |   \
+	 NORM_LOWERCASE_PATH | NORM_ADD_TRAILING_SLASH |                       \
+	 NORM_REMOVE_DEFAULT_PAGE | NORM_REMOVE_WWW | NORM_FOLD_HTTPS |        \
 	 NORM_REMOVE_USERINFO)
 
 /* Steps that work on the query's parameters one by one. */
-#define PARAM_STEPS                                                          \
-	(NORM_SORT_QUERY | NORM_REMOVE_DUPLICATE_PARAMS |                    \
-	 NORM_REMOVE_TRACKING_PARAMS | NORM_REMOVE_SESSION_IDS |             \
+#define PARAM_STEPS                                                            \
+	(NORM_SORT_QUERY | NORM_REMOVE_DUPLICATE_PARAMS |                      \
+	 NORM_REMOVE_TRACKING_PARAMS | NORM_REMOVE_SESSION_IDS |               \
 	 NORM_REMOVE_EMPTY_PARAMS)
 
 uint32_t norm_profile_steps(enum norm_profile profile)
 {
 	switch (profile) {
 	case NORM_PROFILE_STRICT:
-	case NORM_PROFILE_ADAPTIVE:
-		return STRICT_STEPS;
-	case NORM_PROFILE_EXTENDED:
-		return EXTENDED_STEPS;
-	case NORM_PROFILE_AGGRESSIVE:
-		return AGGRESSIVE_STEPS;
+	case NORM_PROFILE_ADAPTIVE: return STRICT_STEPS;
+	case NORM_PROFILE_EXTENDED: return EXTENDED_STEPS;
+	case NORM_PROFILE_AGGRESSIVE: return AGGRESSIVE_STEPS;
 	}
 	return STRICT_STEPS;
 }
@@ -230,10 +227,13 @@ int norm_steps_parse(const char *list, uint32_t *steps, const char **bad,
 			p++;
 		uint32_t bit = norm_step_by_name(name, (size_t)(p - name));
 		if (!bit) {
+			/* Point at the name; at the lone sign if it has none.
+			 */
+			const char *b = p > name ? name : tok;
 			if (bad)
-				*bad = tok;
+				*bad = b;
 			if (bad_len)
-				*bad_len = (size_t)(p - tok);
+				*bad_len = (size_t)(p - b);
 			return SC_E_STEP;
 		}
 		/* Later entries win, so "+a,-a" removes a. */
@@ -278,7 +278,8 @@ struct parts {
  * bytes give false positives, which only send the URL to the slow path. */
 static inline bool word_needs_prepare(uint64_t x)
 {
-	const uint64_t ones = 0x0101010101010101ull, high = 0x8080808080808080ull;
+	const uint64_t ones = 0x0101010101010101ull,
+		       high = 0x8080808080808080ull;
 	uint64_t bs = x ^ (0x5c * ones);
 	return (((x - 0x20 * ones) | x | (bs - ones)) & high) != 0;
 }
@@ -369,7 +370,8 @@ static int split_authority(const char *a, size_t n, struct parts *pt)
 	}
 	if (colon) {
 		pt->has_port = true;
-		pt->port = (struct span){ colon + 1, (size_t)(end - colon - 1) };
+		pt->port = (struct span){ colon + 1,
+					  (size_t)(end - colon - 1) };
 	}
 	return 0;
 }
@@ -495,7 +497,8 @@ static void put_encoded(struct buf *b, const char *src, size_t n,
 		} else if (c == '%' && i + 2 < n &&
 			   hexval1[(unsigned char)src[i + 1]] &&
 			   hexval1[(unsigned char)src[i + 2]]) {
-			unsigned v = (hexval1[(unsigned char)src[i + 1]] - 1u) * 16u +
+			unsigned v = (hexval1[(unsigned char)src[i + 1]] - 1u) *
+					     16u +
 				     (hexval1[(unsigned char)src[i + 2]] - 1u);
 			if ((steps & NORM_DECODE_UNRESERVED) &&
 			    (cls[v] & C_UNRESERVED)) {
@@ -522,72 +525,93 @@ static void put_encoded(struct buf *b, const char *src, size_t n,
  * Hosts
  */
 
-/* Per-thread cache of IDNA conversions.  Direct-mapped: a collision just
- * costs one more libidn2 call.  Failures are cached too, so a page full of
- * bad IDN links does not call libidn2 (and malloc) for each. */
-#define IDN_SLOTS 64
-#define IDN_KEY_MAX 255
+/* Per-thread cache of IDNA conversions, 2-way set associative: a page's
+ * links name few hosts, and a crawl's hot hosts stay cached, so libidn2
+ * (which allocates) runs once per host per thread rather than per link.
+ * Failures are cached too, so a page full of bad IDN links costs one call.
+ * Hosts or results longer than IDN_CACHE_MAX are converted uncached. */
+#define IDN_SETS 128
+#define IDN_CACHE_MAX 127
+#define IDN_OUT_MAX 256 /* a DNS name is at most 253 bytes */
 
 struct idn_slot {
-	uint64_t hash;
-	int16_t rc; /* 0 or an SC_E_* code */
-	uint16_t klen, vlen;
-	char key[IDN_KEY_MAX];
-	char val[IDN_KEY_MAX];
+	uint64_t hash; /* 0: empty */
+	int16_t rc;    /* 0 or an SC_E_* code */
+	uint8_t klen, vlen;
+	char key[IDN_CACHE_MAX];
+	char val[IDN_CACHE_MAX];
 };
 
-static _Thread_local struct idn_slot idn_cache[IDN_SLOTS];
+struct idn_set {
+	struct idn_slot way[2];
+	uint8_t victim; /* the way to replace next */
+};
+
+static _Thread_local struct idn_set idn_cache[IDN_SETS];
 
 static uint64_t fnv1a(const char *s, size_t n)
 {
 	uint64_t h = 0xcbf29ce484222325ull;
 	for (size_t i = 0; i < n; i++)
 		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h | 1; /* 0 marks an empty slot */
+	return h | 1;
 }
 
-/* UTS #46 ToASCII (non-transitional) of host[0..n) into out (at least
- * IDN_KEY_MAX bytes).  A trailing dot is kept. */
+/* UTS #46 ToASCII (non-transitional) of host[0..n), which has no trailing
+ * dot, into out (IDN_OUT_MAX bytes). */
 static int idn_to_ascii(const char *host, size_t n, char *out, size_t *outn)
 {
-	if (n >= IDN_KEY_MAX)
-		return SC_E_IDN;
-	uint64_t h = fnv1a(host, n);
-	struct idn_slot *s = &idn_cache[h % IDN_SLOTS];
-	if (s->hash == h && s->klen == n && memcmp(s->key, host, n) == 0) {
-		if (s->rc)
-			return s->rc;
-		memcpy(out, s->val, s->vlen);
-		*outn = s->vlen;
-		return 0;
+	bool cacheable = n <= IDN_CACHE_MAX;
+	uint64_t h = 0;
+	struct idn_set *set = NULL;
+	if (cacheable) {
+		h = fnv1a(host, n);
+		set = &idn_cache[(h >> 32) % IDN_SETS];
+		for (int i = 0; i < 2; i++) {
+			struct idn_slot *s = &set->way[i];
+			if (s->hash == h && s->klen == n &&
+			    memcmp(s->key, host, n) == 0) {
+				set->victim = (uint8_t)!i;
+				if (s->rc)
+					return s->rc;
+				memcpy(out, s->val, s->vlen);
+				*outn = s->vlen;
+				return 0;
+			}
+		}
 	}
 
-	char in[IDN_KEY_MAX + 1];
+	char in[NORM_URL_MAX + 1];
 	memcpy(in, host, n);
 	in[n] = '\0';
 	uint8_t *res = NULL;
 	int rc = 0;
+	size_t rn = 0;
 	if (idn2_lookup_u8((const uint8_t *)in, &res,
 			   IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL) != IDN2_OK) {
 		rc = SC_E_IDN;
 	} else {
-		size_t rn = strlen((char *)res);
-		if (rn == 0 || rn >= IDN_KEY_MAX)
+		rn = strlen((char *)res);
+		if (rn == 0 || rn >= IDN_OUT_MAX)
 			rc = SC_E_IDN;
-		else {
+		else
 			memcpy(out, res, rn);
-			*outn = rn;
-		}
 	}
 	idn2_free(res);
-
-	s->hash = h;
-	s->klen = (uint16_t)n;
-	memcpy(s->key, host, n);
-	s->rc = (int16_t)rc;
-	s->vlen = rc ? 0 : (uint16_t)*outn;
 	if (!rc)
-		memcpy(s->val, out, *outn);
+		*outn = rn;
+
+	if (cacheable && rn <= IDN_CACHE_MAX) {
+		struct idn_slot *s = &set->way[set->victim];
+		set->victim = (uint8_t)!set->victim;
+		s->hash = h;
+		s->klen = (uint8_t)n;
+		memcpy(s->key, host, n);
+		s->rc = (int16_t)rc;
+		s->vlen = rc ? 0 : (uint8_t)rn;
+		if (!rc)
+			memcpy(s->val, out, rn);
+	}
 	return rc;
 }
 
@@ -622,10 +646,13 @@ static bool ipv4_part(const char *s, size_t n, uint64_t *v)
  * be an IPv4 address. */
 static bool ends_in_number(const char *h, size_t n)
 {
-	if (n && h[n - 1] == '.')
+	/* All trailing dots are ignored (WHATWG ignores one), so that
+	 * remove_trailing_host_dot can never turn a name into a number. */
+	while (n && h[n - 1] == '.')
 		n--;
 	/* Most hosts end in a letter that no number can end in. */
-	if (!n || !(hexval1[(unsigned char)h[n - 1]] || (h[n - 1] | 0x20) == 'x'))
+	if (!n ||
+	    !(hexval1[(unsigned char)h[n - 1]] || (h[n - 1] | 0x20) == 'x'))
 		return false;
 	size_t i = n;
 	while (i && h[i - 1] != '.')
@@ -652,7 +679,7 @@ static bool ends_in_number(const char *h, size_t n)
 /* Write an IPv4 host of 1 to 4 parts in dotted decimal. */
 static int put_ipv4(struct buf *b, const char *h, size_t n)
 {
-	if (n && h[n - 1] == '.')
+	while (n && h[n - 1] == '.')
 		n--;
 	uint64_t part[4];
 	int np = 0;
@@ -711,10 +738,19 @@ static int put_ipv6(struct buf *b, const char *h, size_t n)
 	return 0;
 }
 
+/* False for an empty host or one made of dots only ("..", "."), which no
+ * name resolves and which trailing-dot removal could not make sense of. */
+static bool dots_only_check(const char *h, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (h[i] != '.')
+			return true;
+	return false;
+}
+
 /* Write the host of a URL as found: percent-decoded, validated, IPv4 and
  * IPv6 in canonical form, IDNA applied when the steps ask. */
-static int put_host(struct buf *b, struct span h, uint32_t steps,
-		    uint8_t *type)
+static int put_host(struct buf *b, struct span h, uint32_t steps, uint8_t *type)
 {
 	if (h.n == 0)
 		return SC_E_NOHOST;
@@ -732,11 +768,15 @@ static int put_host(struct buf *b, struct span h, uint32_t steps,
 	for (size_t i = 0; i < h.n; i++) {
 		unsigned char c = (unsigned char)h.p[i];
 		if (c == '%') {
-			if (i + 2 >= h.n || !hexval1[(unsigned char)h.p[i + 1]] ||
+			if (i + 2 >= h.n ||
+			    !hexval1[(unsigned char)h.p[i + 1]] ||
 			    !hexval1[(unsigned char)h.p[i + 2]])
 				return SC_E_HOST_PERCENT;
-			c = (unsigned char)((hexval1[(unsigned char)h.p[i + 1]] - 1) * 16 +
-					    hexval1[(unsigned char)h.p[i + 2]] - 1);
+			c = (unsigned char)((hexval1[(unsigned char)
+							     h.p[i + 1]] -
+					     1) * 16 +
+					    hexval1[(unsigned char)h.p[i + 2]] -
+					    1);
 			i += 2;
 		}
 		if (c >= 0x80)
@@ -753,21 +793,35 @@ static int put_host(struct buf *b, struct span h, uint32_t steps,
 			 prefix_nocase(dec + label, 4, "xn--"))
 			xn = true;
 	}
-	if (n == 0)
-		return SC_E_NOHOST;
+	if (!dots_only_check(dec, n))
+		return n ? SC_E_HOST : SC_E_NOHOST;
 
-	char idn[IDN_KEY_MAX];
-	if ((steps & NORM_IDN_PUNYCODE) && (nonascii || xn)) {
-		int rc = idn_to_ascii(dec, n, idn, &n);
+	/* Non-ASCII and "xn--" hosts go through IDNA even when idn_punycode
+	 * is off: a host IDNA rejects cannot be fetched, whatever form we
+	 * write it in.  A trailing dot stays out of IDNA (and the cache key).
+	 */
+	if (nonascii || xn) {
+		char idn[IDN_OUT_MAX + 1];
+		size_t in = n - (dec[n - 1] == '.'), idn_n;
+		int rc = idn_to_ascii(dec, in, idn, &idn_n);
 		if (rc)
 			return rc;
-		/* UTS #46 maps to ASCII, but with STD3 rules off it lets
-		 * through characters a URL host cannot carry. */
-		for (size_t i = 0; i < n; i++)
-			if (!(cls[(unsigned char)idn[i]] & C_HOST))
+		if (steps & NORM_IDN_PUNYCODE) {
+			/* UTS #46 maps to ASCII, but with STD3 rules off
+			 * it lets through characters a host cannot carry. */
+			for (size_t i = 0; i < idn_n; i++)
+				if (!(cls[(unsigned char)idn[i]] & C_HOST))
+					return SC_E_HOST;
+			if (in < n)
+				idn[idn_n++] = '.';
+			memcpy(dec, idn, idn_n);
+			n = idn_n;
+			nonascii = false;
+			/* IDNA maps U+FF0E and friends to '.' and drops
+			 * soft hyphens: check the result again. */
+			if (!dots_only_check(dec, n))
 				return SC_E_HOST;
-		memcpy(dec, idn, n);
-		nonascii = false;
+		}
 	}
 
 	if (!nonascii && ends_in_number(dec, n)) {
@@ -822,12 +876,20 @@ static void host_steps(struct buf *b, size_t off, uint32_t steps)
  */
 
 /* remove_session_ids on a path: drop ";jsessionid=..." parameters up to the
- * next ';' or '/'.  Works in place on p[0..n); returns the new length. */
+ * next ';' or '/'.  A parameter on a segment that would then read "." or
+ * ".." stays: dropping it would turn a name into a dot segment, and the
+ * profiles would no longer compose (extended(strict(x)) != extended(x)).
+ * Works in place on p[0..n); returns the new length. */
 static size_t drop_path_session(char *p, size_t n)
 {
-	size_t w = 0;
+	size_t w = 0, seg = 0; /* seg: where the output's segment starts */
 	for (size_t i = 0; i < n;) {
-		if (p[i] == ';' && prefix_nocase(p + i + 1, n - i - 1, "jsessionid=")) {
+		if (p[i] == '/')
+			seg = w + 1;
+		if (p[i] == ';' &&
+		    prefix_nocase(p + i + 1, n - i - 1, "jsessionid=") &&
+		    !((w - seg == 1 && p[seg] == '.') ||
+		      (w - seg == 2 && p[seg] == '.' && p[seg + 1] == '.'))) {
 			i++;
 			while (i < n && p[i] != ';' && p[i] != '/')
 				i++;
@@ -889,12 +951,15 @@ struct lit {
 	const char *s;
 	size_t n;
 };
-#define LIT(s) { s, sizeof(s) - 1 }
+#define LIT(s)                                                                 \
+	{                                                                      \
+		s, sizeof(s) - 1                                               \
+	}
 
 static const struct lit default_pages[] = {
-	LIT("index.html"),  LIT("index.htm"),	 LIT("index.php"),
-	LIT("index.asp"),   LIT("index.aspx"),	 LIT("index.jsp"),
-	LIT("default.htm"), LIT("default.html"), LIT("default.asp"),
+	LIT("index.html"),   LIT("index.htm"),    LIT("index.php"),
+	LIT("index.asp"),    LIT("index.aspx"),   LIT("index.jsp"),
+	LIT("default.htm"),  LIT("default.html"), LIT("default.asp"),
 	LIT("default.aspx"),
 };
 
@@ -919,7 +984,8 @@ static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
 	if ((steps & NORM_REMOVE_SESSION_IDS) && memchr(p, ';', n))
 		n = drop_path_session(p, n);
 	/* Without "/." there is no dot segment: the common case, skipped. */
-	if (n && p[0] == '/' && (resolved || (steps & NORM_REMOVE_DOT_SEGMENTS)) &&
+	if (n && p[0] == '/' &&
+	    (resolved || (steps & NORM_REMOVE_DOT_SEGMENTS)) &&
 	    may_have_dot_segment(p, n))
 		n = remove_dots(p, n);
 	if (steps & NORM_COLLAPSE_SLASHES)
@@ -937,9 +1003,11 @@ static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
 		while (last && p[last - 1] != '/')
 			last--;
 	if ((steps & NORM_REMOVE_DEFAULT_PAGE) && last < n) {
-		for (size_t i = 0; i < sizeof(default_pages) / sizeof(*default_pages); i++) {
+		for (size_t i = 0;
+		     i < sizeof(default_pages) / sizeof(*default_pages); i++) {
 			size_t dl = default_pages[i].n;
-			if (n - last == dl && memcmp(p + last, default_pages[i].s, dl) == 0) {
+			if (n - last == dl &&
+			    memcmp(p + last, default_pages[i].s, dl) == 0) {
 				n = last;
 				break;
 			}
@@ -962,9 +1030,9 @@ static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
 #define MAX_PARAMS 1024
 
 static const struct lit default_tracking[] = {
-	LIT("utm_*"),  LIT("fbclid"), LIT("gclid"), LIT("dclid"),
+	LIT("utm_*"),   LIT("fbclid"), LIT("gclid"),  LIT("dclid"),
 	LIT("msclkid"), LIT("mc_cid"), LIT("mc_eid"), LIT("yclid"),
-	LIT("_ga"),    LIT("igshid"),
+	LIT("_ga"),     LIT("igshid"),
 };
 
 /* Offsets fit 16 bits: a query is at most 3 * NORM_INPUT_MAX bytes. */
@@ -985,14 +1053,17 @@ static bool is_tracking_name(const char *name, size_t n,
 			     const struct norm_opts *o)
 {
 	if (!o->tracking) {
-		for (size_t i = 0; i < sizeof(default_tracking) / sizeof(*default_tracking); i++)
+		for (size_t i = 0;
+		     i < sizeof(default_tracking) / sizeof(*default_tracking);
+		     i++)
 			if (name_matches(name, n, default_tracking[i].s,
 					 default_tracking[i].n))
 				return true;
 		return false;
 	}
 	for (size_t i = 0; i < o->n_tracking; i++)
-		if (name_matches(name, n, o->tracking[i], strlen(o->tracking[i])))
+		if (name_matches(name, n, o->tracking[i],
+				 strlen(o->tracking[i])))
 			return true;
 	return false;
 }
@@ -1006,7 +1077,8 @@ static bool is_session_name(const char *name, size_t n)
 }
 
 /* Order of sort_query: by name, then by value, bytes compared unsigned. */
-static int param_cmp(const char *q, const struct param *a, const struct param *b)
+static int param_cmp(const char *q, const struct param *a,
+		     const struct param *b)
 {
 	size_t n = a->nlen < b->nlen ? a->nlen : b->nlen;
 	int c = memcmp(q + a->off, q + b->off, n);
@@ -1067,7 +1139,8 @@ static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
 		size_t e = amp ? (size_t)(amp - q) : n;
 		const char *eq = memchr(q + s, '=', e - s);
 		struct param pm = { (uint16_t)s, (uint16_t)(e - s),
-				    (uint16_t)(eq ? (size_t)(eq - q) - s : e - s) };
+				    (uint16_t)(eq ? (size_t)(eq - q) - s
+						  : e - s) };
 		bool drop = false;
 		if ((steps & NORM_REMOVE_TRACKING_PARAMS) &&
 		    is_tracking_name(q + s, pm.nlen, o))
@@ -1095,10 +1168,12 @@ static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
 			/* Sorted: duplicates are neighbours.  Unsorted:
 			 * compare with every kept one (fine for real query
 			 * sizes; bounded by MAX_PARAMS for hostile ones). */
-			size_t from = (steps & NORM_SORT_QUERY) && k ? k - 1 : 0;
+			size_t from = (steps & NORM_SORT_QUERY) && k ? k - 1
+								     : 0;
 			for (size_t j = from; j < k && !dup; j++)
 				dup = v[j].len == v[i].len &&
-				      memcmp(q + v[j].off, q + v[i].off, v[i].len) == 0;
+				      memcmp(q + v[j].off, q + v[i].off,
+					     v[i].len) == 0;
 			if (!dup)
 				v[k++] = v[i];
 		}
@@ -1185,9 +1260,10 @@ static int emit(const struct parts *pt, const struct norm_opts *o,
 	uint8_t type = NORM_HOST_NAME;
 	if (pt->auth_from_base) {
 		put(b, pt->host.p, pt->host.n);
-		type = pt->host.p[0] == '['	      ? NORM_HOST_IPV6
-		       : ends_in_number(pt->host.p, pt->host.n) ? NORM_HOST_IPV4
-							     : NORM_HOST_NAME;
+		type = pt->host.p[0] == '[' ? NORM_HOST_IPV6
+		       : ends_in_number(pt->host.p, pt->host.n)
+			       ? NORM_HOST_IPV4
+			       : NORM_HOST_NAME;
 	} else if ((rc = put_host(b, pt->host, steps, &type))) {
 		return rc;
 	}
@@ -1207,6 +1283,7 @@ static int emit(const struct parts *pt, const struct norm_opts *o,
 			 (port < 0 || port == deflt || (fold && port == 80));
 	if (pt->has_port && !drop_port) {
 		putc_(b, ':');
+		u->has_port = 1;
 		u->port_off = (uint16_t)b->n;
 		if (port >= 0) {
 			char d[8];
@@ -1272,7 +1349,7 @@ static void resolve(struct parts *pt, const struct norm_base *base, char *merge)
 	pt->has_user = bu->has_user;
 	pt->user = (struct span){ bs + bu->user_off, bu->user_len };
 	pt->host = (struct span){ bs + bu->host_off, bu->host_len };
-	pt->has_port = bu->port_len > 0;
+	pt->has_port = bu->has_port;
 	pt->port = (struct span){ bs + bu->port_off, bu->port_len };
 
 	struct span bpath = { bs + bu->path_off, bu->path_len };
@@ -1280,7 +1357,8 @@ static void resolve(struct parts *pt, const struct norm_base *base, char *merge)
 		pt->path = bpath;
 		if (!pt->has_query) {
 			pt->has_query = bu->has_query;
-			pt->query = (struct span){ bs + bu->query_off, bu->query_len };
+			pt->query = (struct span){ bs + bu->query_off,
+						   bu->query_len };
 		}
 	} else if (pt->path.p[0] != '/') {
 		size_t keep = bpath.n;
@@ -1329,7 +1407,16 @@ int norm_url(const struct norm_opts *opts, const struct norm_base *base,
 	struct buf b = { scratch, 0 };
 	if ((rc = emit(&pt, opts, &b, u)))
 		return rc;
-	if (b.n > NORM_URL_MAX)
+	/* Under fold_https the URL to fetch is longer than the key ("https",
+	 * maybe a port): both must fit NORM_URL_MAX. */
+	size_t fetch_n = b.n;
+	if (u->https && u->scheme_len == 4) {
+		fetch_n++;
+		if (u->port != 443 && !u->has_port) /* ":80" comes back */
+			fetch_n += 2 + (u->port >= 10) + (u->port >= 100) +
+				   (u->port >= 1000) + (u->port >= 10000);
+	}
+	if (fetch_n > NORM_URL_MAX)
 		return SC_E_TOOLONG;
 	if (b.n >= cap)
 		return SC_E_NOSPC;
@@ -1345,7 +1432,8 @@ int norm_base_set(struct norm_base *base, const struct norm_base *relative_to,
 	static const struct norm_opts strict = { .steps = STRICT_STEPS };
 	char tmp[NORM_URL_MAX + 1];
 	struct norm_url u;
-	int rc = norm_url(&strict, relative_to, href, len, tmp, sizeof(tmp), &u);
+	int rc = norm_url(&strict, relative_to, href, len, tmp, sizeof(tmp),
+			  &u);
 	if (rc)
 		return rc;
 	memcpy(base->buf, tmp, (size_t)u.len + 1);

@@ -111,14 +111,17 @@ struct norm_url {
 	uint16_t scheme_len;
 	uint16_t user_off, user_len; /* userinfo without '@' */
 	uint16_t host_off, host_len; /* IPv6 with its brackets */
-	uint16_t port_off, port_len; /* 0 when no port is written */
+	uint16_t port_off, port_len; /* port_len 0: none, or an empty ':' */
 	uint16_t path_off, path_len;
 	uint16_t query_off, query_len;
 	uint16_t frag_off, frag_len;
-	uint16_t port;        /* the port a fetch connects to */
-	uint8_t https;        /* a fetch uses https (also when fold_https wrote http) */
-	uint8_t has_user;     /* userinfo and '@' written (never empty) */
-	uint8_t has_query;    /* "?" written, query may be empty */
+	uint16_t port; /* the port a fetch connects to */
+	uint8_t https; /* a fetch uses https (also when fold_https wrote http)
+			*/
+	uint8_t has_user;  /* userinfo and '@' written (never empty) */
+	uint8_t has_port;  /* ':' written (remove_default_port off: maybe empty)
+			    */
+	uint8_t has_query; /* "?" written, query may be empty */
 	uint8_t has_fragment; /* "#" written */
 	uint8_t host_type;    /* enum norm_host_type */
 };
@@ -147,7 +150,8 @@ SC_WUR int norm_profile_parse(const char *name, enum norm_profile *ret);
 /* Adjust *steps by a list like "+sort_query, -remove_fragment, lowercase_path"
  * (a bare name adds; separators are commas and white space).  On an unknown
  * name returns SC_E_STEP, leaves *steps unchanged and, if bad is not NULL,
- * points *bad at the offending name inside list and *bad_len at its length. */
+ * points *bad at the offending name inside list (without its sign) and
+ * *bad_len at its length. */
 SC_WUR int norm_steps_parse(const char *list, uint32_t *steps, const char **bad,
 			    size_t *bad_len);
 

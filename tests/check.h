@@ -11,21 +11,22 @@
 
 static unsigned check_passed, check_failed;
 
-#define CHECK(cond)                                                          \
-	do {                                                                 \
-		if (cond) {                                                  \
-			check_passed++;                                      \
-		} else {                                                     \
-			check_failed++;                                      \
+#define CHECK(cond)                                                            \
+	do {                                                                   \
+		if (cond) {                                                    \
+			check_passed++;                                        \
+		} else {                                                       \
+			check_failed++;                                        \
 			fprintf(stderr, "%s:%d: CHECK failed: %s\n", __FILE__, \
-				__LINE__, #cond);                            \
-		}                                                            \
+				__LINE__, #cond);                              \
+		}                                                              \
 	} while (0)
 
-#define CHECK_STR(got, want) check_str_at(__FILE__, __LINE__, #got, (got), (want))
+#define CHECK_STR(got, want)                                                   \
+	check_str_at(__FILE__, __LINE__, #got, (got), (want))
 
 static inline void check_str_at(const char *file, int line, const char *expr,
-				 const char *got, const char *want)
+				const char *got, const char *want)
 {
 	if (got && want && strcmp(got, want) == 0) {
 		check_passed++;
