@@ -159,7 +159,8 @@ static size_t corpus_add(struct corpus *c, const char *s, size_t n)
 
 /* Bases are stored once per page, so "base changed" is an offset test in
  * the measured loops, as cheap as the crawler's own test will be. */
-static void corpus_build(struct corpus *c, uint64_t seed, size_t count)
+static void corpus_build(struct corpus *c, uint64_t seed, size_t count,
+			 int absolute_only)
 {
 	static struct urlgen g;
 	static char buf[URLGEN_MAX];
@@ -168,11 +169,14 @@ static void corpus_build(struct corpus *c, uint64_t seed, size_t count)
 	memset(c, 0, sizeof(*c));
 	c->links = xrealloc(NULL, count * sizeof(*c->links));
 	urlgen_init(&g, seed);
-	for (i = 0; i < count; i++) {
+	for (i = 0; i < count;) {
 		const char *base;
 		size_t len = urlgen_next(&g, buf, sizeof(buf), &base);
 		struct link *l = &c->links[i];
 
+		if (base && absolute_only)
+			continue;
+		i++;
 		l->off = corpus_add(c, buf, len);
 		l->len = len;
 		l->base_off = l->base_len = 0;
@@ -437,6 +441,7 @@ static void usage(FILE *f)
 		"  --count N       links in the corpus (default %d)\n"
 		"  --reps N        timed repetitions, median shown (default %d)\n"
 		"  --seed N        corpus seed (default %#x)\n"
+		"  --absolute      absolute links only (no reference resolution)\n"
 		"  --check-allocs  exit 1 if the strict profile allocates for a "
 		"link with an ASCII host\n",
 		DEFAULT_COUNT, DEFAULT_REPS, DEFAULT_SEED);
@@ -457,7 +462,7 @@ int main(int argc, char **argv)
 	static struct row rows[8];
 	unsigned long long count = DEFAULT_COUNT, reps = DEFAULT_REPS;
 	unsigned long long seed = DEFAULT_SEED;
-	int check_allocs = 0, n_rows = 0, i, rep, status = 0;
+	int check_allocs = 0, absolute_only = 0, n_rows = 0, i, rep, status = 0;
 	double curl_rate = 0;
 	struct split split;
 	struct norm_opts strict = { 0 };
@@ -474,6 +479,8 @@ int main(int argc, char **argv)
 			target = &seed;
 		else if (!strcmp(argv[i], "--check-allocs"))
 			check_allocs = 1;
+		else if (!strcmp(argv[i], "--absolute"))
+			absolute_only = 1;
 		else if (!strcmp(argv[i], "--help") || !strcmp(argv[i], "-h")) {
 			usage(stdout);
 			return 0;
@@ -508,7 +515,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	corpus_build(&c, seed, (size_t)count);
+	corpus_build(&c, seed, (size_t)count, absolute_only);
 	printf("corpus: %zu links (seed %#llx), %zu relative (%.1f %%) on %zu "
 	       "pages, %.1f bytes on average\n",
 	       c.n, seed, c.n_relative,

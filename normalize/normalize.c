@@ -338,16 +338,18 @@ static int prepare(const char *in, size_t len, char *w, const char **out,
 	return 0;
 }
 
-/* Split an authority (between "//" and the path) into its parts. */
-static int split_authority(const char *a, size_t n, struct parts *pt)
+static const uint8_t auth_stop[256] = {
+	['/'] = 1,
+	['?'] = 1,
+	['#'] = 1,
+	['@'] = 2,
+};
+
+/* Split an authority (between "//" and the path) into its parts; at is
+ * its last '@' or NULL. */
+static int split_authority(const char *a, size_t n, const char *at,
+			   struct parts *pt)
 {
-	const char *at = NULL;
-	for (size_t i = n; i > 0; i--) {
-		if (a[i - 1] == '@') {
-			at = a + i - 1;
-			break;
-		}
-	}
 	if (at) {
 		pt->has_user = true;
 		pt->user = (struct span){ a, (size_t)(at - a) };
@@ -408,11 +410,18 @@ static int split_after_slashes(const char *p, const char *end, struct parts *pt)
 {
 	while (p < end && *p == '/')
 		p++;
-	const char *a = p;
-	while (p < end && *p != '/' && *p != '?' && *p != '#')
-		p++;
+	/* The authority ends at '/', '?' or '#'; its userinfo at its last
+	 * '@'.  One pass finds both. */
+	const char *a = p, *at = NULL;
+	for (; p < end; p++) {
+		uint8_t k = auth_stop[(unsigned char)*p];
+		if (k == 1)
+			break;
+		if (k == 2)
+			at = p;
+	}
 	pt->has_auth = true;
-	int rc = split_authority(a, (size_t)(p - a), pt);
+	int rc = split_authority(a, (size_t)(p - a), at, pt);
 	if (rc)
 		return rc;
 	split_rest(p, (size_t)(end - p), pt);
@@ -738,6 +747,26 @@ static int put_ipv6(struct buf *b, const char *h, size_t n)
 	return 0;
 }
 
+/* Host bytes: what each byte of a host is written as, or, at most
+ * HOST_8BIT, a marker for a byte that needs a closer look.  host_lower
+ * also folds ASCII case (lowercase_scheme_host).  Filled once from cls[]:
+ * a reg-name holds unreserved and sub-delims characters only. */
+enum { HOST_FORBIDDEN = 0, HOST_PCT = 1, HOST_8BIT = 2 };
+
+static uint8_t host_lower[256], host_keep[256];
+
+__attribute__((constructor)) static void init_host_maps(void)
+{
+	for (int c = 0; c < 256; c++) {
+		uint8_t m = (cls[c] & C_HOST) ? (uint8_t)c
+			    : c == '%'        ? HOST_PCT
+			    : c >= 0x80       ? HOST_8BIT
+					      : HOST_FORBIDDEN;
+		host_keep[c] = m;
+		host_lower[c] = (c >= 'A' && c <= 'Z') ? (uint8_t)(c + 32) : m;
+	}
+}
+
 /* False for an empty host or one made of dots only ("..", "."), which no
  * name resolves and which trailing-dot removal could not make sense of. */
 static bool dots_only_check(const char *h, size_t n)
@@ -761,37 +790,45 @@ static int put_host(struct buf *b, struct span h, uint32_t steps, uint8_t *type)
 	if (h.n > NORM_URL_MAX)
 		return SC_E_TOOLONG;
 
-	/* Percent-decode and look at what is left. */
-	char dec[NORM_URL_MAX];
-	size_t n = 0, label = 0;
-	bool nonascii = false, xn = false;
+	/* Percent-decode, validate and (if asked) lower-case straight into
+	 * the output; IDNA, if needed, then rewrites it in place. */
+	const uint8_t *map = (steps & NORM_LOWERCASE_SCHEME_HOST) ? host_lower
+								  : host_keep;
+	char *dec = b->p + b->n;
+	size_t n = 0;
+	bool nonascii = false, alabel = false;
 	for (size_t i = 0; i < h.n; i++) {
 		unsigned char c = (unsigned char)h.p[i];
-		if (c == '%') {
+		uint8_t m = map[c];
+		if (m == HOST_PCT) {
 			if (i + 2 >= h.n ||
 			    !hexval1[(unsigned char)h.p[i + 1]] ||
 			    !hexval1[(unsigned char)h.p[i + 2]])
 				return SC_E_HOST_PERCENT;
-			c = (unsigned char)((hexval1[(unsigned char)
-							     h.p[i + 1]] -
-					     1) * 16 +
+			c = (unsigned char)(16 * (hexval1[(unsigned char)
+								  h.p[i + 1]] -
+						  1) +
 					    hexval1[(unsigned char)h.p[i + 2]] -
 					    1);
 			i += 2;
+			m = map[c];
+			if (m == HOST_PCT)
+				return SC_E_HOST; /* an escaped '%' */
 		}
-		if (c >= 0x80)
+		if (m > HOST_8BIT) {
+			dec[n++] = (char)m;
+			/* A label "xn--..." is an A-label IDNA must check. */
+			if (m == '-' && n >= 4 && dec[n - 2] == '-' &&
+			    (dec[n - 3] | 0x20) == 'n' &&
+			    (dec[n - 4] | 0x20) == 'x' &&
+			    (n == 4 || dec[n - 5] == '.'))
+				alabel = true;
+		} else if (m == HOST_8BIT) {
 			nonascii = true;
-		else if (!(cls[c] & C_HOST))
+			dec[n++] = (char)c;
+		} else {
 			return SC_E_HOST;
-		if (steps & NORM_LOWERCASE_SCHEME_HOST)
-			c = (unsigned char)lower((char)c);
-		dec[n++] = (char)c;
-		/* A label "xn--..." is an A-label that IDNA must check. */
-		if (c == '.')
-			label = n;
-		else if (n - label == 4 && c == '-' &&
-			 prefix_nocase(dec + label, 4, "xn--"))
-			xn = true;
+		}
 	}
 	if (!dots_only_check(dec, n))
 		return n ? SC_E_HOST : SC_E_NOHOST;
@@ -800,7 +837,7 @@ static int put_host(struct buf *b, struct span h, uint32_t steps, uint8_t *type)
 	 * is off: a host IDNA rejects cannot be fetched, whatever form we
 	 * write it in.  A trailing dot stays out of IDNA (and the cache key).
 	 */
-	if (nonascii || xn) {
+	if (nonascii || alabel) {
 		char idn[IDN_OUT_MAX + 1];
 		size_t in = n - (dec[n - 1] == '.'), idn_n;
 		int rc = idn_to_ascii(dec, in, idn, &idn_n);
@@ -826,14 +863,18 @@ static int put_host(struct buf *b, struct span h, uint32_t steps, uint8_t *type)
 
 	if (!nonascii && ends_in_number(dec, n)) {
 		*type = NORM_HOST_IPV4;
-		return put_ipv4(b, dec, n);
+		char tmp[NORM_URL_MAX];
+		memcpy(tmp, dec, n);
+		return put_ipv4(b, tmp, n);
 	}
 	*type = NORM_HOST_NAME;
 	if (nonascii) {
 		/* idn_punycode is off: keep the UTF-8, percent-encoded. */
-		put_encoded(b, dec, n, C_HOST, NORM_UPPERCASE_PERCENT_HEX);
+		char tmp[NORM_URL_MAX];
+		memcpy(tmp, dec, n);
+		put_encoded(b, tmp, n, C_HOST, NORM_UPPERCASE_PERCENT_HEX);
 	} else {
-		put(b, dec, n);
+		b->n += n;
 	}
 	return 0;
 }

@@ -936,6 +936,22 @@ static const struct row idn_rows[] = {
 	  "https://www.b\xc3\xbc"
 	  "cher.de/",
 	  "http://xn--bcher-kva.de/", 0 },
+	/* An A-label is checked however it is written: upper case, or with
+	 * a percent-escaped '-'. */
+	{ STRICT, NULL, "http://XN--BCHER-KVA.de/", "http://xn--bcher-kva.de/",
+	  0 },
+	{ STRICT, NULL, "http://xn%2D-bcher-kva.de/",
+	  "http://xn--bcher-kva.de/", 0 },
+	{ STRICT, NULL, "http://xn%2D-zz.de/", NULL, SC_E_IDN },
+	{ STRICT, NULL, "http://a.xn%2d-zz.de/", NULL, SC_E_IDN },
+	/* ... also with idn_punycode off (a host IDNA rejects is never
+	 * fetchable), which then keeps the Unicode form. */
+	{ NORM_LOWERCASE_SCHEME_HOST, NULL, "http://xn--zz.de/", NULL,
+	  SC_E_IDN },
+	{ NORM_LOWERCASE_SCHEME_HOST, NULL,
+	  "http://B\xc3\x9c"
+	  "cher.de/",
+	  "http://b%C3%9Ccher.de/", 0 },
 };
 
 /* ------------------------------------------------------------------ */
