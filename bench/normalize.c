@@ -121,79 +121,6 @@ void *pvalloc(size_t size)
 
 /* ---- the corpus ---------------------------------------------------- */
 
-struct link {
-	size_t off, len;
-	size_t base_off, base_len; /* base_len 0: absolute, no base */
-};
-
-struct corpus {
-	char *text; /* NUL-terminated strings, one after the other */
-	size_t used, cap;
-	struct link *links;
-	size_t n, n_relative, n_pages;
-};
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p) {
-		fprintf(stderr, "bench-normalize: out of memory\n");
-		exit(1);
-	}
-	return p;
-}
-
-static size_t corpus_add(struct corpus *c, const char *s, size_t n)
-{
-	size_t off = c->used;
-
-	if (c->used + n + 1 > c->cap) {
-		c->cap = (c->used + n + 1) * 2;
-		c->text = xrealloc(c->text, c->cap);
-	}
-	memcpy(c->text + off, s, n);
-	c->text[off + n] = '\0';
-	c->used += n + 1;
-	return off;
-}
-
-/* Bases are stored once per page, so "base changed" is an offset test in
- * the measured loops, as cheap as the crawler's own test will be. */
-static void corpus_build(struct corpus *c, uint64_t seed, size_t count,
-			 int absolute_only)
-{
-	static struct urlgen g;
-	static char buf[URLGEN_MAX];
-	size_t last_base = 0, last_len = 0, i;
-
-	memset(c, 0, sizeof(*c));
-	c->links = xrealloc(NULL, count * sizeof(*c->links));
-	urlgen_init(&g, seed);
-	for (i = 0; i < count;) {
-		const char *base;
-		size_t len = urlgen_next(&g, buf, sizeof(buf), &base);
-		struct link *l = &c->links[i];
-
-		if (base && absolute_only)
-			continue;
-		i++;
-		l->off = corpus_add(c, buf, len);
-		l->len = len;
-		l->base_off = l->base_len = 0;
-		if (!base)
-			continue;
-		c->n_relative++;
-		if (!last_len || strcmp(c->text + last_base, base) != 0) {
-			last_len = strlen(base);
-			last_base = corpus_add(c, base, last_len);
-			c->n_pages++;
-		}
-		l->base_off = last_base;
-		l->base_len = last_len;
-	}
-	c->n = count;
-}
-
 /* ---- the measured loops -------------------------------------------- */
 
 struct row {
@@ -208,7 +135,7 @@ struct row {
 /* Keeps the compiler from treating results as unused. */
 static volatile unsigned long sink;
 
-static unsigned long run_norm(const struct corpus *c, struct row *r)
+static unsigned long run_norm(const struct urlgen_corpus *c, struct row *r)
 {
 	static struct norm_base base;
 	static char out[NORM_URL_MAX + 1];
@@ -218,7 +145,7 @@ static unsigned long run_norm(const struct corpus *c, struct row *r)
 	int base_ok = 0;
 
 	for (i = 0; i < c->n; i++) {
-		const struct link *l = &c->links[i];
+		const struct urlgen_link *l = &c->links[i];
 		const struct norm_base *b = NULL;
 
 		if (l->base_len) {
@@ -259,13 +186,13 @@ static unsigned long run_norm(const struct corpus *c, struct row *r)
  * set first and the link second: curl resolves a URL set on a handle that
  * already holds one against it, which is the work a crawler using curl
  * would do per link. */
-static unsigned long run_curl(const struct corpus *c, CURLU *h)
+static unsigned long run_curl(const struct urlgen_corpus *c, CURLU *h)
 {
 	unsigned long failures = 0, acc = 0;
 	size_t i;
 
 	for (i = 0; i < c->n; i++) {
-		const struct link *l = &c->links[i];
+		const struct urlgen_link *l = &c->links[i];
 		char *s;
 
 		if (l->base_len &&
@@ -296,8 +223,8 @@ static double now_ns(void)
 	return (double)ts.tv_sec * 1e9 + (double)ts.tv_nsec;
 }
 
-static void run_row(const struct corpus *c, struct row *r, CURLU *h, double *ns,
-		    int count_allocs)
+static void run_row(const struct urlgen_corpus *c, struct row *r, CURLU *h,
+		    double *ns, int count_allocs)
 {
 	double t0;
 
@@ -357,8 +284,9 @@ enum { K_ASCII, K_IDN, K_REJECTED };
  * attribute each link's allocations to the kind of its host.  Run before
  * anything else, caches are cold: in --check-allocs mode, an ASCII host
  * that allocates even once is a failure. */
-static void split_allocs(const struct corpus *c, const struct norm_opts *opts,
-			 struct split *s, int verbose)
+static void split_allocs(const struct urlgen_corpus *c,
+			 const struct norm_opts *opts, struct split *s,
+			 int verbose)
 {
 	static struct norm_base base;
 	static char out[NORM_URL_MAX + 1];
@@ -368,7 +296,7 @@ static void split_allocs(const struct corpus *c, const struct norm_opts *opts,
 
 	memset(s, 0, sizeof(*s));
 	for (i = 0; i < c->n; i++) {
-		const struct link *l = &c->links[i];
+		const struct urlgen_link *l = &c->links[i];
 		int kind, rc;
 
 		if (l->base_len && l->base_off != last_base) {
@@ -458,7 +386,7 @@ static int parse_number(const char *s, unsigned long long *ret)
 
 int main(int argc, char **argv)
 {
-	static struct corpus c;
+	static struct urlgen_corpus c;
 	static struct row rows[8];
 	unsigned long long count = DEFAULT_COUNT, reps = DEFAULT_REPS;
 	unsigned long long seed = DEFAULT_SEED;
@@ -515,7 +443,7 @@ int main(int argc, char **argv)
 		return 1;
 	}
 
-	corpus_build(&c, seed, (size_t)count, absolute_only);
+	urlgen_corpus_build(&c, seed, (size_t)count, absolute_only);
 	printf("corpus: %zu links (seed %#llx), %zu relative (%.1f %%) on %zu "
 	       "pages, %.1f bytes on average\n",
 	       c.n, seed, c.n_relative,
@@ -603,7 +531,6 @@ int main(int argc, char **argv)
 
 	curl_url_cleanup(h);
 	curl_global_cleanup();
-	free(c.text);
-	free(c.links);
+	urlgen_corpus_free(&c);
 	return status;
 }

@@ -55,18 +55,6 @@ static const char *const prop_names[P_COUNT] = {
 	"steps",      "spans",   "errors", "fetch", "compose",
 };
 
-struct link {
-	size_t off, len;
-	size_t base_off, base_len; /* base_len 0: no base */
-};
-
-struct corpus {
-	char *text;
-	size_t used, cap;
-	struct link *links;
-	size_t n, n_relative, n_bases;
-};
-
 struct config {
 	char name[40];
 	uint32_t steps;
@@ -81,70 +69,6 @@ struct config {
 static unsigned shown_total;
 static unsigned show_per_property = SHOW_PER_PROPERTY;
 static unsigned show_total = SHOW_TOTAL;
-
-static void *xrealloc(void *p, size_t n)
-{
-	p = realloc(p, n);
-	if (!p) {
-		perror("realloc");
-		exit(99);
-	}
-	return p;
-}
-
-static size_t corpus_add_text(struct corpus *c, const char *s, size_t n)
-{
-	size_t off = c->used;
-
-	if (c->used + n + 1 > c->cap) {
-		c->cap = (c->used + n + 1) * 2;
-		c->text = xrealloc(c->text, c->cap);
-	}
-	memcpy(c->text + off, s, n);
-	c->text[off + n] = '\0';
-	c->used += n + 1;
-	return off;
-}
-
-/* Generate the corpus up front, so that the time spent in the generator
- * is not mixed up with the time of the checks. */
-static void corpus_build(struct corpus *c, uint64_t seed, size_t count)
-{
-	static struct urlgen g;
-	char buf[URLGEN_MAX];
-	size_t last_base = 0, last_base_len = 0;
-	size_t i;
-
-	memset(c, 0, sizeof(*c));
-	c->links = xrealloc(NULL, count * sizeof(*c->links));
-	urlgen_init(&g, seed);
-	for (i = 0; i < count; i++) {
-		const char *base;
-		size_t len = urlgen_next(&g, buf, sizeof(buf), &base);
-		struct link *l = &c->links[i];
-
-		l->off = corpus_add_text(c, buf, len);
-		l->len = len;
-		l->base_off = l->base_len = 0;
-		if (!base)
-			continue;
-		c->n_relative++;
-		if (!last_base_len || strcmp(c->text + last_base, base) != 0) {
-			last_base_len = strlen(base);
-			last_base = corpus_add_text(c, base, last_base_len);
-			c->n_bases++;
-		}
-		l->base_off = last_base;
-		l->base_len = last_base_len;
-	}
-	c->n = count;
-}
-
-static void corpus_free(struct corpus *c)
-{
-	free(c->text);
-	free(c->links);
-}
 
 /* Print a string with control characters escaped, UTF-8 left alone. */
 static void print_escaped(FILE *f, const char *s, size_t n)
@@ -174,9 +98,10 @@ static void print_escaped(FILE *f, const char *s, size_t n)
 /* Count one violation and show the first few with everything needed to
  * reproduce them. */
 SC_PRINTF(6, 7)
-static void violation(struct config *cfg, enum prop p, const struct corpus *c,
-		      const struct link *l, const char *out, const char *fmt,
-		      ...)
+static void violation(struct config *cfg, enum prop p,
+		      const struct urlgen_corpus *c,
+		      const struct urlgen_link *l, const char *out,
+		      const char *fmt, ...)
 {
 	va_list ap;
 
@@ -513,8 +438,8 @@ static const char *check_host_steps(uint32_t steps, const struct norm_url *u,
 }
 
 /* Check everything that can be seen in one successful result. */
-static void check_result(struct config *cfg, const struct corpus *c,
-			 const struct link *l, const char *out,
+static void check_result(struct config *cfg, const struct urlgen_corpus *c,
+			 const struct urlgen_link *l, const char *out,
 			 const struct norm_url *u)
 {
 	uint32_t steps = cfg->steps;
@@ -692,8 +617,8 @@ static int norm_url_equal(const struct norm_url *a, const struct norm_url *b,
 
 /* One norm_url() call with the error contract checked on failure: out[0]
  * is '\0' (*ret is unspecified on error, by the header). */
-static int run_one(struct config *cfg, const struct corpus *c,
-		   const struct link *l, const struct norm_opts *opts,
+static int run_one(struct config *cfg, const struct urlgen_corpus *c,
+		   const struct urlgen_link *l, const struct norm_opts *opts,
 		   const struct norm_base *base, const char *in, size_t len,
 		   char *out, struct norm_url *u)
 {
@@ -714,8 +639,8 @@ static int run_one(struct config *cfg, const struct corpus *c,
 /* The URL to request: the output without its fragment, with "https"
  * back when fold_https wrote "http", and the same resource under strict
  * rules (it parses, and only the scheme and port may differ). */
-static void check_fetch(struct config *cfg, const struct corpus *c,
-			const struct link *l, const char *out,
+static void check_fetch(struct config *cfg, const struct urlgen_corpus *c,
+			const struct urlgen_link *l, const char *out,
 			const struct norm_url *u)
 {
 	static char fetch[NORM_URL_MAX + 16], again[NORM_URL_MAX + 1];
@@ -763,9 +688,9 @@ struct profile_results {
 	char out[4][NORM_URL_MAX + 1];
 };
 
-static void check_link(struct config *cfg, const struct corpus *c,
-		       const struct link *l, const struct norm_base *base,
-		       struct profile_results *t)
+static void check_link(struct config *cfg, const struct urlgen_corpus *c,
+		       const struct urlgen_link *l,
+		       const struct norm_base *base, struct profile_results *t)
 {
 	static char out[NORM_URL_MAX + 1], again[NORM_URL_MAX + 1];
 	static char small[NORM_URL_MAX + 1];
@@ -835,8 +760,9 @@ static void check_link(struct config *cfg, const struct corpus *c,
 /* (e) the profiles compose: a profile applied to the strict form gives
  * what it gives directly, and all profiles reject the same links (bar
  * SC_E_TOOLONG, which depends on how much a profile removes). */
-static void check_compose(struct config *cfgs, const struct corpus *c,
-			  const struct link *l, const struct profile_results *t)
+static void check_compose(struct config *cfgs, const struct urlgen_corpus *c,
+			  const struct urlgen_link *l,
+			  const struct profile_results *t)
 {
 	const char *adaptive_out = t->out[NORM_PROFILE_ADAPTIVE];
 	int adaptive_rc = t->rc[NORM_PROFILE_ADAPTIVE];
@@ -996,7 +922,7 @@ static void run_corpus(uint64_t seed, size_t count)
 	static struct config cfgs[4 + 2 + N_RANDOM_MASKS];
 	static struct norm_base base;
 	static struct profile_results t;
-	struct corpus c;
+	struct urlgen_corpus c;
 	size_t n_cfgs, i, j;
 	size_t base_off = (size_t)-1;
 	int base_ok = 0;
@@ -1004,13 +930,13 @@ static void run_corpus(uint64_t seed, size_t count)
 	struct timespec t0, t1;
 
 	clock_gettime(CLOCK_MONOTONIC, &t0);
-	corpus_build(&c, seed, count);
+	urlgen_corpus_build(&c, seed, count, 0);
 	setup_configs(cfgs, &n_cfgs, seed);
 	printf("seed %#llx: %zu links, %zu relative, %zu pages\n",
-	       (unsigned long long)seed, c.n, c.n_relative, c.n_bases);
+	       (unsigned long long)seed, c.n, c.n_relative, c.n_pages);
 
 	for (i = 0; i < c.n; i++) {
-		const struct link *l = &c.links[i];
+		const struct urlgen_link *l = &c.links[i];
 		const struct norm_base *b = NULL;
 
 		if (l->base_len) {
@@ -1042,7 +968,7 @@ static void run_corpus(uint64_t seed, size_t count)
 		check_compose(cfgs, &c, l, &t);
 	}
 	report(cfgs, n_cfgs, bad_bases);
-	corpus_free(&c);
+	urlgen_corpus_free(&c);
 	clock_gettime(CLOCK_MONOTONIC, &t1);
 	printf("seed %#llx done in %.2f s\n", (unsigned long long)seed,
 	       (double)(t1.tv_sec - t0.tv_sec) +

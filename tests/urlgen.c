@@ -7,6 +7,8 @@
  */
 #include "urlgen.h"
 
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #define COUNT(a) (sizeof(a) / sizeof((a)[0]))
@@ -921,4 +923,72 @@ void urlgen_init(struct urlgen *g, uint64_t seed)
 	g->seed = seed;
 	g->state = seed ^ 0x853c49e6748fea9bu;
 	mix64(&g->state);
+}
+
+/* ---- corpora ----------------------------------------------------------- */
+
+static void *corpus_realloc(void *p, size_t n)
+{
+	p = realloc(p, n);
+	if (!p) {
+		fputs("urlgen: out of memory\n", stderr);
+		exit(99);
+	}
+	return p;
+}
+
+static size_t corpus_add(struct urlgen_corpus *c, const char *s, size_t n)
+{
+	size_t off = c->used;
+
+	if (c->used + n + 1 > c->cap) {
+		c->cap = (c->used + n + 1) * 2;
+		c->text = corpus_realloc(c->text, c->cap);
+	}
+	memcpy(c->text + off, s, n);
+	c->text[off + n] = '\0';
+	c->used += n + 1;
+	return off;
+}
+
+void urlgen_corpus_build(struct urlgen_corpus *c, uint64_t seed, size_t count,
+			 int absolute_only)
+{
+	static struct urlgen g;
+	static char buf[URLGEN_MAX];
+	size_t last_base = 0, last_len = 0, i = 0;
+
+	memset(c, 0, sizeof(*c));
+	c->links = corpus_realloc(NULL, count * sizeof(*c->links));
+	urlgen_init(&g, seed);
+	while (i < count) {
+		const char *base;
+		size_t len = urlgen_next(&g, buf, sizeof(buf), &base);
+		struct urlgen_link *l = &c->links[i];
+
+		if (base && absolute_only)
+			continue;
+		i++;
+		l->off = corpus_add(c, buf, len);
+		l->len = len;
+		l->base_off = l->base_len = 0;
+		if (!base)
+			continue;
+		c->n_relative++;
+		if (!last_len || strcmp(c->text + last_base, base) != 0) {
+			last_len = strlen(base);
+			last_base = corpus_add(c, base, last_len);
+			c->n_pages++;
+		}
+		l->base_off = last_base;
+		l->base_len = last_len;
+	}
+	c->n = count;
+}
+
+void urlgen_corpus_free(struct urlgen_corpus *c)
+{
+	free(c->text);
+	free(c->links);
+	memset(c, 0, sizeof(*c));
 }

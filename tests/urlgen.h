@@ -55,6 +55,29 @@ void urlgen_init(struct urlgen *g, uint64_t seed);
 size_t urlgen_next(struct urlgen *g, char *buf, size_t cap,
 		   const char **base_out);
 
+/* A corpus generated up front, so that measured or checked loops do not
+ * include the generator's time.  Bases are stored once per page, so
+ * "the page changed" is an offset comparison. */
+struct urlgen_link {
+	size_t off, len;           /* the link, in text */
+	size_t base_off, base_len; /* its page's URL; base_len 0: no base */
+};
+
+struct urlgen_corpus {
+	char *text; /* NUL-terminated strings, one after the other */
+	size_t used, cap;
+	struct urlgen_link *links;
+	size_t n, n_relative, n_pages;
+};
+
+/* Generate count links from seed into c (absolute links only if
+ * absolute_only).  Exits the process with status 99 if out of memory:
+ * this is test and benchmark code. */
+void urlgen_corpus_build(struct urlgen_corpus *c, uint64_t seed, size_t count,
+			 int absolute_only);
+
+void urlgen_corpus_free(struct urlgen_corpus *c);
+
 /* A uniformly distributed number below n (n > 0) from the generator's
  * PRNG; handy for callers that want reproducible choices of their own. */
 uint32_t urlgen_below(struct urlgen *g, uint32_t n);

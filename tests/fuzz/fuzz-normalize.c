@@ -20,6 +20,7 @@
 #include <strings.h>
 
 #include "normalize.h"
+#include "url-parts.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
@@ -54,76 +55,10 @@ static bool is_hex(unsigned char c)
 	       (c >= 'A' && c <= 'F');
 }
 
-static bool span_ok(const struct norm_url *u, unsigned off, unsigned len)
-{
-	return (size_t)off + len <= u->len;
-}
-
 /* The URL rebuilt from the components of u is out again. */
 static void check_parts(const char *out, const struct norm_url *u)
 {
-	char re[NORM_URL_MAX + 16];
-	size_t n = 0;
-
-	ASSERT(span_ok(u, 0, u->scheme_len), out);
-	ASSERT(span_ok(u, u->user_off, u->user_len), out);
-	ASSERT(span_ok(u, u->host_off, u->host_len), out);
-	ASSERT(span_ok(u, u->port_off, u->port_len), out);
-	ASSERT(span_ok(u, u->path_off, u->path_len), out);
-	ASSERT(span_ok(u, u->query_off, u->query_len), out);
-	ASSERT(span_ok(u, u->frag_off, u->frag_len), out);
-	ASSERT(u->scheme_len == 4 || u->scheme_len == 5, out);
-	ASSERT(u->host_len > 0, out);
-	ASSERT(u->host_type <= NORM_HOST_IPV6, out);
-	ASSERT(u->port_len <= 5, out);
-	ASSERT(u->has_user || u->user_len == 0, out);
-	ASSERT(u->has_port || u->port_len == 0, out);
-	ASSERT(u->has_query || u->query_len == 0, out);
-	ASSERT(u->has_fragment || u->frag_len == 0, out);
-	ASSERT(u->scheme_len == 4 || u->https, out);
-
-#define ADD(s, l)                                                              \
-	do {                                                                   \
-		memcpy(re + n, (s), (l));                                      \
-		n += (l);                                                      \
-	} while (0)
-	ADD(out, u->scheme_len);
-	ADD("://", 3);
-	if (u->has_user) {
-		ADD(out + u->user_off, u->user_len);
-		ADD("@", 1);
-	}
-	ADD(out + u->host_off, u->host_len);
-	/* An empty port has its ':' but no span. */
-	if (u->has_port) {
-		ADD(":", 1);
-		ADD(out + u->port_off, u->port_len);
-	}
-	ADD(out + u->path_off, u->path_len);
-	if (u->has_query) {
-		ADD("?", 1);
-		ADD(out + u->query_off, u->query_len);
-	}
-	if (u->has_fragment) {
-		ADD("#", 1);
-		ADD(out + u->frag_off, u->frag_len);
-	}
-#undef ADD
-	re[n] = '\0';
-	ASSERT(strcmp(re, out) == 0, out);
-
-	if (u->port_len) {
-		char p[8];
-
-		memcpy(p, out + u->port_off, u->port_len);
-		p[u->port_len] = '\0';
-		ASSERT(p[0] != '0' || u->port_len == 1, out);
-		ASSERT(strtol(p, NULL, 10) == u->port, out);
-	}
-	if (u->host_type == NORM_HOST_IPV6)
-		ASSERT(out[u->host_off] == '[' &&
-			       out[u->host_off + u->host_len - 1] == ']',
-		       out);
+	ASSERT(parts_consistent(out, u), out);
 }
 
 /* Copy len bytes into a heap block of exactly that size, so that the
