@@ -22,6 +22,9 @@ const char *sc_strerror(int err)
 	case SC_E_INVAL: return "invalid argument";
 	case SC_E_NOSPC: return "buffer too small";
 	case SC_E_IO: return "input/output error";
+	case SC_E_DB: return "database error";
+	case SC_E_NOTFOUND: return "not found";
+	case SC_E_CORRUPT: return "stored data is corrupt";
 	}
 	return "unknown error";
 }

@@ -35,13 +35,24 @@ enum sc_err {
 	SC_E_RELATIVE = -10, /* relative reference and no base URL */
 	SC_E_STEP = -11,     /* unknown normalization step or profile name */
 	/* general */
-	SC_E_NOMEM = -20, /* out of memory */
-	SC_E_INVAL = -21, /* invalid argument */
-	SC_E_NOSPC = -22, /* caller's buffer too small */
-	SC_E_IO = -23,    /* read or write failed; see errno */
+	SC_E_NOMEM = -20,    /* out of memory */
+	SC_E_INVAL = -21,    /* invalid argument */
+	SC_E_NOSPC = -22,    /* caller's buffer too small */
+	SC_E_IO = -23,       /* read or write failed; see errno */
+	SC_E_DB = -24,       /* LMDB failed (the log line says how) */
+	SC_E_NOTFOUND = -25, /* no such record */
+	SC_E_CORRUPT = -26,  /* a stored value failed to decode */
 };
 
 /* A static, human-readable message for an sc_err code (never NULL). */
 const char *sc_strerror(int err);
+
+/* The key of a URL in every LMDB database of the project (seen set, queue,
+ * records): XXH3-128 of the normalized URL, big-endian, so that LMDB's
+ * byte order is the hash's order.  128 bits make a collision among 10^10
+ * URLs about 10^-19 likely, so keys are trusted without comparing URLs;
+ * and LMDB keys cannot hold a 2048-byte URL anyway (511 bytes at most). */
+#define SC_KEY_LEN 16
+void sc_url_key(const char *url, size_t len, unsigned char key[SC_KEY_LEN]);
 
 #endif
