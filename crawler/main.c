@@ -12,6 +12,8 @@ static const struct command {
 } commands[] = {
 	{ "normalize", cmd_normalize,
 	  "normalize URLs, one per line, from stdin to stdout" },
+	{ "export", cmd_export,
+	  "print every record of a store as JSONL or CSV" },
 };
 
 static void usage(FILE *f)

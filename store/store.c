@@ -1,0 +1,223 @@
+/* store.c — the LMDB environment and the records database (store.h). */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+#include "store.h"
+
+/* The map size bounds the file's growth only; LMDB maps it sparsely.  On a
+ * 32-bit system the address space allows far less. */
+#define MAP_SIZE_64 ((size_t)64 << 30)
+#define MAP_SIZE_32 ((size_t)1 << 30)
+
+struct store {
+	MDB_dbi records;
+};
+
+int store_db_error(int mdb_rc)
+{
+	switch (mdb_rc) {
+	case 0: return 0;
+	case MDB_NOTFOUND: return SC_E_NOTFOUND;
+	case ENOMEM: return SC_E_NOMEM;
+	case MDB_MAP_FULL: return SC_E_NOSPC;
+	case MDB_CORRUPTED:
+	case MDB_INVALID:
+	case MDB_PAGE_NOTFOUND:
+	case MDB_VERSION_MISMATCH: return SC_E_CORRUPT;
+	default:
+		if (mdb_rc > 0) {
+			errno = mdb_rc;
+			return SC_E_IO;
+		}
+		return SC_E_DB;
+	}
+}
+
+int store_env_open(const char *dir, unsigned flags, MDB_env **ret)
+{
+	if (!dir || !*dir || !ret || (flags & ~STORE_RDONLY))
+		return SC_E_INVAL;
+	bool rdonly = flags & STORE_RDONLY;
+
+	struct stat st;
+	if (stat(dir, &st) != 0) {
+		if (errno != ENOENT)
+			return SC_E_IO;
+		if (rdonly)
+			return SC_E_NOTFOUND;
+		if (mkdir(dir, 0750) != 0 && errno != EEXIST)
+			return SC_E_IO;
+	} else if (!S_ISDIR(st.st_mode)) {
+		errno = ENOTDIR;
+		return SC_E_IO;
+	}
+	if (rdonly) {
+		/* LMDB would report a missing data file as ENOENT, which the
+		 * caller could not tell from a missing directory. */
+		char path[4096];
+		int n = snprintf(path, sizeof(path), "%s/data.mdb", dir);
+		if (n < 0 || (size_t)n >= sizeof(path)) {
+			errno = ENAMETOOLONG;
+			return SC_E_IO;
+		}
+		if (stat(path, &st) != 0)
+			return errno == ENOENT ? SC_E_NOTFOUND : SC_E_IO;
+	}
+
+	MDB_env *env;
+	int rc = mdb_env_create(&env);
+	if (rc)
+		return store_db_error(rc);
+	size_t map = sizeof(size_t) >= 8 ? MAP_SIZE_64 : MAP_SIZE_32;
+	rc = mdb_env_set_mapsize(env, map);
+	if (!rc)
+		rc = mdb_env_set_maxdbs(env, STORE_MAX_DBS);
+	if (!rc)
+		rc = mdb_env_open(env, dir,
+				  MDB_NOTLS | (rdonly ? MDB_RDONLY : 0), 0640);
+	if (rc) {
+		int err = store_db_error(rc);
+		int saved = errno;
+		mdb_env_close(env);
+		errno = saved;
+		return err;
+	}
+	*ret = env;
+	return 0;
+}
+
+void store_env_close(MDB_env *env)
+{
+	if (env)
+		mdb_env_close(env);
+}
+
+int store_open(MDB_env *env, MDB_txn *txn, struct store **ret)
+{
+	if (!env || !txn || !ret || mdb_txn_env(txn) != env)
+		return SC_E_INVAL;
+	unsigned env_flags = 0;
+	int rc = mdb_env_get_flags(env, &env_flags);
+	if (rc)
+		return store_db_error(rc);
+	struct store *s = calloc(1, sizeof(*s));
+	if (!s)
+		return SC_E_NOMEM;
+	/* MDB_CREATE is harmless in a read-only transaction when the database
+	 * exists; when it does not, LMDB returns EACCES there, which is
+	 * reported as SC_E_NOTFOUND below. */
+	unsigned open_flags = (env_flags & MDB_RDONLY) ? 0 : MDB_CREATE;
+	rc = mdb_dbi_open(txn, "records", open_flags, &s->records);
+	if (rc) {
+		free(s);
+		return rc == EACCES ? SC_E_NOTFOUND : store_db_error(rc);
+	}
+	*ret = s;
+	return 0;
+}
+
+void store_close(struct store *s)
+{
+	free(s);
+}
+
+int store_put(struct store *s, MDB_txn *txn, const struct store_record *r)
+{
+	if (!s || !txn || !r)
+		return SC_E_INVAL;
+	size_t size;
+	int rc = store_record_size(r, &size);
+	if (rc)
+		return rc;
+	unsigned char key[SC_KEY_LEN];
+	sc_url_key(r->normalized, r->normalized_len, key);
+	MDB_val k = { SC_KEY_LEN, key }, v = { size, NULL };
+	rc = mdb_put(txn, s->records, &k, &v, MDB_RESERVE);
+	if (rc)
+		return store_db_error(rc);
+	size_t written;
+	rc = store_record_encode(r, v.mv_data, size, &written);
+	/* store_record_size() already accepted r, so this cannot fail; if it
+	 * ever did, the reserved value would hold garbage, so say so. */
+	if (rc || written != size)
+		return SC_E_DB;
+	return 0;
+}
+
+/* Decodes V and checks that it belongs under KEY. */
+static int decode_checked(const MDB_val *k, const MDB_val *v,
+			  struct store_record *ret)
+{
+	if (k->mv_size != SC_KEY_LEN)
+		return SC_E_CORRUPT;
+	int rc = store_record_decode(v->mv_data, v->mv_size, ret);
+	if (rc)
+		return rc;
+	unsigned char want[SC_KEY_LEN];
+	sc_url_key(ret->normalized, ret->normalized_len, want);
+	if (memcmp(want, k->mv_data, SC_KEY_LEN) != 0)
+		return SC_E_CORRUPT;
+	return 0;
+}
+
+int store_get(struct store *s, MDB_txn *txn,
+	      const unsigned char key[SC_KEY_LEN], struct store_record *ret)
+{
+	if (!s || !txn || !key || !ret)
+		return SC_E_INVAL;
+	MDB_val k = { SC_KEY_LEN, (void *)key }, v;
+	int rc = mdb_get(txn, s->records, &k, &v);
+	if (rc)
+		return store_db_error(rc);
+	return decode_checked(&k, &v, ret);
+}
+
+int store_del(struct store *s, MDB_txn *txn,
+	      const unsigned char key[SC_KEY_LEN])
+{
+	if (!s || !txn || !key)
+		return SC_E_INVAL;
+	MDB_val k = { SC_KEY_LEN, (void *)key };
+	return store_db_error(mdb_del(txn, s->records, &k, NULL));
+}
+
+int store_count(struct store *s, MDB_txn *txn, size_t *ret)
+{
+	if (!s || !txn || !ret)
+		return SC_E_INVAL;
+	MDB_stat st;
+	int rc = mdb_stat(txn, s->records, &st);
+	if (rc)
+		return store_db_error(rc);
+	*ret = st.ms_entries;
+	return 0;
+}
+
+int store_foreach(struct store *s, MDB_txn *txn,
+		  int (*fn)(void *arg, const struct store_record *r), void *arg)
+{
+	if (!s || !txn || !fn)
+		return SC_E_INVAL;
+	MDB_cursor *cur;
+	int rc = mdb_cursor_open(txn, s->records, &cur);
+	if (rc)
+		return store_db_error(rc);
+	MDB_val k, v;
+	int ret = 0;
+	for (rc = mdb_cursor_get(cur, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(cur, &k, &v, MDB_NEXT)) {
+		struct store_record r;
+		ret = decode_checked(&k, &v, &r);
+		if (ret)
+			break;
+		ret = fn(arg, &r);
+		if (ret)
+			break;
+	}
+	if (!ret && rc != MDB_NOTFOUND)
+		ret = store_db_error(rc);
+	mdb_cursor_close(cur);
+	return ret;
+}

@@ -1,0 +1,265 @@
+/* store.h — the crawl's per-URL records in LMDB, and their export.
+ *
+ * One LMDB environment per store directory holds the databases of every
+ * durable module (the frontier's queue and seen set, and the records of
+ * this module), so that one write transaction can commit a page's record,
+ * the removal of its queue entry and the insertion of its links together.
+ * That is why this module opens the environment but never begins, commits
+ * or aborts a transaction: every read or write takes the caller's MDB_txn.
+ * The crawler's single writer thread batches many operations per
+ * transaction; readers use read-only transactions from any thread (the
+ * environment is opened with MDB_NOTLS).
+ *
+ * The key of a record is sc_url_key() of its normalized URL (sc.h), so the
+ * records database shares its keys with the frontier's databases.
+ *
+ * Errors: every function that can fail returns 0 or a negative sc_err code.
+ * LMDB's own codes are translated by store_db_error(): the caller's
+ * mdb_txn_commit() and friends can use it too. */
+#ifndef STORE_H
+#define STORE_H
+
+#include <lmdb.h>
+#include <stdbool.h>
+#include <stdint.h>
+#include <stdio.h>
+
+#include "sc.h"
+
+/* ---- The environment ---------------------------------------------------- */
+
+/* Flags of store_env_open(). */
+#define STORE_RDONLY 0x1u /* open read-only; never create anything */
+
+/* The most named databases one environment may hold, for every module. */
+#define STORE_MAX_DBS 16
+
+/* Opens (and unless STORE_RDONLY, creates) the LMDB environment in the
+ * directory DIR, which is created with mode 0750 if it does not exist; the
+ * files data.mdb and lock.mdb inside it are created with mode 0640.
+ *
+ * The map size is 64 GiB on 64-bit systems (1 GiB otherwise): LMDB maps the
+ * file sparsely, so the size only bounds growth and costs no disk or
+ * memory until pages are written.  The environment is opened with
+ * MDB_NOTLS, so read transactions are not tied to threads.  Commits are
+ * durable: mdb_txn_commit() fsyncs data and meta page before it returns,
+ * which is what lets a kill -9 or a power cut lose nothing committed.  The
+ * crawler keeps that cost low by committing many operations at once.
+ *
+ * Returns 0 and sets *ret, or SC_E_INVAL (NULL argument, unknown flag),
+ * SC_E_NOTFOUND (STORE_RDONLY and no store in DIR), SC_E_IO (a system call
+ * failed; errno says why), SC_E_CORRUPT (the files are not an LMDB
+ * environment of this LMDB version), SC_E_NOMEM or SC_E_DB. */
+int store_env_open(const char *dir, unsigned flags, MDB_env **ret) SC_WUR;
+
+/* Closes the environment; every transaction must have ended.  NULL is
+ * accepted. */
+void store_env_close(MDB_env *env);
+
+/* Translates an LMDB return code into an sc_err code: 0 stays 0,
+ * MDB_NOTFOUND gives SC_E_NOTFOUND, ENOMEM SC_E_NOMEM, MDB_MAP_FULL
+ * SC_E_NOSPC, MDB_CORRUPTED, MDB_INVALID, MDB_PAGE_NOTFOUND and
+ * MDB_VERSION_MISMATCH SC_E_CORRUPT, any other system error (a positive
+ * errno value) SC_E_IO with errno set to it, anything else SC_E_DB.  For a
+ * message, print mdb_strerror() of the original code. */
+int store_db_error(int mdb_rc);
+
+/* ---- Records --------------------------------------------------------------
+ */
+
+/* Why a URL was not fetched, or why its fetch failed or stopped.  The
+ * numbers are stored on disk: append new kinds before STORE_ERROR_COUNT,
+ * never renumber. */
+enum store_error {
+	STORE_ERROR_NONE = 0,
+	STORE_ERROR_DNS = 1,
+	STORE_ERROR_CONNECT = 2,
+	STORE_ERROR_TIMEOUT = 3,
+	STORE_ERROR_TLS = 4,
+	STORE_ERROR_TOO_BIG = 5, /* body over max_body_bytes; truncated */
+	STORE_ERROR_TOO_MANY_REDIRECTS = 6,
+	STORE_ERROR_REDIRECT_LOOP = 7,
+	STORE_ERROR_ROBOTS_DISALLOWED = 8,
+	STORE_ERROR_HTTP_ERROR = 9,     /* a 4xx or 5xx status */
+	STORE_ERROR_DECOMPRESSION = 10, /* bad encoding or a bomb */
+	STORE_ERROR_OTHER = 11,
+	STORE_ERROR_COUNT
+};
+
+/* The export name of an error kind ("none", "dns", "too_big", ...), or NULL
+ * for a value out of range. */
+const char *store_error_name(enum store_error e);
+
+/* Parses an export name back; returns 0 and sets *ret, or SC_E_INVAL. */
+int store_error_parse(const char *name, enum store_error *ret) SC_WUR;
+
+/* One URL's record (SPEC §5).  Strings are borrowed: pointer and length,
+ * not NUL-terminated, any bytes (they need not be valid UTF-8; export
+ * repairs that).  A NULL pointer means an optional string is absent, which
+ * is different from an empty one; url, normalized and category are never
+ * absent (NULL with length 0 is read as empty for them).  The key is
+ * sc_url_key(normalized, normalized_len). */
+struct store_record {
+	const char *url; /* as first discovered */
+	size_t url_len;
+	const char *normalized; /* the frontier key; never empty */
+	size_t normalized_len;
+	const char *category;
+	size_t category_len;
+	const char *content_type; /* optional */
+	size_t content_type_len;
+	const char *title; /* optional */
+	size_t title_len;
+	const char *redirect; /* optional: normalized 3xx target */
+	size_t redirect_len;
+	const char *duplicate_of; /* optional: normalized representative */
+	size_t duplicate_of_len;
+
+	uint32_t depth; /* hops from its seed */
+	int status;     /* HTTP status 100..999, or 0 for none */
+	bool fetched;   /* a request was made */
+	bool truncated; /* the body was cut at max_body_bytes */
+	enum store_error error;
+	uint64_t bytes;     /* body size as fetched, at most INT64_MAX */
+	int64_t fetched_at; /* unix time in milliseconds */
+
+	bool has_signature;
+	unsigned char signature[16]; /* MD5 of the body text */
+	bool has_simhash;
+	uint64_t simhash;
+	bool has_relevance;
+	double relevance; /* finite */
+};
+
+/* The binary encoding of a record (version 1), all integers big-endian:
+ *
+ *   offset size
+ *   0      1    version, 1
+ *   1      1    flags: 0x01 fetched, 0x02 truncated, 0x04 content_type,
+ *               0x08 title, 0x10 redirect, 0x20 duplicate_of,
+ *               0x40 signature, 0x80 simhash
+ *   2      1    flags: 0x01 relevance; the other bits must be 0
+ *   3      1    error kind (enum store_error)
+ *   4      2    status (0 or 100..999)
+ *   6      4    depth
+ *   10     8    bytes (at most INT64_MAX)
+ *   18     8    fetched_at (two's complement)
+ *   26          then, each only when its flag is set: signature (16
+ *               bytes), simhash (8), relevance (8, IEEE 754 binary64 bits,
+ *               finite)
+ *               then the strings, each a 4-byte length and its bytes:
+ *               url, normalized (not empty), category, and when their
+ *               flags are set content_type, title, redirect, duplicate_of
+ *
+ * Nothing may follow the last string.  The decoder checks every rule above,
+ * so exactly one byte string encodes a record and encode(decode(x)) == x. */
+#define STORE_RECORD_VERSION 1
+#define STORE_RECORD_HEADER 26
+
+/* Largest encoded record store_put() accepts (1 MiB): a bound against
+ * runaway titles, far above any real record. */
+#define STORE_RECORD_MAX (1u << 20)
+
+/* Checks R and computes its encoded size.  Returns 0 and sets *ret, or
+ * SC_E_INVAL: empty normalized URL, status out of range, bytes over
+ * INT64_MAX, non-finite relevance, unknown error kind, or an encoding
+ * larger than STORE_RECORD_MAX. */
+int store_record_size(const struct store_record *r, size_t *ret) SC_WUR;
+
+/* Encodes R into BUF, which holds CAP bytes.  Returns 0 and sets *len, or
+ * SC_E_INVAL (as store_record_size()) or SC_E_NOSPC. */
+int store_record_encode(const struct store_record *r, unsigned char *buf,
+			size_t cap, size_t *len) SC_WUR;
+
+/* Decodes LEN bytes at DATA into *RET, whose strings then point into DATA.
+ * Returns 0, or SC_E_CORRUPT for anything but a valid encoding (wrong
+ * version, a length past the end, trailing bytes, a rule broken); *ret is
+ * then unspecified.  Never reads outside DATA[0..LEN). */
+int store_record_decode(const void *data, size_t len, struct store_record *ret)
+	SC_WUR;
+
+/* ---- The records database ----------------------------------------------- */
+
+struct store;
+
+/* Opens the "records" database of ENV in TXN, creating it if TXN is a
+ * write transaction and it does not exist yet.  As with every LMDB
+ * database handle, open it once, in one thread, before the others use it;
+ * if TXN is a write transaction, commit it before using the handle in any
+ * other transaction (an abort closes the handle).
+ *
+ * Returns 0 and sets *ret (free it with store_close()), or SC_E_INVAL,
+ * SC_E_NOMEM, SC_E_NOTFOUND (TXN is read-only and there is no records
+ * database), or a code of store_db_error(). */
+int store_open(MDB_env *env, MDB_txn *txn, struct store **ret) SC_WUR;
+
+/* Frees the handle; LMDB's database handle stays open until the
+ * environment closes.  NULL is accepted. */
+void store_close(struct store *s);
+
+/* Inserts R, or replaces the record of the same normalized URL, in the
+ * write transaction TXN.  The record is encoded straight into LMDB's page
+ * (MDB_RESERVE): no allocation.  Returns 0, SC_E_INVAL (see
+ * store_record_size(); also for a NULL argument), SC_E_NOSPC (the map is
+ * full; the transaction must then be aborted) or a code of
+ * store_db_error(). */
+int store_put(struct store *s, MDB_txn *txn, const struct store_record *r)
+	SC_WUR;
+
+/* Finds the record whose key is KEY (sc_url_key() of a normalized URL).
+ * The strings of *ret point into the map and are valid only until TXN ends
+ * (or, in a write transaction, until its next write).  Returns 0,
+ * SC_E_NOTFOUND, SC_E_CORRUPT (the value does not decode, or its normalized
+ * URL does not hash to KEY) or a code of store_db_error(). */
+int store_get(struct store *s, MDB_txn *txn,
+	      const unsigned char key[SC_KEY_LEN], struct store_record *ret)
+	SC_WUR;
+
+/* Deletes the record whose key is KEY.  Returns 0, SC_E_NOTFOUND or a
+ * code of store_db_error(). */
+int store_del(struct store *s, MDB_txn *txn,
+	      const unsigned char key[SC_KEY_LEN]) SC_WUR;
+
+/* Sets *ret to the number of records visible in TXN.  O(1).  Returns 0 or
+ * a code of store_db_error(). */
+int store_count(struct store *s, MDB_txn *txn, size_t *ret) SC_WUR;
+
+/* Calls FN(ARG, record) for every record visible in TXN, in key order,
+ * which is the order of the URLs' hashes, so effectively random but stable.
+ * The record is borrowed as in store_get().  FN must not write to the
+ * records database.  Stops at the first non-zero value FN returns and
+ * returns it; returns SC_E_CORRUPT at the first record that does not
+ * decode (those before it were already passed to FN), a code of
+ * store_db_error(), or 0 after the last record. */
+int store_foreach(struct store *s, MDB_txn *txn,
+		  int (*fn)(void *arg, const struct store_record *r), void *arg)
+	SC_WUR;
+
+/* ---- Export (SPEC §5) -----------------------------------------------------
+ */
+
+/* Writes R as one JSON object and a '\n' to F.  Every field is present, in
+ * the order of SPEC §5 followed by "error" and "truncated": absent optional
+ * strings, status 0, and status, bytes and fetched_at of a record that was
+ * not fetched are null; signature is 32 lower-case hex digits, simhash 16;
+ * error is null for STORE_ERROR_NONE, else its name.  Strings that are not
+ * valid UTF-8 have each invalid byte replaced by U+FFFD, since JSON text
+ * must be Unicode; a NUL byte is written as \u0000.  Returns 0, SC_E_NOMEM
+ * or SC_E_IO (writing F failed). */
+int store_export_jsonl(const struct store_record *r, FILE *f) SC_WUR;
+
+/* Writes the CSV header line, the column names of store_export_csv(), to
+ * F.  Returns 0 or SC_E_IO. */
+int store_export_csv_header(FILE *f) SC_WUR;
+
+/* Writes R as one CSV line (RFC 4180: lines end in CRLF; a field holding a
+ * comma, a double quote, CR or LF is quoted, its quotes doubled) with the
+ * columns of the JSON object.  Null is an empty field, booleans are "true"
+ * and "false".  The CSV is meant for spreadsheets, so two things are
+ * repaired, and JSONL is the lossless format: invalid UTF-8 bytes and NUL
+ * become U+FFFD, and a text field starting with '=', '+', '-', '@', TAB or
+ * CR gets a leading "'" so that no spreadsheet reads it as a formula
+ * (OWASP's CSV injection advice).  Returns 0 or SC_E_IO. */
+int store_export_csv(const struct store_record *r, FILE *f) SC_WUR;
+
+#endif
