@@ -1,0 +1,100 @@
+/* mkstore.c — writes a small store of known records for the CLI tests.
+ *
+ * usage: mkstore DIR N [--corrupt]
+ *
+ * Record i (0 <= i < N) has normalized URL http://example.com/page/i and
+ * url http://Example.com/page/i?utm_source=x, category "cat", depth i % 4.
+ * Even records were fetched: status 200, text/html, 1000 + i bytes,
+ * fetched_at 1700000000000 + i, signature 16 bytes of value i % 256,
+ * simhash i, relevance i / 4; record 0 is titled `Hello, "world"`, the
+ * others `Page i`.  Odd records were not fetched: robots_disallowed, no
+ * optional field.  --corrupt adds a value that does not decode.  All in
+ * one write transaction. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "store.h"
+
+int main(int argc, char **argv)
+{
+	if (argc < 3 || argc > 4 ||
+	    (argc == 4 && strcmp(argv[3], "--corrupt") != 0)) {
+		fprintf(stderr, "usage: mkstore DIR N [--corrupt]\n");
+		return 2;
+	}
+	long n = strtol(argv[2], NULL, 10);
+	MDB_env *env;
+	MDB_txn *txn;
+	struct store *s;
+	int rc = store_env_open(argv[1], 0, &env);
+	if (rc) {
+		fprintf(stderr, "mkstore: %s: %s\n", argv[1], sc_strerror(rc));
+		return 1;
+	}
+	if (mdb_txn_begin(env, NULL, 0, &txn) || store_open(env, txn, &s)) {
+		fprintf(stderr, "mkstore: cannot open the records\n");
+		return 1;
+	}
+	for (long i = 0; i < n; i++) {
+		char url[64], norm[64], title[32];
+		snprintf(url, sizeof(url),
+			 "http://Example.com/page/%ld?utm_source=x", i);
+		snprintf(norm, sizeof(norm), "http://example.com/page/%ld", i);
+		snprintf(title, sizeof(title), "Page %ld", i);
+		struct store_record r = {
+			.url = url,
+			.url_len = strlen(url),
+			.normalized = norm,
+			.normalized_len = strlen(norm),
+			.category = "cat",
+			.category_len = 3,
+			.depth = (uint32_t)(i % 4),
+		};
+		if (i % 2 == 0) {
+			const char *t = i == 0 ? "Hello, \"world\"" : title;
+			r.fetched = true;
+			r.status = 200;
+			r.content_type = "text/html";
+			r.content_type_len = 9;
+			r.bytes = 1000 + (uint64_t)i;
+			r.fetched_at = 1700000000000 + i;
+			r.title = t;
+			r.title_len = strlen(t);
+			r.has_signature = true;
+			memset(r.signature, (int)(i % 256), 16);
+			r.has_simhash = true;
+			r.simhash = (uint64_t)i;
+			r.has_relevance = true;
+			r.relevance = (double)i / 4;
+		} else {
+			r.error = STORE_ERROR_ROBOTS_DISALLOWED;
+		}
+		rc = store_put(s, txn, &r);
+		if (rc) {
+			fprintf(stderr, "mkstore: record %ld: %s\n", i,
+				sc_strerror(rc));
+			return 1;
+		}
+	}
+	if (argc == 4) {
+		MDB_dbi dbi;
+		unsigned char key[SC_KEY_LEN];
+		sc_url_key("http://corrupt/", 15, key);
+		MDB_val k = { SC_KEY_LEN, key }, v = { 5, "\x01junk" };
+		if (mdb_dbi_open(txn, "records", 0, &dbi) ||
+		    mdb_put(txn, dbi, &k, &v, 0)) {
+			fprintf(stderr,
+				"mkstore: cannot write the bad value\n");
+			return 1;
+		}
+	}
+	rc = mdb_txn_commit(txn);
+	if (rc) {
+		fprintf(stderr, "mkstore: commit: %s\n", mdb_strerror(rc));
+		return 1;
+	}
+	store_close(s);
+	store_env_close(env);
+	return 0;
+}
