@@ -233,7 +233,11 @@ check_true "drip takes its time (${t_drip} ms >= 200)" \
 # the server goes on serving.
 curl -s --max-time 0.4 --connect-to "::127.0.0.1:$PORT" \
 	-o /dev/null http://a.test/trickle
-sleep 0.3
+# The server notices at its next chunk; give a loaded machine 3 s.
+for i in $(seq 60); do
+	grep -q "	abort	.*	/trickle	" "$tmp/log" && break
+	sleep 0.05
+done
 check "dropped client: server still serves" "$(get http://a.test/b)" "plain b"
 
 # ---- the generated site --------------------------------------------------
