@@ -75,8 +75,9 @@ int store_env_open(const char *dir, unsigned flags, MDB_env **ret)
 	if (!rc)
 		rc = mdb_env_set_maxdbs(env, STORE_MAX_DBS);
 	if (!rc)
-		rc = mdb_env_open(env, dir,
-				  MDB_NOTLS | (rdonly ? MDB_RDONLY : 0), 0640);
+		rc = mdb_env_open(
+			env, dir,
+			MDB_NOTLS | (rdonly ? MDB_RDONLY : MDB_WRITEMAP), 0640);
 	if (rc) {
 		int err = store_db_error(rc);
 		int saved = errno;

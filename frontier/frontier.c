@@ -1,0 +1,921 @@
+/* frontier.c — the durable breadth-first frontier (see frontier.h). */
+#include "frontier.h"
+
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---------------------------------------------------------------------
+ * Encodings
+ */
+
+#define ENTRY_VERSION 1
+#define META_VERSION 1
+
+/* Queue entry: version, depth, category, url length, found length (0:
+ * same as url), url bytes, found bytes.  Integers big-endian. */
+#define ENTRY_HEAD 9
+
+static void put_be16(unsigned char *p, uint16_t v)
+{
+	p[0] = (unsigned char)(v >> 8);
+	p[1] = (unsigned char)v;
+}
+
+static void put_be32(unsigned char *p, uint32_t v)
+{
+	for (int i = 3; i >= 0; i--, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+
+static void put_be64(unsigned char *p, uint64_t v)
+{
+	for (int i = 7; i >= 0; i--, v >>= 8)
+		p[i] = (unsigned char)v;
+}
+
+static uint16_t get_be16(const unsigned char *p)
+{
+	return (uint16_t)(p[0] << 8 | p[1]);
+}
+
+static uint32_t get_be32(const unsigned char *p)
+{
+	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
+	       (uint32_t)p[2] << 8 | p[3];
+}
+
+static uint64_t get_be64(const unsigned char *p)
+{
+	uint64_t v = 0;
+	for (int i = 0; i < 8; i++)
+		v = v << 8 | p[i];
+	return v;
+}
+
+static void make_qkey(unsigned char *k, uint32_t host, uint16_t depth,
+		      uint64_t seq)
+{
+	put_be32(k, host);
+	put_be16(k + 4, depth);
+	put_be64(k + 6, seq);
+}
+
+/* The counters.  Only seq_limit is stored (in "meta"): sequence numbers
+ * are handed out in blocks, and the block's end is written once per block,
+ * in the transaction that opens it.  After a crash numbering resumes at
+ * the stored end, leaving a gap, which keeps every new key above every
+ * old one.  The counts come from mdb_stat() at open and are kept in
+ * memory after that. */
+struct counters {
+	uint64_t next_seq, seq_limit;
+	uint32_t next_host; /* ids start at 1 */
+	uint64_t seen, queued;
+};
+
+#define SEQ_BLOCK 65536
+#define META_LEN (1 + 8)
+
+/* frontier_add_batch(): a URL's key and its place in the batch. */
+struct probe {
+	unsigned char key[SC_KEY_LEN];
+	uint32_t idx;
+};
+
+/* A writer-side cache of host name -> id, so that most adds skip the
+ * lookup in "hosts".  Direct-mapped; a miss costs one LMDB lookup. */
+#define HOST_CACHE 4096
+
+struct host_cache_slot {
+	uint32_t id; /* 0: empty */
+	uint16_t len;
+	char name[FRONTIER_HOST_MAX];
+};
+
+/* ---------------------------------------------------------------------
+ * In-memory state
+ */
+
+enum host_state {
+	H_IDLE,  /* nothing to offer: no unleased entry, or at its limit */
+	H_WAIT,  /* in the wait heap, keyed by ready_ms */
+	H_READY, /* in the ready heap, keyed by its head (depth, seq) */
+};
+
+struct host {
+	uint8_t state;
+	bool has_head; /* an unleased committed entry exists: head_* */
+	uint16_t head_depth;
+	uint64_t head_seq;
+	uint16_t inflight; /* leased, fetch not released */
+	uint32_t heap_pos; /* index in the heap of its state */
+	uint32_t delay_ms; /* its own delay, 0: the default */
+	uint64_t ready_ms; /* no fetch may start before */
+	/* Sequence numbers leased and not yet committed as done: the
+	 * entries frontier_next() skips.  A handful per host. */
+	uint64_t *leased;
+	uint32_t n_leased, cap_leased;
+};
+
+/* A binary min-heap of host ids; the comparison depends on the heap. */
+struct heap {
+	uint32_t *v;
+	uint32_t n, cap;
+	bool by_time; /* wait heap: ready_ms; ready heap: head */
+};
+
+/* What the writer's open transaction did to a host, published at commit. */
+struct dirty {
+	uint32_t host;
+	uint16_t min_depth; /* the least (depth, seq) it added */
+	uint64_t min_seq;
+	bool added;
+	uint32_t n_done;
+	uint64_t *done; /* seqs whose deletion the transaction holds */
+	uint32_t cap_done;
+};
+
+struct frontier {
+	MDB_env *env;
+	MDB_dbi seen, queue, hosts, hostids, meta;
+	struct frontier_opts opts;
+
+	/* Writer side, writer thread only. */
+	struct counters w, w_committed;
+	struct dirty *dirty;
+	uint32_t n_dirty, cap_dirty;
+	uint32_t *dirty_of;  /* host id -> index + 1 in dirty[], or 0 */
+	struct probe *probe; /* frontier_add_batch()'s scratch */
+	int8_t *probe_added;
+	size_t cap_probe;
+	uint32_t cap_dirty_of;
+	struct host_cache_slot *host_cache;
+
+	/* Shared under lock. */
+	pthread_mutex_t lock;
+	struct host *host; /* indexed by id; [0] unused */
+	uint32_t n_host;   /* ids < n_host exist */
+	struct heap ready, wait;
+	struct counters published;
+	uint32_t leased_total;
+	/* The scheduler's read transaction, renewed when a publication
+	 * happened since it began (gen != rtxn_gen). */
+	MDB_txn *rtxn;
+	uint64_t gen, rtxn_gen;
+};
+
+static const char meta_key[] = "meta";
+
+static bool head_less(const struct host *a, const struct host *b)
+{
+	if (a->head_depth != b->head_depth)
+		return a->head_depth < b->head_depth;
+	return a->head_seq < b->head_seq;
+}
+
+static bool heap_less(const struct frontier *f, const struct heap *h,
+		      uint32_t a, uint32_t b)
+{
+	const struct host *x = &f->host[a], *y = &f->host[b];
+	return h->by_time ? x->ready_ms < y->ready_ms : head_less(x, y);
+}
+
+static void heap_swap(struct frontier *f, struct heap *h, uint32_t i,
+		      uint32_t j)
+{
+	uint32_t t = h->v[i];
+	h->v[i] = h->v[j];
+	h->v[j] = t;
+	f->host[h->v[i]].heap_pos = i;
+	f->host[h->v[j]].heap_pos = j;
+}
+
+static void heap_up(struct frontier *f, struct heap *h, uint32_t i)
+{
+	while (i > 0) {
+		uint32_t p = (i - 1) / 2;
+		if (!heap_less(f, h, h->v[i], h->v[p]))
+			break;
+		heap_swap(f, h, i, p);
+		i = p;
+	}
+}
+
+static void heap_down(struct frontier *f, struct heap *h, uint32_t i)
+{
+	for (;;) {
+		uint32_t l = 2 * i + 1, r = l + 1, m = i;
+		if (l < h->n && heap_less(f, h, h->v[l], h->v[m]))
+			m = l;
+		if (r < h->n && heap_less(f, h, h->v[r], h->v[m]))
+			m = r;
+		if (m == i)
+			return;
+		heap_swap(f, h, i, m);
+		i = m;
+	}
+}
+
+static int heap_push(struct frontier *f, struct heap *h, uint32_t id)
+{
+	if (h->n == h->cap) {
+		uint32_t cap = h->cap ? 2 * h->cap : 64;
+		uint32_t *v = realloc(h->v, cap * sizeof(*v));
+		if (!v)
+			return SC_E_NOMEM;
+		h->v = v;
+		h->cap = cap;
+	}
+	h->v[h->n] = id;
+	f->host[id].heap_pos = h->n;
+	heap_up(f, h, h->n++);
+	return 0;
+}
+
+static void heap_remove(struct frontier *f, struct heap *h, uint32_t id)
+{
+	uint32_t i = f->host[id].heap_pos;
+	h->n--;
+	if (i != h->n) {
+		heap_swap(f, h, i, h->n);
+		heap_up(f, h, i);
+		heap_down(f, h, f->host[h->v[i]].heap_pos);
+	}
+}
+
+/* Put a host where its state says it belongs.  Called with the lock. */
+static int host_place(struct frontier *f, uint32_t id)
+{
+	struct host *h = &f->host[id];
+	enum host_state want = H_IDLE;
+	if (h->has_head && h->inflight < f->opts.per_host_connections)
+		want = H_WAIT; /* the next frontier_next() moves it if due */
+
+	if (h->state == want) {
+		if (want == H_WAIT) {
+			heap_up(f, &f->wait, h->heap_pos);
+			heap_down(f, &f->wait, h->heap_pos);
+		}
+		return 0;
+	}
+	if (h->state == H_WAIT)
+		heap_remove(f, &f->wait, id);
+	else if (h->state == H_READY)
+		heap_remove(f, &f->ready, id);
+	h->state = (uint8_t)want;
+	return want == H_WAIT ? heap_push(f, &f->wait, id) : 0;
+}
+
+static int grow_hosts(struct frontier *f, uint32_t n)
+{
+	if (n <= f->n_host)
+		return 0;
+	struct host *v = realloc(f->host, (size_t)n * sizeof(*v));
+	if (!v)
+		return SC_E_NOMEM;
+	memset(v + f->n_host, 0, (size_t)(n - f->n_host) * sizeof(*v));
+	f->host = v;
+	f->n_host = n;
+	return 0;
+}
+
+static bool is_leased(const struct host *h, uint64_t seq)
+{
+	for (uint32_t i = 0; i < h->n_leased; i++)
+		if (h->leased[i] == seq)
+			return true;
+	return false;
+}
+
+/* Find a host's first queue entry that is not leased, as rtxn sees the
+ * queue; fill its head.  With the lock held. */
+static int host_find_head(struct frontier *f, MDB_cursor *c, uint32_t id)
+{
+	struct host *h = &f->host[id];
+	unsigned char k[FRONTIER_QKEY_LEN];
+	MDB_val key = { sizeof(k), k }, val;
+	make_qkey(k, id, 0, 0);
+
+	int rc = mdb_cursor_get(c, &key, &val, MDB_SET_RANGE);
+	h->has_head = false;
+	while (rc == 0) {
+		const unsigned char *q = key.mv_data;
+		if (key.mv_size != FRONTIER_QKEY_LEN || get_be32(q) != id)
+			break;
+		uint64_t seq = get_be64(q + 6);
+		if (!is_leased(h, seq)) {
+			h->has_head = true;
+			h->head_depth = get_be16(q + 4);
+			h->head_seq = seq;
+			return 0;
+		}
+		rc = mdb_cursor_get(c, &key, &val, MDB_NEXT);
+	}
+	return rc == 0 || rc == MDB_NOTFOUND ? 0 : SC_E_DB;
+}
+
+/* ---------------------------------------------------------------------
+ * Open and close
+ */
+
+int frontier_open(MDB_env *env, MDB_txn *txn, const struct frontier_opts *opts,
+		  struct frontier **ret)
+{
+	struct frontier *f = calloc(1, sizeof(*f));
+	if (!f)
+		return SC_E_NOMEM;
+	f->env = env;
+	f->gen = 1;
+	f->opts = *opts;
+	if (f->opts.per_host_connections == 0)
+		f->opts.per_host_connections = 1;
+	f->wait.by_time = true;
+	pthread_mutex_init(&f->lock, NULL);
+
+	int rc = SC_E_DB;
+	if (mdb_dbi_open(txn, "frontier.seen", MDB_CREATE, &f->seen) ||
+	    mdb_dbi_open(txn, "frontier.queue", MDB_CREATE, &f->queue) ||
+	    mdb_dbi_open(txn, "frontier.hosts", MDB_CREATE, &f->hosts) ||
+	    mdb_dbi_open(txn, "frontier.hostids", MDB_CREATE, &f->hostids) ||
+	    mdb_dbi_open(txn, "frontier.meta", MDB_CREATE, &f->meta))
+		goto fail;
+
+	MDB_val key = { sizeof(meta_key) - 1, (void *)meta_key }, val;
+	int mrc = mdb_get(txn, f->meta, &key, &val);
+	f->w = (struct counters){ .next_seq = 1, .seq_limit = 1 };
+	if (mrc == 0) {
+		const unsigned char *m = val.mv_data;
+		rc = SC_E_CORRUPT;
+		if (val.mv_size != META_LEN || m[0] != META_VERSION)
+			goto fail;
+		f->w.next_seq = f->w.seq_limit = get_be64(m + 1);
+	} else if (mrc != MDB_NOTFOUND) {
+		goto fail;
+	}
+	MDB_stat st;
+	rc = SC_E_DB;
+	if (mdb_stat(txn, f->seen, &st))
+		goto fail;
+	f->w.seen = st.ms_entries;
+	if (mdb_stat(txn, f->queue, &st))
+		goto fail;
+	f->w.queued = st.ms_entries;
+	if (mdb_stat(txn, f->hostids, &st))
+		goto fail;
+	f->w.next_host = (uint32_t)st.ms_entries + 1;
+	rc = SC_E_NOMEM;
+	if (!(f->host_cache = calloc(HOST_CACHE, sizeof(*f->host_cache))))
+		goto fail;
+	f->w_committed = f->w;
+	f->published = f->w;
+	if ((rc = grow_hosts(f, f->w.next_host)))
+		goto fail;
+
+	/* Every known host: find its head; those with work wait. */
+	MDB_cursor *c;
+	rc = SC_E_DB;
+	if (mdb_cursor_open(txn, f->queue, &c))
+		goto fail;
+	for (uint32_t id = 1; id < f->n_host; id++) {
+		if ((rc = host_find_head(f, c, id)) ||
+		    (rc = host_place(f, id))) {
+			mdb_cursor_close(c);
+			goto fail;
+		}
+	}
+	mdb_cursor_close(c);
+	*ret = f;
+	return 0;
+fail:
+	frontier_close(f);
+	return rc;
+}
+
+void frontier_close(struct frontier *f)
+{
+	if (!f)
+		return;
+	if (f->rtxn)
+		mdb_txn_abort(f->rtxn);
+	for (uint32_t i = 0; i < f->n_host; i++)
+		free(f->host[i].leased);
+	for (uint32_t i = 0; i < f->cap_dirty; i++)
+		free(f->dirty[i].done);
+	free(f->host);
+	free(f->dirty);
+	free(f->dirty_of);
+	free(f->probe);
+	free(f->probe_added);
+	free(f->host_cache);
+	free(f->ready.v);
+	free(f->wait.v);
+	pthread_mutex_destroy(&f->lock);
+	free(f);
+}
+
+/* ---------------------------------------------------------------------
+ * Writer side
+ */
+
+static struct dirty *dirty_for(struct frontier *f, uint32_t host)
+{
+	if (host >= f->cap_dirty_of) {
+		uint32_t cap = f->cap_dirty_of ? f->cap_dirty_of : 64;
+		while (cap <= host)
+			cap *= 2;
+		uint32_t *v = realloc(f->dirty_of, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		memset(v + f->cap_dirty_of, 0,
+		       (cap - f->cap_dirty_of) * sizeof(*v));
+		f->dirty_of = v;
+		f->cap_dirty_of = cap;
+	}
+	if (f->dirty_of[host])
+		return &f->dirty[f->dirty_of[host] - 1];
+	if (f->n_dirty == f->cap_dirty) {
+		uint32_t cap = f->cap_dirty ? 2 * f->cap_dirty : 16;
+		struct dirty *d = realloc(f->dirty, cap * sizeof(*d));
+		if (!d)
+			return NULL;
+		memset(d + f->cap_dirty, 0, (cap - f->cap_dirty) * sizeof(*d));
+		f->dirty = d;
+		f->cap_dirty = cap;
+	}
+	struct dirty *d = &f->dirty[f->n_dirty++];
+	f->dirty_of[host] = f->n_dirty;
+	d->host = host;
+	d->added = false;
+	d->n_done = 0;
+	return d;
+}
+
+/* Forget the transaction's dirty list (after publishing or discarding). */
+static void dirty_clear(struct frontier *f)
+{
+	for (uint32_t i = 0; i < f->n_dirty; i++)
+		f->dirty_of[f->dirty[i].host] = 0;
+	f->n_dirty = 0;
+}
+
+static int put_meta(struct frontier *f, MDB_txn *txn)
+{
+	unsigned char m[META_LEN];
+	m[0] = META_VERSION;
+	put_be64(m + 1, f->w.seq_limit);
+	MDB_val key = { sizeof(meta_key) - 1, (void *)meta_key };
+	MDB_val val = { sizeof(m), m };
+	return mdb_put(txn, f->meta, &key, &val, 0) ? SC_E_DB : 0;
+}
+
+/* The id of a host name, made if new (inside txn). */
+static int host_id(struct frontier *f, MDB_txn *txn, const char *name,
+		   size_t len, uint32_t *ret)
+{
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	struct host_cache_slot *slot = &f->host_cache[h % HOST_CACHE];
+	if (slot->id && slot->len == len &&
+	    memcmp(slot->name, name, len) == 0) {
+		*ret = slot->id;
+		return 0;
+	}
+
+	MDB_val key = { len, (void *)name }, val;
+	int rc = mdb_get(txn, f->hosts, &key, &val);
+	if (rc == 0) {
+		if (val.mv_size != 4)
+			return SC_E_CORRUPT;
+		*ret = get_be32(val.mv_data);
+		/* Only committed ids are cached: see frontier_discarded(). */
+		if (*ret < f->w_committed.next_host) {
+			slot->id = *ret;
+			slot->len = (uint16_t)len;
+			memcpy(slot->name, name, len);
+		}
+		return 0;
+	}
+	if (rc != MDB_NOTFOUND)
+		return SC_E_DB;
+	uint32_t id = f->w.next_host++;
+	unsigned char idb[4];
+	put_be32(idb, id);
+	val = (MDB_val){ 4, idb };
+	if (mdb_put(txn, f->hosts, &key, &val, MDB_NOOVERWRITE))
+		return SC_E_DB;
+	MDB_val ik = { 4, idb }, iv = { len, (void *)name };
+	if (mdb_put(txn, f->hostids, &ik, &iv, MDB_NOOVERWRITE))
+		return SC_E_DB;
+	*ret = id;
+	return 0;
+}
+
+int frontier_seen(struct frontier *f, MDB_txn *txn, const char *url, size_t len)
+{
+	unsigned char k[SC_KEY_LEN];
+	sc_url_key(url, len, k);
+	MDB_val key = { sizeof(k), k }, val;
+	int rc = mdb_get(txn, f->seen, &key, &val);
+	return rc == 0 ? 1 : rc == MDB_NOTFOUND ? 0 : SC_E_DB;
+}
+
+/* Queue one URL the seen set did not hold (in the order of discovery). */
+static int enqueue(struct frontier *f, MDB_txn *txn,
+		   const struct frontier_url *fu)
+{
+	uint32_t id;
+	int rc = host_id(f, txn, fu->url + fu->u->host_off, fu->u->host_len,
+			 &id);
+	if (rc)
+		return rc;
+
+	bool same = fu->found_len == fu->url_len &&
+		    memcmp(fu->found, fu->url, fu->url_len) == 0;
+	size_t flen = same ? 0 : fu->found_len;
+	unsigned char v[ENTRY_HEAD + 2 * NORM_URL_MAX];
+	v[0] = ENTRY_VERSION;
+	put_be16(v + 1, fu->depth);
+	put_be16(v + 3, fu->category);
+	put_be16(v + 5, (uint16_t)fu->url_len);
+	put_be16(v + 7, (uint16_t)flen);
+	memcpy(v + ENTRY_HEAD, fu->url, fu->url_len);
+	memcpy(v + ENTRY_HEAD + fu->url_len, fu->found, flen);
+
+	if (f->w.next_seq == f->w.seq_limit) {
+		f->w.seq_limit += SEQ_BLOCK;
+		if ((rc = put_meta(f, txn)))
+			return rc;
+	}
+	uint64_t seq = f->w.next_seq++;
+	unsigned char q[FRONTIER_QKEY_LEN];
+	make_qkey(q, id, fu->depth, seq);
+	MDB_val qkey = { sizeof(q), q };
+	MDB_val qval = { ENTRY_HEAD + fu->url_len + flen, v };
+	if (mdb_put(txn, f->queue, &qkey, &qval, 0))
+		return SC_E_DB;
+	f->w.seen++;
+	f->w.queued++;
+
+	struct dirty *d = dirty_for(f, id);
+	if (!d)
+		return SC_E_NOMEM;
+	if (!d->added || fu->depth < d->min_depth ||
+	    (fu->depth == d->min_depth && seq < d->min_seq)) {
+		d->min_depth = fu->depth;
+		d->min_seq = seq;
+	}
+	d->added = true;
+	return 0;
+}
+
+static bool url_ok(const struct frontier_url *fu)
+{
+	return fu->url_len <= NORM_URL_MAX && fu->found_len <= NORM_URL_MAX &&
+	       fu->u->host_len > 0 && fu->u->host_len <= FRONTIER_HOST_MAX;
+}
+
+int frontier_add(struct frontier *f, MDB_txn *txn,
+		 const struct frontier_url *fu)
+{
+	if (!url_ok(fu))
+		return SC_E_INVAL;
+	unsigned char k[SC_KEY_LEN];
+	sc_url_key(fu->url, fu->url_len, k);
+	MDB_val skey = { sizeof(k), k }, sval = { 0, "" };
+	int rc = mdb_put(txn, f->seen, &skey, &sval, MDB_NOOVERWRITE);
+	if (rc == MDB_KEYEXIST)
+		return 0;
+	if (rc)
+		return SC_E_DB;
+	return (rc = enqueue(f, txn, fu)) ? rc : 1;
+}
+
+static int probe_cmp(const void *a, const void *b)
+{
+	const struct probe *x = a, *y = b;
+	int c = memcmp(x->key, y->key, SC_KEY_LEN);
+	if (c)
+		return c;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+int frontier_add_batch(struct frontier *f, MDB_txn *txn,
+		       const struct frontier_url *fu, size_t n, int8_t *added)
+{
+	if (n == 0)
+		return 0;
+	if (n > UINT32_MAX)
+		return SC_E_INVAL;
+	if (n > f->cap_probe) {
+		struct probe *p = realloc(f->probe, n * sizeof(*p));
+		int8_t *a = realloc(f->probe_added, n);
+		if (p)
+			f->probe = p;
+		if (a)
+			f->probe_added = a;
+		if (!p || !a)
+			return SC_E_NOMEM;
+		f->cap_probe = n;
+	}
+	for (size_t i = 0; i < n; i++) {
+		if (!url_ok(&fu[i]))
+			return SC_E_INVAL;
+		sc_url_key(fu[i].url, fu[i].url_len, f->probe[i].key);
+		f->probe[i].idx = (uint32_t)i;
+	}
+	qsort(f->probe, n, sizeof(*f->probe), probe_cmp);
+
+	/* Seen set in key order: neighbouring probes share pages. */
+	int8_t *is_new = f->probe_added;
+	const unsigned char *prev = NULL;
+	for (size_t i = 0; i < n; i++) {
+		struct probe *p = &f->probe[i];
+		is_new[p->idx] = 0;
+		if (prev && memcmp(prev, p->key, SC_KEY_LEN) == 0)
+			continue; /* a repeat inside the batch: first wins */
+		prev = p->key;
+		MDB_val skey = { SC_KEY_LEN, p->key }, sval = { 0, "" };
+		int rc = mdb_put(txn, f->seen, &skey, &sval, MDB_NOOVERWRITE);
+		if (rc == 0)
+			is_new[p->idx] = 1;
+		else if (rc != MDB_KEYEXIST)
+			return SC_E_DB;
+	}
+	/* The queue in discovery order, which its sequence numbers keep. */
+	int count = 0;
+	for (size_t i = 0; i < n; i++) {
+		if (!is_new[i])
+			continue;
+		int rc = enqueue(f, txn, &fu[i]);
+		if (rc)
+			return rc;
+		count++;
+	}
+	if (added)
+		memcpy(added, is_new, n);
+	return count;
+}
+
+int frontier_done(struct frontier *f, MDB_txn *txn,
+		  const struct frontier_lease *l)
+{
+	MDB_val key = { FRONTIER_QKEY_LEN, (void *)l->qkey };
+	int rc = mdb_del(txn, f->queue, &key, NULL);
+	if (rc == MDB_NOTFOUND)
+		return SC_E_NOTFOUND;
+	if (rc)
+		return SC_E_DB;
+	f->w.queued--;
+
+	struct dirty *d = dirty_for(f, l->host_id);
+	if (!d)
+		return SC_E_NOMEM;
+	if (d->n_done == d->cap_done) {
+		uint32_t cap = d->cap_done ? 2 * d->cap_done : 8;
+		uint64_t *v = realloc(d->done, cap * sizeof(*v));
+		if (!v)
+			return SC_E_NOMEM;
+		d->done = v;
+		d->cap_done = cap;
+	}
+	d->done[d->n_done++] = get_be64(l->qkey + 6);
+	return 0;
+}
+
+void frontier_published(struct frontier *f)
+{
+	pthread_mutex_lock(&f->lock);
+	f->w_committed = f->w;
+	f->published = f->w;
+	if (grow_hosts(f, f->w.next_host) == 0) {
+		for (uint32_t i = 0; i < f->n_dirty; i++) {
+			struct dirty *d = &f->dirty[i];
+			struct host *h = &f->host[d->host];
+			/* Deleted entries are no longer leased: the queue
+			 * itself no longer has them. */
+			for (uint32_t j = 0; j < d->n_done; j++) {
+				for (uint32_t k = 0; k < h->n_leased; k++) {
+					if (h->leased[k] == d->done[j]) {
+						h->leased[k] =
+							h->leased
+								[--h->n_leased];
+						f->leased_total--;
+						break;
+					}
+				}
+			}
+			if (d->added &&
+			    (!h->has_head || d->min_depth < h->head_depth ||
+			     (d->min_depth == h->head_depth &&
+			      d->min_seq < h->head_seq))) {
+				h->has_head = true;
+				h->head_depth = d->min_depth;
+				h->head_seq = d->min_seq;
+			}
+			(void)host_place(f, d->host);
+		}
+	}
+	dirty_clear(f);
+	f->gen++;
+	pthread_mutex_unlock(&f->lock);
+}
+
+void frontier_discarded(struct frontier *f)
+{
+	f->w = f->w_committed;
+	dirty_clear(f);
+}
+
+/* ---------------------------------------------------------------------
+ * Scheduler side
+ */
+
+static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
+		      uint64_t now_ms, struct frontier_lease *ret)
+{
+	struct host *h = &f->host[id];
+	unsigned char k[FRONTIER_QKEY_LEN];
+	make_qkey(k, id, h->head_depth, h->head_seq);
+	MDB_val key = { sizeof(k), k }, val;
+	MDB_cursor *c;
+	if (mdb_cursor_open(rtxn, f->queue, &c))
+		return SC_E_DB;
+	int rc = mdb_cursor_get(c, &key, &val, MDB_SET_KEY);
+	if (rc == MDB_NOTFOUND) {
+		/* Only an entry done and committed can be missing, and a
+		 * done entry was leased, never a head: the queue is
+		 * damaged.  Look again rather than loop on it. */
+		rc = host_find_head(f, c, id);
+		mdb_cursor_close(c);
+		return rc ? rc : SC_E_AGAIN;
+	}
+	if (rc) {
+		mdb_cursor_close(c);
+		return SC_E_DB;
+	}
+
+	const unsigned char *v = val.mv_data;
+	size_t ul, fl;
+	if (val.mv_size < ENTRY_HEAD || v[0] != ENTRY_VERSION ||
+	    (ul = get_be16(v + 5)) > NORM_URL_MAX ||
+	    (fl = get_be16(v + 7)) > NORM_URL_MAX ||
+	    val.mv_size != ENTRY_HEAD + ul + fl) {
+		mdb_cursor_close(c);
+		return SC_E_CORRUPT;
+	}
+	memcpy(ret->qkey, k, sizeof(k));
+	ret->host_id = id;
+	ret->depth = get_be16(v + 1);
+	ret->category = get_be16(v + 3);
+	ret->url_len = (uint16_t)ul;
+	memcpy(ret->url, v + ENTRY_HEAD, ul);
+	ret->url[ul] = '\0';
+	ret->found_len = (uint16_t)(fl ? fl : ul);
+	memcpy(ret->found, fl ? v + ENTRY_HEAD + ul : v + ENTRY_HEAD,
+	       ret->found_len);
+	ret->found[ret->found_len] = '\0';
+
+	if (h->n_leased == h->cap_leased) {
+		uint32_t cap = h->cap_leased ? 2 * h->cap_leased : 4;
+		uint64_t *l = realloc(h->leased, cap * sizeof(*l));
+		if (!l) {
+			mdb_cursor_close(c);
+			return SC_E_NOMEM;
+		}
+		h->leased = l;
+		h->cap_leased = cap;
+	}
+	h->leased[h->n_leased++] = h->head_seq;
+	f->leased_total++;
+	h->inflight++;
+	uint32_t delay = h->delay_ms ? h->delay_ms : f->opts.per_host_delay_ms;
+	if (h->ready_ms < now_ms + delay)
+		h->ready_ms = now_ms + delay;
+	rc = host_find_head(f, c, id);
+	mdb_cursor_close(c);
+	if (rc)
+		return rc;
+	return host_place(f, id);
+}
+
+/* A read transaction that sees every publication so far.  With the lock. */
+static int fresh_rtxn(struct frontier *f)
+{
+	if (f->rtxn && f->rtxn_gen == f->gen)
+		return 0;
+	if (f->rtxn) {
+		mdb_txn_reset(f->rtxn);
+		if (mdb_txn_renew(f->rtxn)) {
+			mdb_txn_abort(f->rtxn);
+			f->rtxn = NULL;
+		}
+	}
+	if (!f->rtxn && mdb_txn_begin(f->env, NULL, MDB_RDONLY, &f->rtxn)) {
+		f->rtxn = NULL;
+		return SC_E_DB;
+	}
+	f->rtxn_gen = f->gen;
+	return 0;
+}
+
+int frontier_next(struct frontier *f, uint64_t now_ms,
+		  struct frontier_lease *ret, uint64_t *wait_ms)
+{
+	int rc;
+	pthread_mutex_lock(&f->lock);
+	if ((rc = fresh_rtxn(f)))
+		goto out;
+	MDB_txn *rtxn = f->rtxn;
+	for (;;) {
+		/* Hosts whose delay has passed become ready. */
+		while (f->wait.n && f->host[f->wait.v[0]].ready_ms <= now_ms) {
+			uint32_t id = f->wait.v[0];
+			heap_remove(f, &f->wait, id);
+			f->host[id].state = H_READY;
+			if ((rc = heap_push(f, &f->ready, id)))
+				goto out;
+		}
+		if (f->ready.n == 0) {
+			*wait_ms = f->wait.n ? f->host[f->wait.v[0]].ready_ms -
+						       now_ms
+					     : UINT64_MAX;
+			rc = SC_E_AGAIN;
+			goto out;
+		}
+		uint32_t id = f->ready.v[0];
+		heap_remove(f, &f->ready, id);
+		f->host[id].state = H_IDLE;
+		rc = lease_from(f, rtxn, id, now_ms, ret);
+		if (rc != SC_E_AGAIN)
+			goto out;
+		if ((rc = host_place(f, id)))
+			goto out;
+	}
+out:
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
+void frontier_release(struct frontier *f, uint32_t host_id)
+{
+	pthread_mutex_lock(&f->lock);
+	if (host_id < f->n_host && f->host[host_id].inflight > 0) {
+		f->host[host_id].inflight--;
+		(void)host_place(f, host_id);
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms)
+{
+	pthread_mutex_lock(&f->lock);
+	if (host_id < f->n_host && f->host[host_id].ready_ms < until_ms) {
+		struct host *h = &f->host[host_id];
+		h->ready_ms = until_ms;
+		if (h->state == H_READY) { /* back to waiting */
+			heap_remove(f, &f->ready, host_id);
+			h->state = H_IDLE;
+		}
+		(void)host_place(f, host_id);
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+void frontier_host_delay(struct frontier *f, uint32_t host_id,
+			 uint32_t delay_ms)
+{
+	pthread_mutex_lock(&f->lock);
+	if (host_id < f->n_host)
+		f->host[host_id].delay_ms = delay_ms;
+	pthread_mutex_unlock(&f->lock);
+}
+
+int frontier_host_name(struct frontier *f, MDB_txn *txn, uint32_t host_id,
+		       char *buf, size_t cap)
+{
+	unsigned char idb[4];
+	put_be32(idb, host_id);
+	MDB_val key = { 4, idb }, val;
+	int rc = mdb_get(txn, f->hostids, &key, &val);
+	if (rc == MDB_NOTFOUND)
+		return SC_E_NOTFOUND;
+	if (rc)
+		return SC_E_DB;
+	if (val.mv_size >= cap)
+		return SC_E_NOSPC;
+	memcpy(buf, val.mv_data, val.mv_size);
+	buf[val.mv_size] = '\0';
+	return 0;
+}
+
+void frontier_stats(struct frontier *f, struct frontier_stats *ret)
+{
+	pthread_mutex_lock(&f->lock);
+	ret->queued = f->published.queued;
+	ret->seen = f->published.seen;
+	ret->hosts = f->n_host ? f->n_host - 1 : 0;
+	ret->leased = f->leased_total;
+	ret->waiting = f->wait.n;
+	pthread_mutex_unlock(&f->lock);
+}

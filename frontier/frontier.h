@@ -1,0 +1,183 @@
+/* frontier.h — the crawl's durable breadth-first frontier, in LMDB.
+ *
+ * What is kept where:
+ *
+ *   LMDB (the caller's environment, shared with store/):
+ *     "seen"   url key (sc_url_key) -> nothing: every URL ever queued.
+ *     "queue"  host id | depth | seq -> entry: the URLs still to fetch,
+ *              per host in breadth-first order (depth, then discovery).
+ *     "hosts"  host name -> host id, and "hostids" id -> name.
+ *     "meta"   the sequence and host-id counters.
+ *   memory:
+ *     one small struct per host (not per URL): its read position, its
+ *     next allowed fetch time, its connections in flight.  Memory grows
+ *     with the number of hosts, never with the number of URLs.
+ *
+ * Two sides, two threads:
+ *
+ *   The writer (one thread, the only one that writes LMDB) calls
+ *   frontier_add() and frontier_done() inside its write transaction,
+ *   together with the store's record writes, and frontier_published()
+ *   after the commit.  A URL's queue entry is deleted in the same commit
+ *   that stores its record and queues its links, so a crash at any moment
+ *   loses only uncommitted work, which the queue still holds and which is
+ *   then fetched again: nothing committed is fetched twice.
+ *
+ *   The scheduler (the event-loop thread) calls frontier_next() to lease
+ *   the next URL whose host may be fetched now, and frontier_release()
+ *   when the fetch is over.  Leases live in memory only: after a crash the
+ *   queue still holds every leased URL, so "the leases return to the
+ *   queue" by construction.
+ *
+ * Within a host the queue is read from its first entry, skipping the
+ * entries leased and not yet committed as done (a handful), so a URL found
+ * later at a lower depth is still fetched before the host's deeper ones.
+ *
+ * The two sides share the per-host structs under one mutex, held for
+ * in-memory work and frontier_next()'s reads of the memory-mapped queue,
+ * never across a commit.
+ */
+#ifndef FRONTIER_H
+#define FRONTIER_H
+
+#include <lmdb.h>
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "normalize.h"
+#include "sc.h"
+
+struct frontier;
+
+/* Queue keys: host id (4 bytes), depth (2), sequence (8), big-endian so
+ * that LMDB's byte order is breadth-first order within a host. */
+#define FRONTIER_QKEY_LEN 14
+
+/* The longest host name kept: a DNS name is at most 253 bytes, plus a
+ * trailing dot and an IPv6 literal's brackets fit as well. */
+#define FRONTIER_HOST_MAX 256
+
+struct frontier_opts {
+	/* Connections in flight to one host; a host at this count is not
+	 * offered by frontier_next(). */
+	unsigned per_host_connections;
+	/* The least gap between the starts of two fetches from one host,
+	 * unless frontier_host_delay() set another for it. */
+	uint32_t per_host_delay_ms;
+};
+
+/* A URL to queue. */
+struct frontier_url {
+	const char *url; /* normalized: the key's source and the fetch URL */
+	size_t url_len;
+	const struct norm_url *u; /* its components (for the host) */
+	const char *found;        /* absolute, as first discovered */
+	size_t found_len;
+	uint16_t depth;    /* hops from the seed */
+	uint16_t category; /* the crawl's category index */
+};
+
+/* A leased URL: a copy, valid as long as the caller keeps it. */
+struct frontier_lease {
+	unsigned char qkey[FRONTIER_QKEY_LEN];
+	uint32_t host_id;
+	uint16_t depth;
+	uint16_t category;
+	uint16_t url_len, found_len;
+	char url[NORM_URL_MAX + 1];
+	char found[NORM_URL_MAX + 1];
+};
+
+struct frontier_stats {
+	uint64_t queued;  /* entries in the queue (committed) */
+	uint64_t seen;    /* URLs ever queued (committed) */
+	uint32_t hosts;   /* hosts known */
+	uint32_t leased;  /* URLs leased and not yet done */
+	uint32_t waiting; /* hosts with work, held back by their delay */
+};
+
+/* Open the frontier's databases in env, creating them inside txn (a write
+ * transaction the caller commits), and load the per-host state from them.
+ * Returns 0, SC_E_DB, SC_E_NOMEM or SC_E_CORRUPT. */
+SC_WUR int frontier_open(MDB_env *env, MDB_txn *txn,
+			 const struct frontier_opts *opts,
+			 struct frontier **ret);
+
+/* Free the in-memory state (not the databases).  Accepts NULL. */
+void frontier_close(struct frontier *f);
+
+/* --- writer side: inside the caller's write transaction --- */
+
+/* Queue fu unless its URL was ever queued.  Returns 1 if queued, 0 if it
+ * was seen before, or SC_E_DB, SC_E_INVAL (host too long).  The host
+ * learns about the entry at frontier_published(). */
+SC_WUR int frontier_add(struct frontier *f, MDB_txn *txn,
+			const struct frontier_url *fu);
+
+/* Queue a batch: the same as frontier_add() on each in order (the first
+ * of two equal URLs wins), but the seen set is probed in key order, so
+ * that neighbouring probes share LMDB pages: with a large seen set this
+ * is several times faster than one by one.  If added is not NULL,
+ * added[i] is set to 1 or 0.  Returns the number queued, or SC_E_DB,
+ * SC_E_NOMEM, SC_E_INVAL (then the transaction must be aborted). */
+SC_WUR int frontier_add_batch(struct frontier *f, MDB_txn *txn,
+			      const struct frontier_url *fu, size_t n,
+			      int8_t *added);
+
+/* Is the URL (normalized) in the seen set, as txn sees it?  Returns 1, 0
+ * or SC_E_DB. */
+SC_WUR int frontier_seen(struct frontier *f, MDB_txn *txn, const char *url,
+			 size_t len);
+
+/* Remove a leased URL from the queue: its fetch is over and its result
+ * goes into the same transaction.  Returns 0 or SC_E_DB (SC_E_NOTFOUND if
+ * it was not queued). */
+SC_WUR int frontier_done(struct frontier *f, MDB_txn *txn,
+			 const struct frontier_lease *l);
+
+/* After txn committed: make what it added visible to frontier_next().
+ * After an abort, call frontier_discarded() instead. */
+void frontier_published(struct frontier *f);
+void frontier_discarded(struct frontier *f);
+
+/* --- scheduler side --- */
+
+/* Lease the next URL to fetch at time now_ms (any monotonic clock in
+ * milliseconds): from the hosts that are ready (their delay has passed
+ * and they have fewer than per_host_connections in flight), the one whose
+ * next URL has the lowest depth, then the earliest discovered.  The
+ * frontier reads through a read-only transaction of its own, renewed after
+ * every publication, so the environment must be opened with MDB_NOTLS.
+ * One thread calls it (the scheduler's).
+ *
+ * Returns 0 with *ret filled; SC_E_AGAIN when nothing is ready now, with
+ * *wait_ms set to how long until a host becomes ready, or UINT64_MAX when
+ * no host has queued work (more may come with the next commit); or
+ * SC_E_DB, SC_E_CORRUPT. */
+SC_WUR int frontier_next(struct frontier *f, uint64_t now_ms,
+			 struct frontier_lease *ret, uint64_t *wait_ms);
+
+/* A leased fetch is over: its host has one connection less in flight.
+ * The lease itself ends at frontier_done() and its commit; a fetch that
+ * is abandoned without frontier_done() (shutdown) simply stays queued
+ * and is leased again after a restart. */
+void frontier_release(struct frontier *f, uint32_t host_id);
+
+/* Hold a host back until until_ms (Retry-After, a robots.txt fetch). */
+void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms);
+
+/* Set a host's own delay between fetch starts (robots.txt Crawl-delay
+ * when it is longer than the configured one). */
+void frontier_host_delay(struct frontier *f, uint32_t host_id,
+			 uint32_t delay_ms);
+
+/* The host name of a host id as txn sees it, NUL-terminated into buf
+ * (FRONTIER_HOST_MAX + 1 bytes).  Returns 0, SC_E_NOTFOUND, SC_E_NOSPC or
+ * SC_E_DB. */
+SC_WUR int frontier_host_name(struct frontier *f, MDB_txn *txn,
+			      uint32_t host_id, char *buf, size_t cap);
+
+void frontier_stats(struct frontier *f, struct frontier_stats *ret);
+
+#endif

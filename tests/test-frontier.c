@@ -1,0 +1,274 @@
+/* test-frontier.c — the LMDB frontier: order, politeness, leases,
+ * deduplication, and what survives a crash. */
+#include <lmdb.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "frontier.h"
+#include "normalize.h"
+
+static char dir[] = "/tmp/sc-test-frontier-XXXXXX";
+
+static MDB_env *env_open(void)
+{
+	MDB_env *env;
+	if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 16) ||
+	    mdb_env_set_mapsize(env, (size_t)1 << 30) ||
+	    mdb_env_open(env, dir, MDB_NOTLS, 0640)) {
+		fprintf(stderr, "cannot open LMDB in %s\n", dir);
+		exit(99);
+	}
+	return env;
+}
+
+static struct frontier *fr_open(MDB_env *env, unsigned conns, uint32_t delay)
+{
+	struct frontier_opts o = { .per_host_connections = conns,
+				   .per_host_delay_ms = delay };
+	struct frontier *f = NULL;
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_open(env, txn, &o, &f) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	return f;
+}
+
+/* Queue one URL (normalized here) in txn; returns frontier_add()'s code. */
+static int add(struct frontier *f, MDB_txn *txn, const char *url, int depth)
+{
+	static const struct norm_opts strict = { .steps = 0xff };
+	char out[NORM_URL_MAX + 1];
+	struct norm_url u;
+	if (norm_url(&strict, NULL, url, strlen(url), out, sizeof(out), &u))
+		return -1000;
+	struct frontier_url fu = {
+		.url = out,
+		.url_len = u.len,
+		.u = &u,
+		.found = url,
+		.found_len = strlen(url),
+		.depth = (uint16_t)depth,
+	};
+	return frontier_add(f, txn, &fu);
+}
+
+/* Add a batch in one committed transaction. */
+static void add_all(MDB_env *env, struct frontier *f, const char *const *urls,
+		    const int *depths, size_t n)
+{
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	for (size_t i = 0; i < n; i++)
+		CHECK(add(f, txn, urls[i], depths[i]) == 1);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+}
+
+static void done(MDB_env *env, struct frontier *f,
+		 const struct frontier_lease *l)
+{
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_done(f, txn, l) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	frontier_release(f, l->host_id);
+}
+
+static void test_order_and_politeness(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 1, 1000);
+	static const char *const urls[] = {
+		"http://a.test/a2", "http://a.test/",   "http://b.test/",
+		"http://a.test/a1", "http://b.test/b1", "http://c.test/deep",
+	};
+	static const int depths[] = { 2, 0, 0, 1, 1, 3 };
+	struct frontier_lease l;
+	uint64_t wait;
+
+	add_all(env, f, urls, depths, 6);
+
+	/* Ready hosts in order of their next URL's depth, then discovery:
+	 * a (depth 0, found before b's), b (0), c (3). */
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://a.test/");
+	CHECK(l.depth == 0);
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://b.test/");
+	struct frontier_lease lb = l;
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://c.test/deep");
+	CHECK(l.depth == 3);
+	/* Every host now has one connection in flight (the limit). */
+	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
+	CHECK(wait == UINT64_MAX);
+
+	/* Host b's fetch ends; it may start again 1000 ms after its last
+	 * start, not before. */
+	done(env, f, &lb);
+	CHECK(frontier_next(f, 500, &l, &wait) == SC_E_AGAIN);
+	CHECK(wait == 500);
+	CHECK(frontier_next(f, 1000, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://b.test/b1");
+
+	/* A longer delay of its own (Crawl-delay) and a hold. */
+	frontier_release(f, l.host_id);
+	frontier_host_delay(f, l.host_id, 5000);
+	frontier_hold(f, l.host_id, 3000);
+	CHECK(frontier_next(f, 2500, &l, &wait) == SC_E_AGAIN);
+
+	struct frontier_stats st;
+	frontier_stats(f, &st);
+	CHECK(st.hosts == 3);
+	CHECK(st.seen == 6);
+	CHECK(st.queued == 5); /* b.test/ is done */
+	CHECK(st.leased == 3); /* a/, c/deep, b/b1 */
+
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
+/* Within a host, the queue is breadth-first even when a shallower URL is
+ * found after deeper ones were leased. */
+static void test_late_shallow_url(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 4, 0);
+	static const char *const deep[] = { "http://d.test/x3",
+					    "http://d.test/y3" };
+	static const int d3[] = { 3, 3 };
+	static const char *const shallow[] = { "http://d.test/s1" };
+	static const int d1[] = { 1 };
+	struct frontier_lease l, l2;
+	uint64_t wait;
+
+	add_all(env, f, deep, d3, 2);
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://d.test/x3");
+	add_all(env, f, shallow, d1, 1);
+	CHECK(frontier_next(f, 0, &l2, &wait) == 0);
+	CHECK_STR(l2.url, "http://d.test/s1");
+	CHECK(frontier_next(f, 0, &l2, &wait) == 0);
+	CHECK_STR(l2.url, "http://d.test/y3");
+	/* x3 is leased and not done: never offered twice. */
+	CHECK(frontier_next(f, 0, &l2, &wait) == SC_E_AGAIN);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
+/* The seen set: a URL is queued once, in any later transaction too, and
+ * an aborted transaction leaves nothing. */
+static void test_seen_and_abort(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 2, 0);
+	MDB_txn *txn;
+
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(add(f, txn, "http://e.test/p", 0) == 1);
+	CHECK(add(f, txn, "HTTP://E.TEST:80/p", 0) == 0); /* same, normalized */
+	CHECK(frontier_seen(f, txn, "http://e.test/p", 15) == 1);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(add(f, txn, "http://e.test/p", 1) == 0);
+	CHECK(add(f, txn, "http://e.test/q", 1) == 1);
+	mdb_txn_abort(txn);
+	frontier_discarded(f);
+
+	CHECK(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0);
+	CHECK(frontier_seen(f, txn, "http://e.test/q", 15) == 0);
+	mdb_txn_abort(txn);
+
+	struct frontier_lease l;
+	uint64_t wait;
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://e.test/p");
+	CHECK_STR(l.found, "http://e.test/p");
+	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
+
+	struct frontier_stats st;
+	frontier_stats(f, &st);
+	CHECK(st.seen == 1 && st.queued == 1);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
+/* A restart (the in-memory state gone, as after kill -9) offers again
+ * what was leased but not committed as done, and never what was. */
+static void test_restart(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 8, 0);
+	const char *urls[20];
+	int depths[20];
+	char buf[20][32];
+	for (int i = 0; i < 20; i++) {
+		snprintf(buf[i], sizeof(buf[i]), "http://r.test/%02d", i);
+		urls[i] = buf[i];
+		depths[i] = i / 5;
+	}
+	add_all(env, f, urls, depths, 20);
+
+	struct frontier_lease l[6];
+	uint64_t wait;
+	for (int i = 0; i < 6; i++)
+		CHECK(frontier_next(f, 0, &l[i], &wait) == 0);
+	/* 0..2 done and committed; 3 done in a transaction that never
+	 * commits (the crash); 4 and 5 in flight. */
+	for (int i = 0; i < 3; i++)
+		done(env, f, &l[i]);
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_done(f, txn, &l[3]) == 0);
+	mdb_txn_abort(txn);
+	frontier_close(f);
+	mdb_env_close(env);
+
+	env = env_open();
+	f = fr_open(env, 8, 0);
+	char got[20] = { 0 };
+	int n = 0;
+	struct frontier_lease x;
+	while (frontier_next(f, 0, &x, &wait) == 0) {
+		int i = atoi(x.url + strlen("http://r.test/"));
+		CHECK(i >= 3);  /* never a committed one */
+		CHECK(!got[i]); /* never twice */
+		got[i] = 1;
+		n++;
+		done(env, f, &x);
+	}
+	CHECK(n == 17);
+	struct frontier_stats st;
+	frontier_stats(f, &st);
+	CHECK(st.queued == 0 && st.seen == 20);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 99;
+	}
+	/* Each test starts from an empty environment. */
+	void (*tests[])(void) = { test_order_and_politeness,
+				  test_late_shallow_url, test_seen_and_abort,
+				  test_restart };
+	for (size_t i = 0; i < sizeof(tests) / sizeof(*tests); i++) {
+		char path[256];
+		snprintf(path, sizeof(path), "%s/data.mdb", dir);
+		unlink(path);
+		snprintf(path, sizeof(path), "%s/lock.mdb", dir);
+		unlink(path);
+		tests[i]();
+	}
+	rmdir(dir);
+	return check_done();
+}
