@@ -13,8 +13,8 @@
 #define META_VERSION 1
 
 /* Queue entry: version, depth, category, url length, found length (0:
- * same as url), url bytes, found bytes.  Integers big-endian. */
-#define ENTRY_HEAD 9
+ * same as url), redirects, url bytes, found bytes.  Integers big-endian. */
+#define ENTRY_HEAD 10
 
 static void put_be16(unsigned char *p, uint16_t v)
 {
@@ -539,6 +539,7 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	put_be16(v + 3, fu->category);
 	put_be16(v + 5, (uint16_t)fu->url_len);
 	put_be16(v + 7, (uint16_t)flen);
+	v[9] = fu->redirects;
 	memcpy(v + ENTRY_HEAD, fu->url, fu->url_len);
 	memcpy(v + ENTRY_HEAD + fu->url_len, fu->found, flen);
 
@@ -768,6 +769,7 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	ret->host_id = id;
 	ret->depth = get_be16(v + 1);
 	ret->category = get_be16(v + 3);
+	ret->redirects = v[9];
 	ret->url_len = (uint16_t)ul;
 	memcpy(ret->url, v + ENTRY_HEAD, ul);
 	ret->url[ul] = '\0';
@@ -863,6 +865,37 @@ void frontier_release(struct frontier *f, uint32_t host_id)
 	if (host_id < f->n_host && f->host[host_id].inflight > 0) {
 		f->host[host_id].inflight--;
 		(void)host_place(f, host_id);
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+void frontier_return(struct frontier *f, const struct frontier_lease *l)
+{
+	pthread_mutex_lock(&f->lock);
+	if (l->host_id < f->n_host) {
+		struct host *h = &f->host[l->host_id];
+		uint64_t seq = get_be64(l->qkey + 6);
+		uint16_t depth = get_be16(l->qkey + 4);
+		for (uint32_t k = 0; k < h->n_leased; k++) {
+			if (h->leased[k] != seq)
+				continue;
+			h->leased[k] = h->leased[--h->n_leased];
+			f->leased_total--;
+			if (!h->has_head || depth < h->head_depth ||
+			    (depth == h->head_depth && seq < h->head_seq)) {
+				h->has_head = true;
+				h->head_depth = depth;
+				h->head_seq = seq;
+			}
+			break;
+		}
+		if (h->inflight > 0)
+			h->inflight--;
+		if (h->state == H_READY) {
+			heap_remove(f, &f->ready, l->host_id);
+			h->state = H_IDLE;
+		}
+		(void)host_place(f, l->host_id);
 	}
 	pthread_mutex_unlock(&f->lock);
 }

@@ -76,6 +76,7 @@ struct frontier_url {
 	size_t found_len;
 	uint16_t depth;    /* hops from the seed */
 	uint16_t category; /* the crawl's category index */
+	uint8_t redirects; /* redirects followed to reach it (SPEC: <= 10) */
 };
 
 /* A leased URL: a copy, valid as long as the caller keeps it. */
@@ -84,6 +85,7 @@ struct frontier_lease {
 	uint32_t host_id;
 	uint16_t depth;
 	uint16_t category;
+	uint8_t redirects;
 	uint16_t url_len, found_len;
 	char url[NORM_URL_MAX + 1];
 	char found[NORM_URL_MAX + 1];
@@ -163,6 +165,11 @@ SC_WUR int frontier_next(struct frontier *f, uint64_t now_ms,
  * is abandoned without frontier_done() (shutdown) simply stays queued
  * and is leased again after a restart. */
 void frontier_release(struct frontier *f, uint32_t host_id);
+
+/* Give a lease back without fetching it (its host's robots.txt could not
+ * be had, say): it is offered again by frontier_next(), first among its
+ * host's URLs, and the host has one connection less in flight. */
+void frontier_return(struct frontier *f, const struct frontier_lease *l);
 
 /* Hold a host back until until_ms (Retry-After, a robots.txt fetch). */
 void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms);

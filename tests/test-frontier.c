@@ -51,6 +51,7 @@ static int add(struct frontier *f, MDB_txn *txn, const char *url, int depth)
 		.found = url,
 		.found_len = strlen(url),
 		.depth = (uint16_t)depth,
+		.redirects = (uint8_t)(depth == 7 ? 3 : 0),
 	};
 	return frontier_add(f, txn, &fu);
 }
@@ -156,6 +157,18 @@ static void test_late_shallow_url(void)
 	CHECK_STR(l2.url, "http://d.test/y3");
 	/* x3 is leased and not done: never offered twice. */
 	CHECK(frontier_next(f, 0, &l2, &wait) == SC_E_AGAIN);
+	/* Given back, it is offered again, first. */
+	frontier_return(f, &l);
+	CHECK(frontier_next(f, 0, &l2, &wait) == 0);
+	CHECK_STR(l2.url, "http://d.test/x3");
+	CHECK(frontier_next(f, 0, &l2, &wait) == SC_E_AGAIN);
+	/* The redirect count travels with the entry. */
+	static const char *const r7[] = { "http://d.test/r7" };
+	static const int d7[] = { 7 };
+	add_all(env, f, r7, d7, 1);
+	CHECK(frontier_next(f, 0, &l2, &wait) == 0);
+	CHECK_STR(l2.url, "http://d.test/r7");
+	CHECK(l2.depth == 7 && l2.redirects == 3);
 	frontier_close(f);
 	mdb_env_close(env);
 }
@@ -190,6 +203,7 @@ static void test_seen_and_abort(void)
 	CHECK(frontier_next(f, 0, &l, &wait) == 0);
 	CHECK_STR(l.url, "http://e.test/p");
 	CHECK_STR(l.found, "http://e.test/p");
+	CHECK(l.redirects == 0);
 	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
 
 	struct frontier_stats st;
