@@ -158,8 +158,14 @@ int main(int argc, char **argv)
 		t_norm += now_s() - tn;
 		int rc;
 		if (single) {
-			struct frontier_url fu = { out,   u.len, &u, out,
-						   u.len, 1,     0 };
+			struct frontier_url fu = {
+				.url = out,
+				.url_len = u.len,
+				.u = &u,
+				.found = out,
+				.found_len = u.len,
+				.depth = 1,
+			};
 			rc = frontier_add(f, txn, &fu);
 		} else {
 			char *t = texts + in_txn * 128;
@@ -168,7 +174,12 @@ int main(int argc, char **argv)
 			memcpy(t, out, (size_t)u.len + 1);
 			us[in_txn] = u;
 			fus[in_txn] = (struct frontier_url){
-				t, u.len, &us[in_txn], t, u.len, 1, 0
+				.url = t,
+				.url_len = u.len,
+				.u = &us[in_txn],
+				.found = t,
+				.found_len = u.len,
+				.depth = 1,
 			};
 			rc = 0;
 			if (in_txn + 1 == batch || distinct == count)
