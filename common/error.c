@@ -25,6 +25,7 @@ const char *sc_strerror(int err)
 	case SC_E_DB: return "database error";
 	case SC_E_NOTFOUND: return "not found";
 	case SC_E_CORRUPT: return "stored data is corrupt";
+	case SC_E_LIMIT: return "input exceeds a processing limit";
 	}
 	return "unknown error";
 }

@@ -42,6 +42,7 @@ enum sc_err {
 	SC_E_DB = -24,       /* LMDB failed (the log line says how) */
 	SC_E_NOTFOUND = -25, /* no such record */
 	SC_E_CORRUPT = -26,  /* a stored value failed to decode */
+	SC_E_LIMIT = -27,    /* input needs more work than a parser allows */
 };
 
 /* A static, human-readable message for an sc_err code (never NULL). */
