@@ -35,6 +35,17 @@ static int collect(void *ctx, const struct parse_link *l)
 	return 0;
 }
 
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p) {
+		perror("malloc");
+		exit(1);
+	}
+	return p;
+}
+
 static struct norm_opts strict(void)
 {
 	struct norm_opts o = { 0 };
@@ -287,7 +298,7 @@ static void test_title(void)
 {
 	struct got g;
 	struct parse_page p;
-	char *big;
+	static char big[2000];
 	size_t n;
 
 	CHECK(run("<title>\n  Hello \t\r\n  World  </title><title>2</title>",
@@ -304,7 +315,6 @@ static void test_title(void)
 
 	/* Cut at 512 bytes, not inside a character: 511 ASCII bytes then
 	 * 'é' (2 bytes) must drop the 'é'. */
-	big = malloc(2000);
 	n = (size_t)sprintf(big, "<title>");
 	memset(big + n, 'x', 511);
 	n += 511;
@@ -326,7 +336,6 @@ static void test_title(void)
 	sprintf(big + n, "   yyyy</title>");
 	CHECK(run(big, &g, &p) == 0);
 	CHECK(strlen(p.title) == 511);
-	free(big);
 }
 
 static void test_dup_and_malformed(void)
@@ -406,7 +415,7 @@ static void test_limits(void)
 	struct norm_opts o = strict();
 	struct parse_page p;
 	size_t cap = 40 * (PARSE_LINKS_MAX + 500), n = 0, calls = 0;
-	char *html = malloc(cap);
+	char *html = xmalloc(cap);
 
 	for (unsigned i = 0; i < PARSE_LINKS_MAX + 500; i++)
 		n += (size_t)sprintf(html + n, "<a href=/%u></a>", i);
@@ -433,7 +442,7 @@ static void test_deep(void)
 
 	for (size_t t = 0; t < sizeof(tags) / sizeof(tags[0]); t++) {
 		size_t tl = strlen(tags[t]), n = 0;
-		char *html = malloc(depth * (tl + 2) + 64);
+		char *html = xmalloc(depth * (tl + 2) + 64);
 		size_t calls = 0;
 
 		for (size_t i = 0; i < depth; i++)
@@ -453,7 +462,7 @@ static void test_div_bomb(void)
 	const size_t depth = 200000;
 	struct norm_opts o = strict();
 	struct parse_page p;
-	char *html = malloc(depth * 5 + 64);
+	char *html = xmalloc(depth * 5 + 64);
 	size_t n = 0, calls = 0;
 
 	n += (size_t)sprintf(html, "<title>t</title><a href=/top></a>");

@@ -347,6 +347,10 @@ static void test_size_cap(void)
 	struct parse_robots *r;
 	size_t n;
 
+	if (!txt) {
+		perror("malloc");
+		exit(1);
+	}
 	/* The rule straddles the limit. */
 	n = build_big(txt, lim - 5);
 	CHECK(parse_robots(txt, n, "sigcrawl", &r) == 0);
