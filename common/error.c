@@ -26,6 +26,7 @@ const char *sc_strerror(int err)
 	case SC_E_NOTFOUND: return "not found";
 	case SC_E_CORRUPT: return "stored data is corrupt";
 	case SC_E_AGAIN: return "nothing ready yet";
+	case SC_E_LIMIT: return "input exceeds a processing limit";
 	}
 	return "unknown error";
 }

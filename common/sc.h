@@ -43,6 +43,7 @@ enum sc_err {
 	SC_E_NOTFOUND = -25, /* no such record */
 	SC_E_CORRUPT = -26,  /* a stored value failed to decode */
 	SC_E_AGAIN = -27,    /* nothing to do now; try again later */
+	SC_E_LIMIT = -28,    /* input needs more work than a parser allows */
 };
 
 /* A static, human-readable message for an sc_err code (never NULL). */

@@ -1,0 +1,604 @@
+/* html.c — link extraction from HTML with gumbo-parser.
+ *
+ * Three steps per page:
+ *   1. gumbo builds the tree, allocating from a per-call arena (below);
+ *   2. a first walk finds what applies to the whole page: the first
+ *      <base href>, <meta name=robots>, the first <title>, and the
+ *      number of link attributes (to size the dedup set);
+ *   3. a second walk normalizes and reports the links, and takes the
+ *      first rel=canonical that normalizes against the final base.
+ *
+ * Walks follow parent pointers and index_within_parent instead of a stack,
+ * so depth costs nothing.  The tree is never freed node by node either:
+ * gumbo 0.10's gumbo_destroy_output() recurses once per level, and a page
+ * of 100,000 nested tags would overflow a thread's stack.  The arena is
+ * freed in one go instead.
+ */
+#include <setjmp.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include <gumbo.h>
+#include <xxhash.h>
+
+#include "parse.h"
+
+/* ---- the arena ------------------------------------------------------- */
+
+/* The CPU-time budget of one parse.  gumbo 0.10 has no tree depth limit,
+ * and some start tags (<div>, <ul>, <h1>, ...) scan the whole stack of open
+ * elements: 100,000 nested <div> take about 12 s, and work grows with the
+ * square of the nesting.  The arena checks the thread's CPU time every
+ * ARENA_CLOCK_EVERY allocations (each element allocates) and gives up past
+ * the budget.  Real pages of 10 MiB parse in well under a second. */
+#define PARSE_CPU_MAX_NS (5ull * 1000 * 1000 * 1000)
+#define ARENA_CLOCK_EVERY 256
+
+/* gumbo's allocations come from large chunks that are freed together.
+ * gumbo grows vectors and strings by allocating anew and freeing the old
+ * block; the arena ignores frees, which at most doubles its size.  When
+ * memory runs out or passes the limit, the arena jumps back to
+ * parse_html(): gumbo 0.10 does not check for NULL, and all its state
+ * lives in the arena, so abandoning the parse half-way leaks nothing. */
+#define ARENA_CHUNK (256u * 1024)
+
+struct chunk {
+	struct chunk *next;
+	size_t used, size;
+	max_align_t data[];
+};
+
+struct arena {
+	struct chunk *head;
+	size_t total, limit;
+	uint64_t cpu_deadline; /* ns of thread CPU time; 0: no clock */
+	unsigned allocs;
+	int err; /* why it jumped: an sc_err code */
+	jmp_buf fail;
+};
+
+static uint64_t thread_cpu_ns(void)
+{
+	struct timespec ts;
+
+	if (clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts) != 0)
+		return 0;
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static _Noreturn void arena_fail(struct arena *a, int err)
+{
+	a->err = err;
+	longjmp(a->fail, 1);
+}
+
+static void *arena_alloc(void *ud, size_t size)
+{
+	struct arena *a = ud;
+	struct chunk *c = a->head;
+	size_t need = (size + 15) & ~(size_t)15;
+
+	if (++a->allocs % ARENA_CLOCK_EVERY == 0 && a->cpu_deadline &&
+	    thread_cpu_ns() > a->cpu_deadline)
+		arena_fail(a, SC_E_LIMIT);
+	if (need < size)
+		arena_fail(a, SC_E_NOMEM);
+	if (!c || c->size - c->used < need) {
+		size_t sz = need > ARENA_CHUNK ? need : ARENA_CHUNK;
+
+		if (a->total + sz > a->limit)
+			arena_fail(a, SC_E_NOMEM);
+		c = malloc(sizeof(*c) + sz);
+		if (!c)
+			arena_fail(a, SC_E_NOMEM);
+		c->used = 0;
+		c->size = sz;
+		a->total += sz;
+		/* A big block gets a chunk of its own behind the current
+		 * one, so that the current one's free space is not lost. */
+		if (sz > ARENA_CHUNK && a->head) {
+			c->next = a->head->next;
+			a->head->next = c;
+		} else {
+			c->next = a->head;
+			a->head = c;
+		}
+	}
+	c->used += need;
+	return (char *)c->data + c->used - need;
+}
+
+static void arena_free(void *ud, void *ptr)
+{
+	(void)ud;
+	(void)ptr;
+}
+
+static void arena_release(struct arena *a)
+{
+	struct chunk *c = a->head, *next;
+
+	for (; c; c = next) {
+		next = c->next;
+		free(c);
+	}
+	a->head = NULL;
+}
+
+/* ---- tree walking ---------------------------------------------------- */
+
+static const GumboVector *children_of(const GumboNode *n)
+{
+	if (n->type == GUMBO_NODE_DOCUMENT)
+		return &n->v.document.children;
+	if (n->type == GUMBO_NODE_ELEMENT)
+		return &n->v.element.children;
+	/* A <template>'s children are its inert contents: not walked. */
+	return NULL;
+}
+
+/* The node after n in document order, or NULL at the end. */
+static const GumboNode *next_node(const GumboNode *n)
+{
+	const GumboVector *ch = children_of(n);
+
+	if (ch && ch->length)
+		return ch->data[0];
+	while (n->parent) {
+		const GumboVector *sib = children_of(n->parent);
+		size_t i = n->index_within_parent + 1;
+
+		if (sib && i < sib->length)
+			return sib->data[i];
+		n = n->parent;
+	}
+	return NULL;
+}
+
+static bool is_html(const GumboNode *n, GumboTag tag)
+{
+	return n->type == GUMBO_NODE_ELEMENT && n->v.element.tag == tag &&
+	       n->v.element.tag_namespace == GUMBO_NAMESPACE_HTML;
+}
+
+static const char *attr(const GumboNode *n, const char *name)
+{
+	const GumboAttribute *a = gumbo_get_attribute(&n->v.element.attributes,
+						      name);
+
+	return a ? a->value : NULL;
+}
+
+static bool is_space(char c)
+{
+	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+/* Calls fn for each white-space separated token of s (HTML's "set of
+ * space-separated tokens"; robots content also allows commas). */
+static unsigned token_bits(const char *s, bool commas,
+			   unsigned (*bit)(const char *tok, size_t len))
+{
+	unsigned bits = 0;
+
+	while (s && *s) {
+		size_t n = 0;
+
+		while (*s && (is_space(*s) || (commas && *s == ',')))
+			s++;
+		while (s[n] && !is_space(s[n]) && !(commas && s[n] == ','))
+			n++;
+		if (n)
+			bits |= bit(s, n);
+		s += n;
+	}
+	return bits;
+}
+
+static bool token_is(const char *tok, size_t len, const char *word)
+{
+	return strlen(word) == len && strncasecmp(tok, word, len) == 0;
+}
+
+static unsigned rel_bit(const char *tok, size_t len)
+{
+	if (token_is(tok, len, "nofollow"))
+		return PARSE_REL_NOFOLLOW;
+	if (token_is(tok, len, "canonical"))
+		return PARSE_REL_CANONICAL;
+	if (token_is(tok, len, "alternate"))
+		return PARSE_REL_ALTERNATE;
+	if (token_is(tok, len, "stylesheet"))
+		return PARSE_REL_STYLESHEET;
+	if (token_is(tok, len, "icon"))
+		return PARSE_REL_ICON;
+	return 0;
+}
+
+#define ROBOTS_NOINDEX 1u
+#define ROBOTS_NOFOLLOW 2u
+
+static unsigned robots_bit(const char *tok, size_t len)
+{
+	if (token_is(tok, len, "noindex"))
+		return ROBOTS_NOINDEX;
+	if (token_is(tok, len, "nofollow"))
+		return ROBOTS_NOFOLLOW;
+	if (token_is(tok, len, "none"))
+		return ROBOTS_NOINDEX | ROBOTS_NOFOLLOW;
+	return 0;
+}
+
+static bool ascii_ieq(const char *s, const char *word)
+{
+	return s && strcasecmp(s, word) == 0;
+}
+
+/* The URL of a <meta http-equiv=refresh> content, by HTML's "shared
+ * declarative refresh steps": a time ("5", "0.5", "."), then an optional
+ * ';' or ',', then optionally "url" '=', then the URL, quoted or not.
+ * Returns false when there is no URL (a refresh of the page itself). */
+static bool refresh_url(const char *s, const char **url, size_t *len)
+{
+	const char *p = s, *q, *end;
+
+	while (is_space(*p))
+		p++;
+	if (!(*p >= '0' && *p <= '9') && *p != '.')
+		return false;
+	while ((*p >= '0' && *p <= '9') || *p == '.')
+		p++;
+	while (is_space(*p))
+		p++;
+	if (*p == ';' || *p == ',')
+		p++;
+	while (is_space(*p))
+		p++;
+	q = p;
+	if (strncasecmp(q, "url", 3) == 0) {
+		q += 3;
+		while (is_space(*q))
+			q++;
+		if (*q == '=') {
+			q++;
+			while (is_space(*q))
+				q++;
+			p = q;
+		}
+	}
+	if (*p == '\'' || *p == '"') {
+		char quote = *p++;
+
+		end = strchr(p, quote);
+		if (!end)
+			end = p + strlen(p);
+	} else {
+		end = p + strlen(p);
+		while (end > p && is_space(end[-1]))
+			end--;
+	}
+	*url = p;
+	*len = (size_t)(end - p);
+	return *len > 0;
+}
+
+/* Append the text of a <title>, collapsing white space runs into one
+ * space; trimming and the UTF-8-safe cut come after. */
+static void title_append(char *buf, size_t *n, bool *space, const char *s)
+{
+	for (; *s; s++) {
+		if (is_space(*s)) {
+			*space = true;
+			continue;
+		}
+		if (*space && *n > 0 && *n < PARSE_TITLE_MAX)
+			buf[(*n)++] = ' ';
+		*space = false;
+		if (*n < PARSE_TITLE_MAX + 1)
+			buf[(*n)++] = *s;
+	}
+}
+
+static void title_finish(char *buf, size_t n)
+{
+	if (n > PARSE_TITLE_MAX) {
+		/* Cut before the character that starts at PARSE_TITLE_MAX
+		 * or overlaps it. */
+		n = PARSE_TITLE_MAX;
+		while (n > 0 && ((unsigned char)buf[n] & 0xc0) == 0x80)
+			n--;
+	}
+	while (n > 0 && buf[n - 1] == ' ')
+		n--;
+	buf[n] = '\0';
+}
+
+static void take_title(const GumboNode *t, struct parse_page *page)
+{
+	const GumboVector *ch = &t->v.element.children;
+	size_t n = 0;
+	bool space = false;
+
+	for (size_t i = 0; i < ch->length; i++) {
+		const GumboNode *c = ch->data[i];
+
+		if (c->type == GUMBO_NODE_TEXT ||
+		    c->type == GUMBO_NODE_WHITESPACE ||
+		    c->type == GUMBO_NODE_CDATA)
+			title_append(page->title, &n, &space, c->v.text.text);
+	}
+	title_finish(page->title, n);
+}
+
+/* The link attribute of an element, with its kind; NULL if it has none. */
+static const char *link_attr(const GumboNode *n, uint8_t *kind)
+{
+	if (n->type != GUMBO_NODE_ELEMENT ||
+	    n->v.element.tag_namespace != GUMBO_NAMESPACE_HTML)
+		return NULL;
+	switch (n->v.element.tag) {
+	case GUMBO_TAG_A: *kind = PARSE_LINK_A; return attr(n, "href");
+	case GUMBO_TAG_AREA: *kind = PARSE_LINK_AREA; return attr(n, "href");
+	case GUMBO_TAG_LINK: *kind = PARSE_LINK_LINK; return attr(n, "href");
+	case GUMBO_TAG_FRAME: *kind = PARSE_LINK_FRAME; return attr(n, "src");
+	case GUMBO_TAG_IFRAME: *kind = PARSE_LINK_IFRAME; return attr(n, "src");
+	case GUMBO_TAG_META:
+		*kind = PARSE_LINK_REFRESH;
+		if (!ascii_ieq(attr(n, "http-equiv"), "refresh"))
+			return NULL;
+		return attr(n, "content");
+	default: return NULL;
+	}
+}
+
+/* ---- the per-page state ---------------------------------------------- */
+
+struct walk {
+	const struct norm_opts *opts;
+	struct norm_base page_base, base;
+	struct parse_page *page;
+	parse_link_fn fn;
+	void *ctx;
+	uint64_t *set; /* open addressing, 0 = empty */
+	size_t set_mask, set_used, set_cap;
+	char url[NORM_URL_MAX + 1];
+};
+
+static void count_bad(struct parse_page *page, int err)
+{
+	unsigned idx = err < 0 && -err < 32 ? (unsigned)-err : 0;
+
+	page->links_bad++;
+	page->links_bad_by_code[idx]++;
+}
+
+/* Insert key; returns true if it was already there. */
+static bool set_insert(struct walk *w, uint64_t key)
+{
+	size_t i = (size_t)(key ^ (key >> 29)) & w->set_mask;
+
+	while (w->set[i]) {
+		if (w->set[i] == key)
+			return true;
+		i = (i + 1) & w->set_mask;
+	}
+	w->set[i] = key;
+	w->set_used++;
+	return false;
+}
+
+static bool set_has(const struct walk *w, uint64_t key)
+{
+	size_t i = (size_t)(key ^ (key >> 29)) & w->set_mask;
+
+	while (w->set[i]) {
+		if (w->set[i] == key)
+			return true;
+		i = (i + 1) & w->set_mask;
+	}
+	return false;
+}
+
+/* Normalize, deduplicate and report one link.  Returns fn's nonzero
+ * value to stop, else 0. */
+static int report(struct walk *w, const char *href, size_t len, uint8_t kind,
+		  uint8_t rel)
+{
+	struct parse_page *page = w->page;
+	struct parse_link l;
+	struct norm_url u;
+	uint64_t h, key_follow, key_nofollow;
+	bool nofollow = (rel & PARSE_REL_NOFOLLOW) || page->nofollow;
+	int r;
+
+	r = norm_url(w->opts, &w->base, href, len, w->url, sizeof(w->url), &u);
+	if (r != 0) {
+		count_bad(page, r);
+		return 0;
+	}
+	/* Two keys per URL, differing in the low bit: "reported
+	 * followable" and "reported nofollow". */
+	h = XXH3_64bits(w->url, u.len) & ~(uint64_t)1;
+	if (h == 0)
+		h = 2;
+	key_follow = h;
+	key_nofollow = h | 1;
+	if (set_has(w, key_follow) || (nofollow && set_has(w, key_nofollow))) {
+		page->links_dup++;
+		return 0;
+	}
+	if (page->links_ok >= PARSE_LINKS_MAX || w->set_used >= w->set_cap) {
+		page->links_dropped++;
+		return 0;
+	}
+	set_insert(w, nofollow ? key_nofollow : key_follow);
+	page->links_ok++;
+	if (!w->fn)
+		return 0;
+	l.url = w->url;
+	l.u = &u;
+	l.kind = kind;
+	l.rel = rel;
+	l.nofollow = nofollow;
+	return w->fn(w->ctx, &l);
+}
+
+/* First walk: base, robots, title, canonical; returns the number of link
+ * attributes. */
+static size_t scan_page(struct walk *w, const GumboNode *root)
+{
+	struct parse_page *page = w->page;
+	bool have_title = false, have_base = false;
+	size_t links = 0;
+
+	for (const GumboNode *n = root; n; n = next_node(n)) {
+		const char *v;
+		uint8_t kind;
+
+		if (n->type != GUMBO_NODE_ELEMENT)
+			continue;
+		if (link_attr(n, &kind))
+			links++;
+		if (!have_base && is_html(n, GUMBO_TAG_BASE) &&
+		    (v = attr(n, "href"))) {
+			/* HTML: the first <base> with an href decides; one
+			 * that does not parse leaves the page's URL. */
+			have_base = true;
+			if (norm_base_set(&w->base, &w->page_base, v,
+					  strlen(v)) == 0)
+				page->has_base = true;
+		} else if (is_html(n, GUMBO_TAG_META) &&
+			   ascii_ieq(attr(n, "name"), "robots")) {
+			unsigned b = token_bits(attr(n, "content"), true,
+						robots_bit);
+
+			page->noindex |= (b & ROBOTS_NOINDEX) != 0;
+			page->nofollow |= (b & ROBOTS_NOFOLLOW) != 0;
+		} else if (!have_title && is_html(n, GUMBO_TAG_TITLE)) {
+			have_title = true;
+			take_title(n, page);
+		}
+	}
+	return links;
+}
+
+/* The canonical is normalized against the final base, so it is found
+ * in the second walk, with the other links. */
+static void take_canonical(struct walk *w, const char *href)
+{
+	struct parse_page *page = w->page;
+
+	if (page->has_canonical)
+		return;
+	if (norm_url(w->opts, &w->base, href, strlen(href), page->canonical,
+		     sizeof(page->canonical), NULL) == 0)
+		page->has_canonical = true;
+}
+
+static int walk_links(struct walk *w, const GumboNode *root)
+{
+	for (const GumboNode *n = root; n; n = next_node(n)) {
+		const char *v, *href;
+		size_t len;
+		uint8_t kind, rel = 0;
+		int r;
+
+		v = link_attr(n, &kind);
+		if (!v)
+			continue;
+		href = v;
+		len = strlen(v);
+		if (kind == PARSE_LINK_REFRESH) {
+			if (!refresh_url(v, &href, &len))
+				continue;
+		} else if (kind != PARSE_LINK_FRAME &&
+			   kind != PARSE_LINK_IFRAME) {
+			rel = (uint8_t)token_bits(attr(n, "rel"), false,
+						  rel_bit);
+		}
+		if (kind == PARSE_LINK_LINK && (rel & PARSE_REL_CANONICAL))
+			take_canonical(w, v);
+		r = report(w, href, len, kind, rel);
+		if (r)
+			return r;
+	}
+	return 0;
+}
+
+static int parse_tree(struct walk *w, GumboOutput *out)
+{
+	size_t links, cap = 16;
+
+	links = scan_page(w, out->document);
+	/* Room for every link twice (both keys) at most half full, but no
+	 * more than the report limit needs. */
+	if (links > PARSE_LINKS_MAX + 16)
+		links = PARSE_LINKS_MAX + 16;
+	while (cap < 4 * links)
+		cap <<= 1;
+	w->set = calloc(cap, sizeof(*w->set));
+	if (!w->set)
+		return SC_E_NOMEM;
+	w->set_mask = cap - 1;
+	w->set_cap = cap / 2;
+	return walk_links(w, out->document);
+}
+
+/* Parse and walk; the only place that returns through the arena's
+ * longjmp, so that no variable of the caller lives across it. */
+static int parse_with_arena(struct walk *w, const char *html, size_t len)
+{
+	GumboOptions gopts = kGumboDefaultOptions;
+	struct arena arena = { 0 };
+	uint64_t now = thread_cpu_ns();
+	int r;
+
+	arena.cpu_deadline = now ? now + PARSE_CPU_MAX_NS : 0;
+	arena.limit = 64u * 1024 * 1024;
+	arena.limit += len > (SIZE_MAX - arena.limit) / 32 ? SIZE_MAX / 2
+							   : 32 * len;
+	gopts.allocator = arena_alloc;
+	gopts.deallocator = arena_free;
+	gopts.userdata = &arena;
+	gopts.max_errors = 0; /* parse errors are not kept */
+	if (setjmp(arena.fail) == 0)
+		r = parse_tree(w, gumbo_parse_with_options(&gopts, html, len));
+	else
+		r = arena.err;
+	/* No gumbo_destroy_output(): it recurses; the arena holds it all. */
+	arena_release(&arena);
+	return r;
+}
+
+int parse_html(const char *html, size_t len, const char *page_url,
+	       size_t page_url_len, const struct norm_opts *opts,
+	       parse_link_fn fn, void *ctx, struct parse_page *ret)
+{
+	struct walk *w;
+	int r;
+
+	if ((!html && len) || !page_url || !opts || !ret)
+		return SC_E_INVAL;
+	/* About 6 KiB: on the heap, since parser threads may have small
+	 * stacks. */
+	w = calloc(1, sizeof(*w));
+	if (!w)
+		return SC_E_NOMEM;
+	r = norm_base_set(&w->page_base, NULL, page_url, page_url_len);
+	if (r != 0) {
+		free(w);
+		return r;
+	}
+	w->base = w->page_base;
+	w->opts = opts;
+	w->fn = fn;
+	w->ctx = ctx;
+	w->page = ret;
+	memset(ret, 0, sizeof(*ret));
+	r = parse_with_arena(w, html ? html : "", len);
+	free(w->set);
+	free(w);
+	return r;
+}

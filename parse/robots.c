@@ -1,0 +1,519 @@
+/* robots.c — robots.txt by RFC 9309.
+ *
+ * One pass over the lines keeps two rule lists: the groups that name our
+ * product token, and the groups of "*".  At the end the first list wins
+ * if any group named us, and the other is freed, so the rules kept are
+ * those of our group only.  Rule patterns and request paths go through
+ * one canonical form before they are compared (canon() below), and the
+ * rules are sorted by length, longest first, with Allow before Disallow at
+ * equal length: the first rule that matches then decides.
+ */
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "parse.h"
+
+#define SITEMAPS_MAX 64
+
+struct rule {
+	uint32_t off, len; /* the canonical pattern in buf, without '$' */
+	uint8_t allow;
+	uint8_t anchored; /* the pattern ended in '$' */
+};
+
+struct rules {
+	struct rule *v;
+	size_t n, cap;
+	char *buf;
+	size_t blen, bcap;
+	uint32_t delay_ms;
+};
+
+struct parse_robots {
+	bool disallow_all;
+	struct rules rules;
+	char *sitemaps[SITEMAPS_MAX];
+	size_t n_sitemaps;
+};
+
+static bool is_hex(unsigned char c)
+{
+	return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') ||
+	       (c >= 'A' && c <= 'F');
+}
+
+static unsigned hex_val(unsigned char c)
+{
+	if (c <= '9')
+		return c - '0';
+	return (c | 0x20) - 'a' + 10;
+}
+
+static bool unreserved(unsigned char c)
+{
+	return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') ||
+	       (c >= '0' && c <= '9') || c == '-' || c == '.' || c == '_' ||
+	       c == '~';
+}
+
+/* Bytes written as they are; the others are percent-encoded. */
+static bool plain(unsigned char c)
+{
+	return c > 0x20 && c < 0x7f && c != '%';
+}
+
+/* The canonical form of a rule pattern or a request path: "%xx" escapes
+ * in upper case, escapes of unreserved characters decoded, a '%' without
+ * two hex digits written "%25", and controls, space and non-ASCII bytes
+ * percent-encoded (RFC 9309 §2.2.2).  In a rule, '*' is the wildcard (a
+ * run of them is one) and a final '$' the end anchor, which sets
+ * *anchored; anywhere else '$' is literal.  In a path both are literal,
+ * and are written %2A and %24 so that they match a rule's escapes
+ * (RFC 9309 §2.2.3).  out must hold 3 * len bytes; returns the length. */
+static size_t canon(const char *s, size_t len, bool rule, char *out,
+		    bool *anchored)
+{
+	static const char hex[] = "0123456789ABCDEF";
+	size_t n = 0;
+
+	if (rule && len && s[len - 1] == '$') {
+		*anchored = true;
+		len--;
+	} else if (anchored) {
+		*anchored = false;
+	}
+	for (size_t i = 0; i < len; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '%' && i + 2 < len && is_hex(s[i + 1]) &&
+		    is_hex(s[i + 2])) {
+			c = (unsigned char)(hex_val(s[i + 1]) << 4 |
+					    hex_val(s[i + 2]));
+			i += 2;
+			if (unreserved(c)) {
+				out[n++] = (char)c;
+				continue;
+			}
+		} else if (rule && c == '*') {
+			if (n == 0 || out[n - 1] != '*')
+				out[n++] = '*';
+			continue;
+		} else if (plain(c) && c != '$' && (rule || c != '*')) {
+			out[n++] = (char)c;
+			continue;
+		}
+		out[n++] = '%';
+		out[n++] = hex[c >> 4];
+		out[n++] = hex[c & 15];
+	}
+	return n;
+}
+
+/* Does the canonical pattern p (prefix match unless anchored) match the
+ * canonical path s?  '*' matches any run of bytes.  The classic greedy
+ * matcher with one backtrack point: O(len(p) * len(s)) at worst. */
+static bool match(const char *p, size_t m, bool anchored, const char *s,
+		  size_t n)
+{
+	size_t pi = 0, si = 0, star = SIZE_MAX, mark = 0;
+
+	for (;;) {
+		if (pi == m && (!anchored || si == n))
+			return true;
+		if (si == n)
+			break;
+		if (pi < m && p[pi] == '*') {
+			star = pi++;
+			mark = si;
+		} else if (pi < m && p[pi] == s[si]) {
+			pi++;
+			si++;
+		} else if (star != SIZE_MAX) {
+			pi = star + 1;
+			si = ++mark;
+		} else {
+			return false;
+		}
+	}
+	while (pi < m && p[pi] == '*')
+		pi++;
+	return pi == m;
+}
+
+/* ---- building -------------------------------------------------------- */
+
+static void rules_free(struct rules *l)
+{
+	free(l->v);
+	free(l->buf);
+	memset(l, 0, sizeof(*l));
+}
+
+static int rules_add(struct rules *l, const char *pat, size_t len, bool allow)
+{
+	bool anchored;
+	size_t need, off;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 16;
+		struct rule *v = realloc(l->v, cap * sizeof(*v));
+
+		if (!v)
+			return SC_E_NOMEM;
+		l->v = v;
+		l->cap = cap;
+	}
+	/* A pattern that does not start with '/' or '*' ("Disallow: tmp")
+	 * is read as starting with '/'. */
+	need = l->blen + 3 * len + 1;
+	if (need > l->bcap) {
+		size_t cap = l->bcap ? 2 * l->bcap : 1024;
+		char *b;
+
+		while (cap < need)
+			cap *= 2;
+		b = realloc(l->buf, cap);
+		if (!b)
+			return SC_E_NOMEM;
+		l->buf = b;
+		l->bcap = cap;
+	}
+	off = l->blen;
+	if (pat[0] != '/' && pat[0] != '*')
+		l->buf[l->blen++] = '/';
+	l->blen += canon(pat, len, true, l->buf + l->blen, &anchored);
+	l->v[l->n].off = (uint32_t)off;
+	l->v[l->n].len = (uint32_t)(l->blen - off);
+	l->v[l->n].allow = allow;
+	l->v[l->n].anchored = anchored;
+	l->n++;
+	return 0;
+}
+
+/* Crawl-delay: decimal seconds ("10", "0.5", "2."), else ignored. */
+static bool parse_delay(const char *s, size_t len, uint32_t *ms)
+{
+	uint64_t whole = 0, frac = 0, scale = 1000;
+	size_t i = 0;
+	bool digits = false;
+
+	for (; i < len && s[i] >= '0' && s[i] <= '9'; i++, digits = true)
+		if (whole < 1000000)
+			whole = whole * 10 + (uint64_t)(s[i] - '0');
+	if (i < len && s[i] == '.') {
+		for (i++; i < len && s[i] >= '0' && s[i] <= '9'; i++) {
+			digits = true;
+			if (scale > 1) {
+				scale /= 10;
+				frac += (uint64_t)(s[i] - '0') * scale;
+			}
+		}
+	}
+	if (!digits || i != len)
+		return false;
+	whole = whole * 1000 + frac;
+	*ms = whole > PARSE_ROBOTS_DELAY_MAX_MS ? PARSE_ROBOTS_DELAY_MAX_MS
+						: (uint32_t)whole;
+	return true;
+}
+
+static bool key_is(const char *k, size_t n, const char *const *names)
+{
+	for (; *names; names++)
+		if (strlen(*names) == n && strncasecmp(k, *names, n) == 0)
+			return true;
+	return false;
+}
+
+/* Common misspellings are accepted, as the big crawlers do. */
+static const char *const k_agent[] = { "user-agent", "useragent", "user agent",
+				       NULL };
+static const char *const k_allow[] = { "allow", NULL };
+static const char *const k_disallow[] = { "disallow", "dissallow", "dissalow",
+					  "disalow", NULL };
+static const char *const k_delay[] = { "crawl-delay", "crawldelay",
+				       "crawl delay", NULL };
+static const char *const k_sitemap[] = { "sitemap", "site-map", NULL };
+
+static bool is_blank(char c)
+{
+	return c == ' ' || c == '\t' || c == '\v' || c == '\f';
+}
+
+/* Does a user-agent value name token?  The value's leading product token
+ * (letters, digits, '_' and '-') is compared case-insensitively. */
+static bool agent_matches(const char *v, size_t n, const char *token)
+{
+	size_t i = 0, tlen = strlen(token);
+
+	while (i < n &&
+	       ((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z') ||
+		(v[i] >= '0' && v[i] <= '9') || v[i] == '_' || v[i] == '-'))
+		i++;
+	return i == tlen && strncasecmp(v, token, tlen) == 0;
+}
+
+struct state {
+	const char *token;
+	struct rules ours, star;
+	bool named_us;    /* some group named our token */
+	bool agents_open; /* the last group line was a user-agent line */
+	bool cur_ours, cur_star;
+	struct parse_robots *r;
+};
+
+static int add_sitemap(struct parse_robots *r, const char *v, size_t n)
+{
+	char *s;
+
+	if (r->n_sitemaps == SITEMAPS_MAX || n == 0 || n > NORM_INPUT_MAX)
+		return 0;
+	s = malloc(n + 1);
+	if (!s)
+		return SC_E_NOMEM;
+	memcpy(s, v, n);
+	s[n] = '\0';
+	r->sitemaps[r->n_sitemaps++] = s;
+	return 0;
+}
+
+/* One line, without its end of line. */
+static int line(struct state *st, const char *s, size_t n)
+{
+	const char *end = s + n, *colon, *hash, *k, *kend, *v, *vend;
+	uint32_t ms;
+
+	hash = memchr(s, '#', n);
+	if (hash)
+		end = hash;
+	colon = memchr(s, ':', (size_t)(end - s));
+	if (!colon)
+		return 0; /* blank, comment or garbage */
+	for (k = s; k < colon && is_blank(*k); k++)
+		;
+	for (kend = colon; kend > k && is_blank(kend[-1]); kend--)
+		;
+	for (v = colon + 1; v < end && is_blank(*v); v++)
+		;
+	for (vend = end; vend > v && is_blank(vend[-1]); vend--)
+		;
+
+	if (key_is(k, (size_t)(kend - k), k_agent)) {
+		if (!st->agents_open) {
+			/* A user-agent line after rules starts a group;
+			 * consecutive ones share it (RFC 9309 §2.1). */
+			st->agents_open = true;
+			st->cur_ours = st->cur_star = false;
+		}
+		if (v < vend && *v == '*') {
+			st->cur_star = true;
+		} else if (agent_matches(v, (size_t)(vend - v), st->token)) {
+			st->cur_ours = true;
+			st->named_us = true;
+		}
+		return 0;
+	}
+	if (key_is(k, (size_t)(kend - k), k_sitemap))
+		return add_sitemap(st->r, v, (size_t)(vend - v));
+
+	if (key_is(k, (size_t)(kend - k), k_allow) ||
+	    key_is(k, (size_t)(kend - k), k_disallow)) {
+		bool allow = key_is(k, (size_t)(kend - k), k_allow);
+		int r;
+
+		st->agents_open = false;
+		/* An empty rule matches nothing ("Disallow:" allows all). */
+		if (v == vend)
+			return 0;
+		if (st->cur_ours) {
+			r = rules_add(&st->ours, v, (size_t)(vend - v), allow);
+			if (r)
+				return r;
+		}
+		if (st->cur_star) {
+			r = rules_add(&st->star, v, (size_t)(vend - v), allow);
+			if (r)
+				return r;
+		}
+		return 0;
+	}
+	if (key_is(k, (size_t)(kend - k), k_delay)) {
+		st->agents_open = false;
+		/* Several delays for one agent: the longest, to be polite. */
+		if (!parse_delay(v, (size_t)(vend - v), &ms))
+			return 0;
+		if (st->cur_ours && ms > st->ours.delay_ms)
+			st->ours.delay_ms = ms;
+		if (st->cur_star && ms > st->star.delay_ms)
+			st->star.delay_ms = ms;
+		return 0;
+	}
+	/* Other records (Host:, Clean-param:, ...) are ignored and do not
+	 * end a group's user-agent lines. */
+	return 0;
+}
+
+static int rule_order(const void *a, const void *b)
+{
+	const struct rule *x = a, *y = b;
+	uint32_t lx = x->len + x->anchored, ly = y->len + y->anchored;
+
+	if (lx != ly)
+		return lx > ly ? -1 : 1;
+	if (x->allow != y->allow)
+		return x->allow ? -1 : 1;
+	return x->off < y->off ? -1 : x->off > y->off;
+}
+
+static int robots_new(struct parse_robots **ret)
+{
+	*ret = calloc(1, sizeof(**ret));
+	return *ret ? 0 : SC_E_NOMEM;
+}
+
+int parse_robots(const char *txt, size_t len, const char *agent_token,
+		 struct parse_robots **ret)
+{
+	struct state st = { 0 };
+	const char *p, *end;
+	int r;
+
+	if ((!txt && len) || !agent_token || !agent_token[0] || !ret)
+		return SC_E_INVAL;
+	r = robots_new(&st.r);
+	if (r)
+		return r;
+	st.token = agent_token;
+	if (len > PARSE_ROBOTS_MAX_BYTES) {
+		/* Past the limit, and the line the limit cuts, are
+		 * ignored: half a rule could say something else. */
+		len = PARSE_ROBOTS_MAX_BYTES;
+		while (len > 0 && txt[len - 1] != '\n' && txt[len - 1] != '\r')
+			len--;
+	}
+	p = txt;
+	end = txt ? txt + len : txt;
+	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
+		p += 3;
+	while (p < end) {
+		const char *eol = p;
+
+		while (eol < end && *eol != '\n' && *eol != '\r')
+			eol++;
+		r = line(&st, p, (size_t)(eol - p));
+		if (r)
+			goto fail;
+		/* CR, LF or CRLF ends a line. */
+		p = eol;
+		if (p < end && *p == '\r') {
+			p++;
+			if (p < end && *p == '\n')
+				p++;
+		} else if (p < end) {
+			p++;
+		}
+	}
+
+	if (st.named_us) {
+		st.r->rules = st.ours;
+		rules_free(&st.star);
+	} else {
+		st.r->rules = st.star;
+		rules_free(&st.ours);
+	}
+	if (st.r->rules.n)
+		qsort(st.r->rules.v, st.r->rules.n, sizeof(struct rule),
+		      rule_order);
+	*ret = st.r;
+	return 0;
+fail:
+	rules_free(&st.ours);
+	rules_free(&st.star);
+	parse_robots_free(st.r);
+	return r;
+}
+
+int parse_robots_allow_all(struct parse_robots **ret)
+{
+	if (!ret)
+		return SC_E_INVAL;
+	return robots_new(ret);
+}
+
+int parse_robots_disallow_all(struct parse_robots **ret)
+{
+	int r;
+
+	if (!ret)
+		return SC_E_INVAL;
+	r = robots_new(ret);
+	if (r == 0)
+		(*ret)->disallow_all = true;
+	return r;
+}
+
+static bool decide(const struct parse_robots *r, const char *path, size_t n)
+{
+	size_t plen = n;
+	const char *q = memchr(path, '?', n);
+
+	if (q)
+		plen = (size_t)(q - path);
+	if (plen == 11 && memcmp(path, "/robots.txt", 11) == 0)
+		return true;
+	if (r->disallow_all)
+		return false;
+	for (size_t i = 0; i < r->rules.n; i++) {
+		const struct rule *x = &r->rules.v[i];
+
+		if (match(r->rules.buf + x->off, x->len, x->anchored, path, n))
+			return x->allow;
+	}
+	return true;
+}
+
+bool parse_robots_allowed(const struct parse_robots *r, const char *path_query,
+			  size_t len)
+{
+	char small[3 * 2048 + 1], *buf = small;
+	size_t n;
+	bool ok;
+
+	if (!r)
+		return true;
+	if (!path_query || len == 0) {
+		path_query = "/";
+		len = 1;
+	}
+	if (len > 2048) {
+		buf = malloc(3 * len);
+		if (!buf)
+			return false; /* no answer: the polite one */
+	}
+	n = canon(path_query, len, false, buf, NULL);
+	ok = decide(r, buf, n);
+	if (buf != small)
+		free(buf);
+	return ok;
+}
+
+uint32_t parse_robots_crawl_delay_ms(const struct parse_robots *r)
+{
+	return r ? r->rules.delay_ms : 0;
+}
+
+const char *parse_robots_sitemap(const struct parse_robots *r, size_t i)
+{
+	return r && i < r->n_sitemaps ? r->sitemaps[i] : NULL;
+}
+
+void parse_robots_free(struct parse_robots *r)
+{
+	if (!r)
+		return;
+	rules_free(&r->rules);
+	for (size_t i = 0; i < r->n_sitemaps; i++)
+		free(r->sitemaps[i]);
+	free(r);
+}

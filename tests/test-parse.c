@@ -1,0 +1,492 @@
+/* test-parse.c — unit tests of parse_html(): link kinds, base URLs,
+ * nofollow, meta refresh, canonical, title, dedup, malformed HTML, limits
+ * and depth. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "parse.h"
+
+#define PAGE "http://example.com/dir/page.html"
+
+struct got {
+	size_t n;
+	char url[64][NORM_URL_MAX + 1];
+	uint8_t kind[64], rel[64], nofollow[64];
+	size_t total;
+	size_t stop_after; /* 0: never stop */
+};
+
+static int collect(void *ctx, const struct parse_link *l)
+{
+	struct got *g = ctx;
+
+	if (g->n < 64) {
+		snprintf(g->url[g->n], sizeof(g->url[0]), "%s", l->url);
+		g->kind[g->n] = l->kind;
+		g->rel[g->n] = l->rel;
+		g->nofollow[g->n] = l->nofollow;
+		g->n++;
+	}
+	g->total++;
+	if (g->stop_after && g->total == g->stop_after)
+		return 42;
+	return 0;
+}
+
+static void *xmalloc(size_t n)
+{
+	void *p = malloc(n);
+
+	if (!p) {
+		perror("malloc");
+		exit(1);
+	}
+	return p;
+}
+
+static struct norm_opts strict(void)
+{
+	struct norm_opts o = { 0 };
+
+	o.steps = norm_profile_steps(NORM_PROFILE_STRICT);
+	return o;
+}
+
+/* Parse html with the strict profile against PAGE; returns parse_html()'s
+ * value. */
+static int run(const char *html, struct got *g, struct parse_page *page)
+{
+	struct norm_opts o = strict();
+
+	memset(g, 0, sizeof(*g));
+	return parse_html(html, strlen(html), PAGE, strlen(PAGE), &o, collect,
+			  g, page);
+}
+
+/* Index of url in g, or -1. */
+static int find(const struct got *g, const char *url)
+{
+	for (size_t i = 0; i < g->n; i++)
+		if (strcmp(g->url[i], url) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void test_kinds(void)
+{
+	static const char html[] =
+		"<html><head><link rel=stylesheet href=/s.css>"
+		"<link rel='Shortcut ICON' href=/i.ico>"
+		"<meta http-equiv=Refresh content='5; url=/r'></head>"
+		"<body><a href=a.html>a</a>"
+		"<map><area href=/area shape=rect></map>"
+		"<iframe src=//other.org/if></iframe>"
+		"<frameset><frame src=fr></frameset>"
+		"<a>no href</a><img src=/img.png></body></html>";
+	struct got g;
+	struct parse_page p;
+	int i;
+
+	CHECK(run(html, &g, &p) == 0);
+	CHECK(g.n == 6);
+	CHECK(p.links_ok == 6);
+	i = find(&g, "http://example.com/s.css");
+	CHECK(i >= 0 && g.kind[i] == PARSE_LINK_LINK &&
+	      g.rel[i] == PARSE_REL_STYLESHEET);
+	i = find(&g, "http://example.com/i.ico");
+	CHECK(i >= 0 && g.rel[i] == PARSE_REL_ICON);
+	i = find(&g, "http://example.com/r");
+	CHECK(i >= 0 && g.kind[i] == PARSE_LINK_REFRESH);
+	i = find(&g, "http://example.com/dir/a.html");
+	CHECK(i >= 0 && g.kind[i] == PARSE_LINK_A && !g.nofollow[i]);
+	i = find(&g, "http://example.com/area");
+	CHECK(i >= 0 && g.kind[i] == PARSE_LINK_AREA);
+	i = find(&g, "http://other.org/if");
+	CHECK(i >= 0 && g.kind[i] == PARSE_LINK_IFRAME);
+	/* <frameset> after body content is ignored by the HTML parser, as
+	 * in browsers; a frameset page proper: */
+	CHECK(run("<html><frameset><frame src=fr><frame src='/x'>"
+		  "</frameset></html>",
+		  &g, &p) == 0);
+	CHECK(g.n == 2);
+	i = find(&g, "http://example.com/dir/fr");
+	CHECK(i >= 0 && g.kind[i] == PARSE_LINK_FRAME);
+	/* Document order. */
+	CHECK(run("<a href=/1></a><a href=/2></a><a href=/3></a>", &g, &p) ==
+	      0);
+	CHECK(g.n == 3);
+	CHECK_STR(g.url[0], "http://example.com/1");
+	CHECK_STR(g.url[2], "http://example.com/3");
+}
+
+static void test_base(void)
+{
+	struct got g;
+	struct parse_page p;
+
+	/* Relative base resolves against the page; the first one wins;
+	 * it applies to links before it in the document too. */
+	CHECK(run("<a href=early></a><head><base href=/b/c/>"
+		  "<base href=http://wrong.com/></head>"
+		  "<a href=x>x</a><a href=../y>y</a>",
+		  &g, &p) == 0);
+	CHECK(p.has_base);
+	CHECK(find(&g, "http://example.com/b/c/early") >= 0);
+	CHECK(find(&g, "http://example.com/b/c/x") >= 0);
+	CHECK(find(&g, "http://example.com/b/y") >= 0);
+	CHECK(find(&g, "http://wrong.com/x") < 0);
+
+	/* Absolute base on another host, scheme-relative links. */
+	CHECK(run("<base href='https://cdn.net/v1/'><a href=z></a>"
+		  "<a href=//h.org/q></a><a href='?p=1'></a>",
+		  &g, &p) == 0);
+	CHECK(find(&g, "https://cdn.net/v1/z") >= 0);
+	CHECK(find(&g, "https://h.org/q") >= 0);
+	CHECK(find(&g, "https://cdn.net/v1/?p=1") >= 0);
+
+	/* A base without href does not count; a bad base leaves the page
+	 * URL. */
+	CHECK(run("<base target=_top><base href='http://[::1'><a href=k></a>",
+		  &g, &p) == 0);
+	CHECK(!p.has_base);
+	CHECK(find(&g, "http://example.com/dir/k") >= 0);
+
+	/* Bad page URL. */
+	{
+		struct norm_opts o = strict();
+
+		CHECK(parse_html("", 0, "nope", 4, &o, NULL, NULL, &p) ==
+		      SC_E_RELATIVE);
+		CHECK(parse_html("", 0, "ftp://a/", 8, &o, NULL, NULL, &p) ==
+		      SC_E_SCHEME);
+		CHECK(parse_html(NULL, 0, PAGE, strlen(PAGE), &o, NULL, NULL,
+				 &p) == 0);
+		CHECK(parse_html(NULL, 1, PAGE, strlen(PAGE), &o, NULL, NULL,
+				 &p) == SC_E_INVAL);
+	}
+}
+
+static void test_bad_links(void)
+{
+	struct got g;
+	struct parse_page p;
+
+	CHECK(run("<a href='mailto:x@y.z'></a><a href='javascript:void(0)'>"
+		  "</a><a href='http://a.com:99999/'></a><a href=''></a>"
+		  "<a href='  '></a><a href='http://a.com/ok'></a>"
+		  "<a href='ftp://f/'></a>",
+		  &g, &p) == 0);
+	CHECK(g.n == 2); /* "" resolves to the page itself */
+	CHECK(find(&g, "http://a.com/ok") >= 0);
+	CHECK(find(&g, PAGE) >= 0);
+	CHECK(p.links_ok == 2);
+	CHECK(p.links_bad == 4);
+	CHECK(p.links_bad_by_code[-SC_E_SCHEME] == 3);
+	CHECK(p.links_bad_by_code[-SC_E_PORT] == 1);
+	CHECK(p.links_dup == 1); /* "  " is the page again */
+}
+
+static void test_nofollow(void)
+{
+	struct got g;
+	struct parse_page p;
+	int i;
+
+	CHECK(run("<a href=/f rel='external NoFollow'>x</a>"
+		  "<a href=/g rel=nofollowed>y</a><link rel=nofollow href=/l>",
+		  &g, &p) == 0);
+	i = find(&g, "http://example.com/f");
+	CHECK(i >= 0 && g.nofollow[i] && (g.rel[i] & PARSE_REL_NOFOLLOW));
+	i = find(&g, "http://example.com/g");
+	CHECK(i >= 0 && !g.nofollow[i]);
+	i = find(&g, "http://example.com/l");
+	CHECK(i >= 0 && g.nofollow[i]);
+	CHECK(!p.nofollow && !p.noindex);
+
+	/* meta robots: anywhere, any case, comma lists; "none" is both. */
+	CHECK(run("<a href=/a></a><meta name=ROBOTS content='NoFollow'>", &g,
+		  &p) == 0);
+	CHECK(p.nofollow && !p.noindex);
+	CHECK(g.n == 1 && g.nofollow[0]);
+	CHECK(run("<meta name=robots content='index,noindex'>", &g, &p) == 0);
+	CHECK(p.noindex && !p.nofollow);
+	CHECK(run("<meta name=robots content=none>", &g, &p) == 0);
+	CHECK(p.noindex && p.nofollow);
+	CHECK(run("<meta name=googlebot content=none><meta name=sigcrawl "
+		  "content=none><meta content=noindex>",
+		  &g, &p) == 0);
+	CHECK(!p.noindex && !p.nofollow);
+
+	/* A nofollow occurrence first, a followable one later: reported
+	 * again, followable; the other way round only once. */
+	CHECK(run("<a rel=nofollow href=/d></a><a href=/d></a>"
+		  "<a href=/e></a><a rel=nofollow href=/e></a>",
+		  &g, &p) == 0);
+	CHECK(g.n == 3);
+	CHECK(g.nofollow[0] && !g.nofollow[1]);
+	CHECK_STR(g.url[1], "http://example.com/d");
+	CHECK(p.links_dup == 1);
+}
+
+static void test_refresh(void)
+{
+	static const struct {
+		const char *content, *want;
+	} t[] = {
+		{ "5; url=/r1", "http://example.com/r1" },
+		{ "0;URL='/r2'", "http://example.com/r2" },
+		{ "0, url = &quot;r3&quot; ", "http://example.com/dir/r3" },
+		{ "3 url=/r4", "http://example.com/r4" },
+		{ "1; /r5", "http://example.com/r5" },
+		{ "0.5;url=http://x.org/r6", "http://x.org/r6" },
+		{ "0; url='/r7", "http://example.com/r7" },
+		{ "  7 ;   UrL=  /r8  ", "http://example.com/r8" },
+		{ "5", NULL },
+		{ "url=/no", NULL },
+		{ "", NULL },
+		{ "0; url=", NULL },
+	};
+	char html[256];
+	struct got g;
+	struct parse_page p;
+
+	for (size_t i = 0; i < sizeof(t) / sizeof(t[0]); i++) {
+		snprintf(html, sizeof(html),
+			 "<meta http-equiv=refresh content=\"%s\">",
+			 t[i].content);
+		CHECK(run(html, &g, &p) == 0);
+		if (t[i].want) {
+			CHECK(g.n == 1 && g.kind[0] == PARSE_LINK_REFRESH);
+			CHECK_STR(g.url[0], t[i].want);
+		} else {
+			CHECK(g.n == 0);
+		}
+	}
+	/* Not a refresh. */
+	CHECK(run("<meta http-equiv=content-type content='0; url=/x'>", &g,
+		  &p) == 0);
+	CHECK(g.n == 0);
+}
+
+static void test_canonical(void)
+{
+	struct got g;
+	struct parse_page p;
+	int i;
+
+	CHECK(run("<link rel=canonical href='mailto:a@b'>"
+		  "<link rel='Canonical' href='/Canon?x#f'>"
+		  "<link rel=canonical href=/second>",
+		  &g, &p) == 0);
+	CHECK(p.has_canonical);
+	CHECK_STR(p.canonical, "http://example.com/Canon?x");
+	i = find(&g, "http://example.com/Canon?x");
+	CHECK(i >= 0 && (g.rel[i] & PARSE_REL_CANONICAL) &&
+	      g.kind[i] == PARSE_LINK_LINK);
+	/* Resolved against the base, even one that comes later. */
+	CHECK(run("<link rel=canonical href=c><base href=/base/>", &g, &p) ==
+	      0);
+	CHECK_STR(p.canonical, "http://example.com/base/c");
+	CHECK(run("<a rel=canonical href=/a>", &g, &p) == 0);
+	CHECK(!p.has_canonical);
+	CHECK(p.canonical[0] == '\0');
+}
+
+static void test_title(void)
+{
+	struct got g;
+	struct parse_page p;
+	static char big[2000];
+	size_t n;
+
+	CHECK(run("<title>\n  Hello \t\r\n  World  </title><title>2</title>",
+		  &g, &p) == 0);
+	CHECK_STR(p.title, "Hello World");
+	CHECK(run("<title>a &amp; b &lt;c&gt;</title>", &g, &p) == 0);
+	CHECK_STR(p.title, "a & b <c>");
+	CHECK(run("<p>no title</p>", &g, &p) == 0);
+	CHECK_STR(p.title, "");
+	/* <title> in SVG is not the page's title. */
+	CHECK(run("<svg><title>svg</title></svg><title>html</title>", &g, &p) ==
+	      0);
+	CHECK_STR(p.title, "html");
+
+	/* Cut at 512 bytes, not inside a character: 511 ASCII bytes then
+	 * 'é' (2 bytes) must drop the 'é'. */
+	n = (size_t)sprintf(big, "<title>");
+	memset(big + n, 'x', 511);
+	n += 511;
+	n += (size_t)sprintf(big + n, "\xc3\xa9yyyy</title>");
+	CHECK(run(big, &g, &p) == 0);
+	CHECK(strlen(p.title) == 511);
+	/* 510 + 'é' fits exactly. */
+	n = (size_t)sprintf(big, "<title>");
+	memset(big + n, 'x', 510);
+	n += 510;
+	n += (size_t)sprintf(big + n, "\xc3\xa9yyyy</title>");
+	CHECK(run(big, &g, &p) == 0);
+	CHECK(strlen(p.title) == 512);
+	CHECK(memcmp(p.title + 510, "\xc3\xa9", 2) == 0);
+	/* A space at the cut is trimmed. */
+	n = (size_t)sprintf(big, "<title>");
+	memset(big + n, 'x', 511);
+	n += 511;
+	sprintf(big + n, "   yyyy</title>");
+	CHECK(run(big, &g, &p) == 0);
+	CHECK(strlen(p.title) == 511);
+}
+
+static void test_dup_and_malformed(void)
+{
+	struct got g;
+	struct parse_page p;
+	int i;
+
+	CHECK(run("<a href=/x></a><a href='http://EXAMPLE.com:80/x#frag'></a>"
+		  "<a href=../x></a><area href=/x>",
+		  &g, &p) == 0);
+	CHECK(g.n == 1 && p.links_ok == 1 && p.links_dup == 3);
+
+	/* Unclosed tags, <a> inside <a>, unquoted and odd attributes. */
+	CHECK(run("<div><p><a href=/one>one<a href=/two>two<p>"
+		  "<a href=/three?a=1&b=2 class=x>three"
+		  "<a HREF = \"/four\"><a href='/five'/>"
+		  "<a href=/six",
+		  &g, &p) == 0);
+	CHECK(find(&g, "http://example.com/one") >= 0);
+	CHECK(find(&g, "http://example.com/two") >= 0);
+	CHECK(find(&g, "http://example.com/three?a=1&b=2") >= 0);
+	CHECK(find(&g, "http://example.com/four") >= 0);
+	CHECK(find(&g, "http://example.com/five") >= 0);
+	/* A tag cut by the end of input is dropped (HTML: EOF in tag). */
+	CHECK(find(&g, "http://example.com/six") < 0);
+
+	/* Entities in attributes are decoded. */
+	CHECK(run("<a href='/q?a=1&amp;b=2'></a>", &g, &p) == 0);
+	CHECK(g.n == 1);
+	CHECK_STR(g.url[0], "http://example.com/q?a=1&b=2");
+
+	/* Script, style, comments, template, noscript: no links. */
+	CHECK(run("<script>document.write('<a href=/s1></a>')</script>"
+		  "<style>a{background:url(/s2)}</style>"
+		  "<!-- <a href=/s3></a> -->"
+		  "<template><a href=/s4></a></template>"
+		  "<textarea><a href=/s5></a></textarea>"
+		  "<a href=/real></a>",
+		  &g, &p) == 0);
+	CHECK(g.n == 1);
+	i = find(&g, "http://example.com/real");
+	CHECK(i == 0);
+
+	/* SVG links are not HTML links. */
+	CHECK(run("<svg><a href=/svg></a></svg>", &g, &p) == 0);
+	CHECK(g.n == 0);
+}
+
+static void test_stop_and_null_fn(void)
+{
+	struct got g;
+	struct parse_page p;
+	struct norm_opts o = strict();
+	static const char html[] = "<a href=/1></a><a href=/2></a>"
+				   "<a href=/3></a><title>t</title>";
+
+	memset(&g, 0, sizeof(g));
+	g.stop_after = 2;
+	CHECK(parse_html(html, strlen(html), PAGE, strlen(PAGE), &o, collect,
+			 &g, &p) == 42);
+	CHECK(g.total == 2);
+	CHECK_STR(p.title, "t");
+	CHECK(parse_html(html, strlen(html), PAGE, strlen(PAGE), &o, NULL, NULL,
+			 &p) == 0);
+	CHECK(p.links_ok == 3);
+}
+
+static int count_only(void *ctx, const struct parse_link *l)
+{
+	(*(size_t *)ctx)++;
+	return l->url[0] == 'h' ? 0 : 1;
+}
+
+static void test_limits(void)
+{
+	struct norm_opts o = strict();
+	struct parse_page p;
+	size_t cap = 40 * (PARSE_LINKS_MAX + 500), n = 0, calls = 0;
+	char *html = xmalloc(cap);
+
+	for (unsigned i = 0; i < PARSE_LINKS_MAX + 500; i++)
+		n += (size_t)sprintf(html + n, "<a href=/%u></a>", i);
+	/* Duplicates after the cap are still duplicates, not drops. */
+	n += (size_t)sprintf(html + n, "<a href=/0></a>");
+	CHECK(parse_html(html, n, PAGE, strlen(PAGE), &o, count_only, &calls,
+			 &p) == 0);
+	CHECK(calls == PARSE_LINKS_MAX);
+	CHECK(p.links_ok == PARSE_LINKS_MAX);
+	CHECK(p.links_dropped == 500);
+	CHECK(p.links_dup == 1);
+	free(html);
+}
+
+/* 100,000 nested elements of several kinds: no stack overflow, the link
+ * at the bottom found, in reasonable time (gumbo's scope checks make some
+ * tags quadratic; <span> and <a> are not). */
+static void test_deep(void)
+{
+	static const char *const tags[] = { "span", "i", "table" };
+	const size_t depth = 100000;
+	struct norm_opts o = strict();
+	struct parse_page p;
+
+	for (size_t t = 0; t < sizeof(tags) / sizeof(tags[0]); t++) {
+		size_t tl = strlen(tags[t]), n = 0;
+		char *html = xmalloc(depth * (tl + 2) + 64);
+		size_t calls = 0;
+
+		for (size_t i = 0; i < depth; i++)
+			n += (size_t)sprintf(html + n, "<%s>", tags[t]);
+		n += (size_t)sprintf(html + n, "<a href=/deep></a>");
+		CHECK(parse_html(html, n, PAGE, strlen(PAGE), &o, count_only,
+				 &calls, &p) == 0);
+		CHECK(p.links_ok == 1 && calls == 1);
+		free(html);
+	}
+}
+
+/* 200,000 nested <div>: quadratic in gumbo (about 50 s); stopped by the
+ * CPU budget instead, with nothing reported. */
+static void test_div_bomb(void)
+{
+	const size_t depth = 200000;
+	struct norm_opts o = strict();
+	struct parse_page p;
+	char *html = xmalloc(depth * 5 + 64);
+	size_t n = 0, calls = 0;
+
+	n += (size_t)sprintf(html, "<title>t</title><a href=/top></a>");
+	for (size_t i = 0; i < depth; i++)
+		n += (size_t)sprintf(html + n, "<div>");
+	CHECK(parse_html(html, n, PAGE, strlen(PAGE), &o, count_only, &calls,
+			 &p) == SC_E_LIMIT);
+	CHECK(calls == 0 && p.links_ok == 0);
+	free(html);
+}
+
+int main(void)
+{
+	test_kinds();
+	test_base();
+	test_bad_links();
+	test_nofollow();
+	test_refresh();
+	test_canonical();
+	test_title();
+	test_dup_and_malformed();
+	test_stop_and_null_fn();
+	test_limits();
+	test_deep();
+	test_div_bomb();
+	return check_done();
+}
