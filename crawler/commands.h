@@ -11,6 +11,7 @@
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
 int cmd_normalize(int argc, char **argv);
+int cmd_crawl(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 
 /* Print "sigcrawl CMD: message" to stderr. */

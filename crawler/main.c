@@ -10,6 +10,8 @@ static const struct command {
 	int (*run)(int argc, char **argv);
 	const char *summary;
 } commands[] = {
+	{ "crawl", cmd_crawl,
+	  "crawl breadth-first from seeds into a store; rerun to resume" },
 	{ "normalize", cmd_normalize,
 	  "normalize URLs, one per line, from stdin to stdout" },
 	{ "export", cmd_export,
