@@ -1,0 +1,188 @@
+#!/bin/bash
+# test-crawl.sh SIGCRAWL FIXTURE — the crawl engine against a declared web
+# served by sc-fixture: what was fetched (the fixture's request log) and
+# what was recorded (sigcrawl export).
+set -u
+sigcrawl=$1
+fixture=$2
+tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-test-crawl.XXXXXX")
+fpid=
+cleanup()
+{
+	[ -n "$fpid" ] && kill "$fpid" 2>/dev/null
+	rm -rf "$tmp"
+}
+trap cleanup EXIT
+[ -n "${KEEP:-}" ] && trap "kill \$fpid 2>/dev/null; echo kept \$tmp" EXIT
+
+passed=0
+failed=0
+check()
+{
+	local what=$1
+	shift
+	if "$@"; then
+		passed=$((passed + 1))
+	else
+		failed=$((failed + 1))
+		echo "FAIL: $what" >&2
+	fi
+}
+
+start_fixture()
+{
+	rm -f "$tmp/port"
+	"$fixture" --web "$1" --port-file "$tmp/port" --log "$2" &
+	fpid=$!
+	for _ in $(seq 100); do
+		[ -s "$tmp/port" ] && break
+		sleep 0.05
+	done
+	port=$(cat "$tmp/port")
+}
+
+stop_fixture()
+{
+	kill "$fpid" 2>/dev/null
+	wait "$fpid" 2>/dev/null
+	fpid=
+}
+
+# Requests made for a host's path: the "req" lines of the log.
+requests() { awk -F'\t' -v h="$1" -v p="$2" '$3 == "req" && $4 == h && $6 == p' "$3" | wc -l; }
+
+record() { "$sigcrawl" export --store "$1" | grep -F "\"normalized\":\"$2\"" | head -1; }
+
+# ---------------------------------------------------------------------
+# A small web of three hosts: redirects, errors, robots.txt, non-HTML,
+# an oversized body, nofollow.
+cat >"$tmp/web" <<'EOF'
+host a.test
+page /            200 text/html  title="Home of a" links=/a,/b,http://b.test/,/private/x,/moved,/e,/missing,/big,/loop1,/deep1
+page /a           200 text/html  links=/,/moved,/bin,/A?utm_source=x
+page /A           200 text/html  title="Upper A"
+page /b           200 text/plain body="plain b\n"
+page /moved       301 location=/a2
+page /a2          200 text/html  links=/
+page /loop1       302 location=/loop2
+page /loop2       302 location=/loop1
+page /bin         200 application/octet-stream size=1000
+page /big         200 text/html size=300000
+page /private/x   200 text/html
+page /robots.txt  200 text/plain body="User-agent: *\nDisallow: /private\n\nUser-agent: sigcrawl\nDisallow: /private\nDisallow: /e2\n"
+page /e           500
+page /deep1       200 text/html links=/deep2
+page /deep2       200 text/html links=/deep3
+page /deep3       200 text/html links=/deep4
+page /deep4       200 text/html
+default 404
+
+host b.test
+page /            200 text/html links=http://a.test/,/x,http://c.test/,http://a.test/e2
+default 410
+
+site c.test pages=40 links=3-6 fanout=3 cross=0 seed=7 size=2000
+EOF
+printf '# seeds\nhttp://a.test/\n\nnot a url\n' >"$tmp/seeds"
+
+# One connection per host: the fixture logs a request when it arrives, and
+# two requests started together on two connections may arrive swapped,
+# which the breadth-first order check below would misread.
+start_fixture "$tmp/web" "$tmp/log"
+"$sigcrawl" crawl --store "$tmp/store" --seeds "$tmp/seeds" \
+	--connect-to "::127.0.0.1:$port" --per-host-delay-ms 0 \
+	--per-host-connections 1 \
+	--max-depth 3 --max-body-bytes 100000 --quiet >"$tmp/out" 2>"$tmp/err"
+rc=$?
+stop_fixture
+check "crawl exits 0 (got $rc)" [ "$rc" -eq 0 ]
+check "a bad seed line is reported with its line number" grep -q "seeds:4:" "$tmp/err"
+check "the summary is printed" grep -q "^pages " "$tmp/out"
+
+# Exactly once: no path requested twice.
+dups=$(awk -F'\t' '$3 == "req" { print $4 $6 }' "$tmp/log" | sort | uniq -d)
+check "no URL requested twice (dups: $dups)" [ -z "$dups" ]
+check "robots.txt fetched once per host" [ "$(awk -F'\t' '$3 == "req" && $6 == "/robots.txt"' "$tmp/log" | wc -l)" -eq 3 ]
+check "robots.txt before the host's first page" \
+	[ "$(awk -F'\t' '$3 == "req" && $4 == "a.test" { print $6; exit }' "$tmp/log")" = /robots.txt ]
+check "disallowed path not fetched" [ "$(requests a.test /private/x "$tmp/log")" -eq 0 ]
+check "the agent's own group applies (/e2)" [ "$(requests a.test /e2 "$tmp/log")" -eq 0 ]
+# c.test/ is at depth 2 (a -> b -> c): it and its tree children p1..p3
+# (depth 3) must be fetched, nothing deeper exists within max-depth 3.
+check "c.test/ and its children fetched" [ "$(requests c.test / "$tmp/log")" -eq 1 ] && [ "$(requests c.test /p3 "$tmp/log")" -eq 1 ]
+
+"$sigcrawl" export --store "$tmp/store" >"$tmp/export"
+fetched=$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt"' "$tmp/log" | wc -l)
+disallowed=$(grep -c '"error":"robots_disallowed"' "$tmp/export")
+check "one record per fetched URL plus the disallowed ones" [ "$(wc -l <"$tmp/export")" -eq $((fetched + disallowed)) ]
+check "two URLs disallowed (/private/x, /e2)" [ "$disallowed" -eq 2 ]
+r=$(record "$tmp/store" http://a.test/private/x)
+check "disallowed URL recorded, not fetched" eval 'echo "$r" | grep -q "\"fetched\":false.*\"error\":\"robots_disallowed\""'
+r=$(record "$tmp/store" http://a.test/moved)
+check "301 recorded with its normalized target" eval 'echo "$r" | grep -q "\"status\":301.*\"redirect\":\"http://a.test/a2\""'
+r=$(record "$tmp/store" http://a.test/a2)
+check "redirect target fetched at the same depth" eval 'echo "$r" | grep -q "\"depth\":1"'
+check "redirect loop terminates (each hop fetched once)" [ "$(requests a.test /loop1 "$tmp/log")" -eq 1 ] && [ "$(requests a.test /loop2 "$tmp/log")" -eq 1 ]
+r=$(record "$tmp/store" http://a.test/e)
+check "500 recorded as http_error" eval 'echo "$r" | grep -q "\"status\":500.*\"error\":\"http_error\""'
+r=$(record "$tmp/store" http://a.test/missing)
+check "404 recorded" eval 'echo "$r" | grep -q "\"status\":404"'
+r=$(record "$tmp/store" http://a.test/big)
+check "oversized body cut and recorded as truncated" eval 'echo "$r" | grep -q "\"bytes\":100000.*\"error\":\"too_big\",\"truncated\":true"'
+r=$(record "$tmp/store" http://a.test/bin)
+check "non-HTML recorded with its type" eval 'echo "$r" | grep -q "\"content_type\":\"application/octet-stream\""'
+r=$(record "$tmp/store" http://a.test/)
+check "title recorded" eval 'echo "$r" | grep -q "\"title\":\"Home of a\""'
+r=$(record "$tmp/store" http://a.test/A)
+check "links normalized before the frontier (utm_source dropped)" eval 'echo "$r" | grep -q "\"url\":\"http://a.test/A\""'
+check "max-depth 3: /deep3 fetched, /deep4 not" [ "$(requests a.test /deep3 "$tmp/log")" -eq 1 ] && [ "$(requests a.test /deep4 "$tmp/log")" -eq 0 ]
+
+# Depth never decreases in fetch order within a host (breadth-first),
+# except for redirect targets: they keep their source's depth but are
+# found only when the source is fetched, possibly after the host moved on
+# (a strict per-depth barrier would let one slow host stall the crawl).
+"$sigcrawl" export --store "$tmp/store" >"$tmp/export2"
+sed -n 's/.*"redirect":"http:\/\/\([^"]*\)".*/\1/p' "$tmp/export2" >"$tmp/targets"
+sed -n 's/.*"normalized":"http:\/\/\([^/]*\)\([^"]*\)".*"depth":\([0-9]*\).*/\1\t\2\t\3/p' "$tmp/export2" |
+	awk -F'\t' 'NR == FNR { t[$0] = 1; next } !(($1 $2) in t)' "$tmp/targets" - >"$tmp/depths"
+order_ok=$(awk -F'\t' 'NR == FNR { d[$1 $2] = $3; next }
+	$3 == "req" && $6 != "/robots.txt" && (($4 $6) in d) {
+		k = $4; v = d[$4 $6]
+		if ((k in last) && v < last[k]) bad++
+		last[k] = v
+	} END { print bad + 0 }' "$tmp/depths" "$tmp/log")
+check "fetch order is breadth-first within each host ($order_ok inversions)" [ "$order_ok" -eq 0 ]
+
+# A rerun resumes: nothing left, nothing fetched again.
+start_fixture "$tmp/web" "$tmp/log2"
+"$sigcrawl" crawl --store "$tmp/store" --seeds "$tmp/seeds" \
+	--connect-to "::127.0.0.1:$port" --per-host-delay-ms 0 --quiet \
+	>/dev/null 2>&1
+stop_fixture
+check "a finished crawl rerun fetches nothing" [ "$(awk -F'\t' '$3 == "req"' "$tmp/log2" | wc -l)" -eq 0 ]
+
+# ---------------------------------------------------------------------
+# Politeness: the gap between request starts to one host.
+cat >"$tmp/web2" <<'EOF'
+site p.test pages=8 links=3-3 fanout=3 cross=0 seed=1 size=500
+EOF
+printf 'http://p.test/\n' >"$tmp/seeds2"
+start_fixture "$tmp/web2" "$tmp/log3"
+"$sigcrawl" crawl --store "$tmp/store2" --seeds "$tmp/seeds2" \
+	--connect-to "::127.0.0.1:$port" --per-host-delay-ms 300 --quiet \
+	>/dev/null 2>&1
+stop_fixture
+mingap=$(awk -F'\t' '$3 == "req" { if (prev) { g = $1 - prev; if (min == "" || g < min) min = g } prev = $1 } END { print min + 0 }' "$tmp/log3")
+check "per-host delay 300 ms respected (min gap $mingap ms)" [ "$mingap" -ge 295 ]
+check "politeness crawl fetched all 8 pages" [ "$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt"' "$tmp/log3" | wc -l)" -eq 8 ]
+
+# Usage errors.
+"$sigcrawl" crawl --seeds "$tmp/seeds" >/dev/null 2>&1
+check "no --store: exit 2" [ $? -eq 2 ]
+"$sigcrawl" crawl --store "$tmp/s3" --profile bogus >/dev/null 2>&1
+check "bad profile: exit 2" [ $? -eq 2 ]
+"$sigcrawl" crawl --help | grep -q "usage: sigcrawl crawl"
+check "--help" [ $? -eq 0 ]
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
