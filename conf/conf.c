@@ -178,24 +178,28 @@ static int parse_bool(struct setctx *x, const char *v, bool *out)
  * follows the locale's decimal point and accepts hex, inf and nan. */
 static bool parse_fraction(const char *s, double *out)
 {
-	double v = 0, scale = 1;
+	uint64_t mantissa = 0;
+	double scale = 1;
 	size_t digits = 0;
-	for (; *s >= '0' && *s <= '9'; s++, digits++) {
-		if (digits >= 18)
-			return false;
-		v = v * 10 + (*s - '0');
-	}
-	if (*s == '.') {
-		for (s++; *s >= '0' && *s <= '9'; s++, digits++) {
-			if (digits >= 18)
-				return false;
-			scale /= 10;
-			v += (*s - '0') * scale;
+	bool point = false;
+	for (;; s++) {
+		if (*s == '.' && !point) {
+			point = true;
+			continue;
 		}
+		if (*s < '0' || *s > '9')
+			break;
+		if (++digits > 18)
+			return false;
+		mantissa = mantissa * 10 + (uint64_t)(*s - '0');
+		if (point)
+			scale *= 10;
 	}
 	if (*s || digits == 0)
 		return false;
-	*out = v;
+	/* One division of two exact numbers: "0.1" is the double nearest
+	 * to 0.1, as a reader of the file would expect. */
+	*out = (double)mantissa / scale;
 	return true;
 }
 

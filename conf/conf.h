@@ -44,7 +44,7 @@
 /* inih keeps at most 49 bytes of a section name: "category " and 40. */
 #define CONF_CATEGORY_NAME_MAX 40
 #define CONF_CATEGORIES_MAX 1024
-#define CONF_KEYWORDS_MAX 64
+#define CONF_KEYWORDS_MAX 32
 #define CONF_CONNECT_TO_MAX 256
 
 /* Defaults of the keys that have one (SPEC §3). */
