@@ -807,7 +807,7 @@ int conf_default(struct conf **ret)
 	c->store.warc = false;
 	c->control.kind = CONF_LISTEN_UNIX;
 	c->control.listen = strdup(CONF_DEFAULT_LISTEN);
-	c->control.unix_path = strdup(CONF_DEFAULT_LISTEN + 5);
+	c->control.unix_path = strdup(&CONF_DEFAULT_LISTEN[5]);
 	if (!c->crawl.store || !c->crawl.user_agent || !c->control.listen ||
 	    !c->control.unix_path) {
 		conf_free(c);
