@@ -1,0 +1,1337 @@
+/* conf.c — reading and checking the config file (SPEC §3).
+ *
+ * inih does the INI syntax; everything else is here.  We feed inih through
+ * our own line reader (ini_parse_stream) rather than letting it read the
+ * file, because that reader is the only place that sees whole lines:
+ *
+ *  - it counts lines, since Debian's inih is built without line numbers in
+ *    the handler;
+ *  - it rejects a line longer than inih's buffer, which inih would cut and
+ *    parse the rest of as a new line;
+ *  - it drops leading white space, so that inih never treats an indented
+ *    line as the continuation of the previous value;
+ *  - it parses the section headers itself, because inih calls the handler
+ *    only for key = value lines: an empty or repeated section would go
+ *    unnoticed otherwise, and inih cuts section names at 49 bytes.
+ *
+ * Each key has one setter that checks a value and stores it.  The file and
+ * conf_override() share the setters, so a value is accepted or rejected
+ * with the same words wherever it comes from.  A setter leaves the conf
+ * unchanged when it fails. */
+#include <arpa/inet.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <ini.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "conf.h"
+
+/* Longest path we store; the kernel's PATH_MAX includes the NUL. */
+#define PATH_BYTES_MAX (PATH_MAX - 1)
+/* sizeof(struct sockaddr_un.sun_path) on Linux, less the NUL. */
+#define UNIX_PATH_BYTES_MAX 107
+/* Bound for a user agent given on the command line (the file's lines are
+ * shorter anyway). */
+#define USER_AGENT_MAX 512
+
+enum section {
+	SECT_NONE,
+	SECT_CRAWL,
+	SECT_NORMALIZE,
+	SECT_DEDUP,
+	SECT_STORE,
+	SECT_CONTROL,
+	SECT_CATEGORY,
+	SECT_COUNT,
+};
+
+/* What a setter works on.  base is the directory relative paths resolve
+ * against; cat the category of a [category] key. */
+struct setctx {
+	struct conf *c;
+	struct conf_category *cat;
+	const char *base;
+	char *msg;
+	size_t msglen;
+};
+
+typedef int (*setter_fn)(struct setctx *x, const char *value);
+
+struct key {
+	const char *name;
+	setter_fn set;
+	bool repeatable;
+};
+
+/* ---- small helpers ---------------------------------------------------- */
+
+static SC_PRINTF(2, 3) int fail(struct setctx *x, const char *fmt, ...)
+{
+	va_list ap;
+	va_start(ap, fmt);
+	if (x->msglen)
+		vsnprintf(x->msg, x->msglen, fmt, ap);
+	va_end(ap);
+	return SC_E_INVAL;
+}
+
+/* A value as it may appear in a message: at most 48 bytes, control and
+ * non-ASCII bytes shown as '?', so that a message stays one clean line. */
+struct shown {
+	char s[64];
+};
+
+static struct shown show(const char *v)
+{
+	struct shown r;
+	size_t i, n = 0;
+	for (i = 0; v[i] && n < 48; i++) {
+		unsigned char ch = (unsigned char)v[i];
+		r.s[n++] = (ch < 0x20 || ch >= 0x7f) ? '?' : (char)ch;
+	}
+	if (v[i])
+		n += (size_t)snprintf(r.s + n, sizeof(r.s) - n, "...");
+	r.s[n] = '\0';
+	return r;
+}
+
+static bool is_space(char ch)
+{
+	return ch == ' ' || ch == '\t' || ch == '\r' || ch == '\v' ||
+	       ch == '\f';
+}
+
+static char ascii_lower(char ch)
+{
+	return (ch >= 'A' && ch <= 'Z') ? (char)(ch - 'A' + 'a') : ch;
+}
+
+static bool has_control(const char *s)
+{
+	for (; *s; s++)
+		if ((unsigned char)*s < 0x20 || *s == 0x7f)
+			return true;
+	return false;
+}
+
+/* Parse a decimal whole number in min..max.  Digits only: no sign, no
+ * white space (inih trimmed the ends already), any number of leading
+ * zeros.  Overflow counts as out of range. */
+static bool parse_u64(const char *s, uint64_t min, uint64_t max, uint64_t *out)
+{
+	uint64_t v = 0;
+	if (!*s)
+		return false;
+	for (; *s; s++) {
+		if (*s < '0' || *s > '9')
+			return false;
+		unsigned d = (unsigned)(*s - '0');
+		if (v > (UINT64_MAX - d) / 10)
+			return false;
+		v = v * 10 + d;
+	}
+	if (v < min || v > max)
+		return false;
+	*out = v;
+	return true;
+}
+
+static int set_uint(struct setctx *x, const char *v, uint64_t min, uint64_t max,
+		    uint64_t *out)
+{
+	if (!parse_u64(v, min, max, out))
+		return fail(x,
+			    "expected a whole number from %llu to %llu, got "
+			    "\"%s\"",
+			    (unsigned long long)min, (unsigned long long)max,
+			    show(v).s);
+	return 0;
+}
+
+static int parse_bool(struct setctx *x, const char *v, bool *out)
+{
+	static const char *const yes[] = { "yes", "true", "on", "1" };
+	static const char *const no[] = { "no", "false", "off", "0" };
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		if (strcasecmp(v, yes[i]) == 0) {
+			*out = true;
+			return 0;
+		}
+		if (strcasecmp(v, no[i]) == 0) {
+			*out = false;
+			return 0;
+		}
+	}
+	return fail(x,
+		    "expected yes or no (true/false, on/off, 1/0), got "
+		    "\"%s\"",
+		    show(v).s);
+}
+
+/* A fraction like "0", "1", "0.25", ".5", "1.0".  Not strtod(): that
+ * follows the locale's decimal point and accepts hex, inf and nan. */
+static bool parse_fraction(const char *s, double *out)
+{
+	uint64_t mantissa = 0;
+	double scale = 1;
+	size_t digits = 0;
+	bool point = false;
+	for (;; s++) {
+		if (*s == '.' && !point) {
+			point = true;
+			continue;
+		}
+		if (*s < '0' || *s > '9')
+			break;
+		if (++digits > 18)
+			return false;
+		mantissa = mantissa * 10 + (uint64_t)(*s - '0');
+		if (point)
+			scale *= 10;
+	}
+	if (*s || digits == 0)
+		return false;
+	/* One division of two exact numbers: "0.1" is the double nearest
+	 * to 0.1, as a reader of the file would expect. */
+	*out = (double)mantissa / scale;
+	return true;
+}
+
+/* path resolved against base (an absolute directory), newly allocated.
+ * The path is not made canonical and need not exist yet. */
+static int resolve_path(struct setctx *x, const char *path, size_t maxlen,
+			char **out)
+{
+	if (!*path)
+		return fail(x, "empty path");
+	if (has_control(path))
+		return fail(x, "control character in path");
+	char *r;
+	if (path[0] == '/') {
+		r = strdup(path);
+	} else {
+		while (path[0] == '.' && path[1] == '/')
+			path += 2;
+		size_t bl = strlen(x->base);
+		bool slash = bl > 0 && x->base[bl - 1] == '/';
+		r = malloc(bl + 1 + strlen(path) + 1);
+		if (r)
+			sprintf(r, "%s%s%s", x->base, slash ? "" : "/", path);
+	}
+	if (!r)
+		return SC_E_NOMEM;
+	if (strlen(r) > maxlen) {
+		free(r);
+		return fail(x, "path longer than %zu bytes once made absolute",
+			    maxlen);
+	}
+	*out = r;
+	return 0;
+}
+
+static int set_string(char **field, const char *v)
+{
+	char *s = strdup(v);
+	if (!s)
+		return SC_E_NOMEM;
+	free(*field);
+	*field = s;
+	return 0;
+}
+
+/* ---- [crawl] ------------------------------------------------------------ */
+
+static int set_store(struct setctx *x, const char *v)
+{
+	char *p;
+	int rc = resolve_path(x, v, PATH_BYTES_MAX, &p);
+	if (rc)
+		return rc;
+	free(x->c->crawl.store);
+	x->c->crawl.store = p;
+	return 0;
+}
+
+#define UINT_SETTER(fn, field, type, min, max)                                 \
+	static int fn(struct setctx *x, const char *v)                         \
+	{                                                                      \
+		uint64_t n;                                                    \
+		int rc = set_uint(x, v, (min), (max), &n);                     \
+		if (rc)                                                        \
+			return rc;                                             \
+		x->c->field = (type)n;                                         \
+		return 0;                                                      \
+	}
+
+UINT_SETTER(set_max_depth, crawl.max_depth, unsigned, 0, 1000)
+UINT_SETTER(set_max_pages, crawl.max_pages, uint64_t, 0,
+	    UINT64_C(1000000000000))
+UINT_SETTER(set_concurrency, crawl.concurrency, unsigned, 1, 65535)
+UINT_SETTER(set_per_host_connections, crawl.per_host_connections, unsigned, 1,
+	    1024)
+UINT_SETTER(set_per_host_delay_ms, crawl.per_host_delay_ms, unsigned, 0,
+	    3600000)
+UINT_SETTER(set_timeout_s, crawl.timeout_s, unsigned, 1, 3600)
+UINT_SETTER(set_max_body_bytes, crawl.max_body_bytes, uint64_t, 1,
+	    UINT64_C(1073741824))
+
+static int set_user_agent(struct setctx *x, const char *v)
+{
+	if (!*v)
+		return fail(x, "empty value");
+	if (has_control(v))
+		return fail(x, "control character in the user agent");
+	if (strlen(v) > USER_AGENT_MAX)
+		return fail(x, "longer than %d bytes", USER_AGENT_MAX);
+	return set_string(&x->c->crawl.user_agent, v);
+}
+
+static int set_obey_robots(struct setctx *x, const char *v)
+{
+	return parse_bool(x, v, &x->c->crawl.obey_robots);
+}
+
+/* One host field of a connect_to rule at *p: empty, a name or IPv4
+ * address without ':', or an [IPv6] literal.  Advances *p past it. */
+static bool connect_host(const char **p)
+{
+	const char *s = *p;
+	if (*s == '[') {
+		size_t n = strspn(s + 1, "0123456789abcdefABCDEF:.");
+		if (n == 0 || s[1 + n] != ']')
+			return false;
+		*p = s + n + 2;
+		return true;
+	}
+	for (; *s && *s != ':'; s++) {
+		unsigned char ch = (unsigned char)*s;
+		if (ch <= 0x20 || ch >= 0x7f || strchr("[]/@?#\\", ch))
+			return false;
+	}
+	*p = s;
+	return true;
+}
+
+/* One port field: empty, or 1..65535. */
+static bool connect_port(const char **p)
+{
+	const char *s = *p;
+	size_t n = strspn(s, "0123456789");
+	if (n > 0) {
+		char buf[8];
+		uint64_t port;
+		if (n >= sizeof(buf))
+			return false;
+		memcpy(buf, s, n);
+		buf[n] = '\0';
+		if (!parse_u64(buf, 1, 65535, &port))
+			return false;
+	}
+	*p = s + n;
+	return true;
+}
+
+static int set_connect_to(struct setctx *x, const char *v)
+{
+	struct conf *c = x->c;
+	const char *p = v;
+	bool ok = *v && connect_host(&p) && *p++ == ':' && connect_port(&p) &&
+		  *p++ == ':' && connect_host(&p) && *p++ == ':' &&
+		  connect_port(&p) && *p == '\0';
+	if (!ok)
+		return fail(
+			x,
+			"expected HOST1:PORT1:HOST2:PORT2 (any field may be "
+			"empty, ports 1..65535, IPv6 in brackets), got "
+			"\"%s\"",
+			show(v).s);
+	if (c->crawl.n_connect_to >= CONF_CONNECT_TO_MAX)
+		return fail(x, "more than %d rules", CONF_CONNECT_TO_MAX);
+	char **a = realloc(c->crawl.connect_to,
+			   (c->crawl.n_connect_to + 1) * sizeof(*a));
+	if (!a)
+		return SC_E_NOMEM;
+	c->crawl.connect_to = a;
+	if (!(a[c->crawl.n_connect_to] = strdup(v)))
+		return SC_E_NOMEM;
+	c->crawl.n_connect_to++;
+	return 0;
+}
+
+/* ---- [normalize] -------------------------------------------------------- */
+
+static const char *const profile_names[] = {
+	[NORM_PROFILE_STRICT] = "strict",
+	[NORM_PROFILE_EXTENDED] = "extended",
+	[NORM_PROFILE_AGGRESSIVE] = "aggressive",
+	[NORM_PROFILE_ADAPTIVE] = "adaptive",
+};
+
+const char *conf_profile_name(enum norm_profile p)
+{
+	if ((size_t)p < sizeof(profile_names) / sizeof(profile_names[0]))
+		return profile_names[p];
+	return "?";
+}
+
+/* The steps mask follows from the profile and the steps list, whichever
+ * came last; the list was checked when it was set. */
+static void resolve_steps(struct conf *c)
+{
+	uint32_t steps = norm_profile_steps(c->normalize.profile);
+	if (c->normalize.steps_list &&
+	    norm_steps_parse(c->normalize.steps_list, &steps, NULL, NULL) != 0)
+		steps = norm_profile_steps(c->normalize.profile);
+	c->normalize.steps = steps;
+}
+
+static int set_profile(struct setctx *x, const char *v)
+{
+	enum norm_profile p;
+	if (norm_profile_parse(v, &p) != 0)
+		return fail(x,
+			    "unknown profile \"%s\" (strict, extended, "
+			    "aggressive or adaptive)",
+			    show(v).s);
+	x->c->normalize.profile = p;
+	resolve_steps(x->c);
+	return 0;
+}
+
+static int set_steps(struct setctx *x, const char *v)
+{
+	uint32_t scratch = 0;
+	const char *bad = NULL;
+	size_t bad_len = 0;
+	if (norm_steps_parse(v, &scratch, &bad, &bad_len) != 0) {
+		char name[64];
+		size_t n = bad && bad_len < sizeof(name) ? bad_len : 0;
+		if (n)
+			memcpy(name, bad, n);
+		name[n] = '\0';
+		return fail(x, "unknown step \"%s\"", show(name).s);
+	}
+	int rc = set_string(&x->c->normalize.steps_list, v);
+	if (rc)
+		return rc;
+	resolve_steps(x->c);
+	return 0;
+}
+
+/* ---- [dedup], [store] --------------------------------------------------- */
+
+const char *conf_signature_name(enum conf_signature s)
+{
+	switch (s) {
+	case CONF_SIGNATURE_MD5_TEXT: return "md5_text";
+	case CONF_SIGNATURE_MD5_TEXT_SIZE: return "md5_text_size";
+	case CONF_SIGNATURE_OFF: return "off";
+	}
+	return "?";
+}
+
+static int set_signature(struct setctx *x, const char *v)
+{
+	for (int s = CONF_SIGNATURE_MD5_TEXT; s <= CONF_SIGNATURE_OFF; s++) {
+		if (strcmp(v, conf_signature_name(s)) == 0) {
+			x->c->dedup.signature = s;
+			return 0;
+		}
+	}
+	return fail(x, "expected md5_text, md5_text_size or off, got \"%s\"",
+		    show(v).s);
+}
+
+static int set_near_duplicate(struct setctx *x, const char *v)
+{
+	uint64_t k;
+	if (strcmp(v, "off") == 0) {
+		x->c->dedup.near_duplicate = -1;
+		return 0;
+	}
+	if (strncmp(v, "simhash:", 8) == 0 && parse_u64(v + 8, 0, 3, &k)) {
+		x->c->dedup.near_duplicate = (int)k;
+		return 0;
+	}
+	return fail(x,
+		    "expected off or simhash:K with K from 0 to 3, got "
+		    "\"%s\"",
+		    show(v).s);
+}
+
+static int set_warc(struct setctx *x, const char *v)
+{
+	return parse_bool(x, v, &x->c->store.warc);
+}
+
+/* ---- [control] ---------------------------------------------------------- */
+
+static bool is_loopback(const char *host)
+{
+	unsigned char a[16];
+	if (strcasecmp(host, "localhost") == 0)
+		return true;
+	if (inet_pton(AF_INET, host, a) == 1)
+		return a[0] == 127;
+	if (inet_pton(AF_INET6, host, a) == 1)
+		return IN6_IS_ADDR_LOOPBACK((struct in6_addr *)a);
+	return false;
+}
+
+static int set_listen(struct setctx *x, const char *v)
+{
+	struct conf *c = x->c;
+	if (strncmp(v, "unix:", 5) == 0) {
+		char *path, *listen;
+		int rc = resolve_path(x, v + 5, UNIX_PATH_BYTES_MAX, &path);
+		if (rc)
+			return rc;
+		if (!(listen = malloc(strlen(path) + 6))) {
+			free(path);
+			return SC_E_NOMEM;
+		}
+		sprintf(listen, "unix:%s", path);
+		free(c->control.listen);
+		free(c->control.unix_path);
+		free(c->control.tcp_host);
+		c->control.listen = listen;
+		c->control.unix_path = path;
+		c->control.tcp_host = NULL;
+		c->control.tcp_port = 0;
+		c->control.kind = CONF_LISTEN_UNIX;
+		return 0;
+	}
+	if (strncmp(v, "tcp:", 4) != 0)
+		return fail(x,
+			    "expected unix:PATH or tcp:HOST:PORT, got \"%s\"",
+			    show(v).s);
+
+	const char *h = v + 4, *colon;
+	char host[64];
+	size_t hl;
+	if (*h == '[') {
+		const char *close = strchr(h, ']');
+		if (!close || close[1] != ':')
+			return fail(x, "expected tcp:[IPv6]:PORT, got \"%s\"",
+				    show(v).s);
+		h++;
+		hl = (size_t)(close - h);
+		colon = close + 1;
+	} else {
+		colon = strrchr(h, ':');
+		if (!colon)
+			return fail(x, "expected tcp:HOST:PORT, got \"%s\"",
+				    show(v).s);
+		hl = (size_t)(colon - h);
+		if (memchr(h, ':', hl))
+			return fail(x, "an IPv6 address needs brackets: "
+				       "tcp:[::1]:PORT");
+	}
+	if (hl == 0 || hl >= sizeof(host))
+		return fail(x, "expected tcp:HOST:PORT, got \"%s\"", show(v).s);
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	uint64_t port;
+	if (!parse_u64(colon + 1, 1, 65535, &port))
+		return fail(x,
+			    "port must be a number from 1 to 65535, got "
+			    "\"%s\"",
+			    show(colon + 1).s);
+	if (!is_loopback(host))
+		return fail(x,
+			    "host \"%s\" is not a loopback address: the "
+			    "control socket has no authentication, so TCP "
+			    "listens only on 127.0.0.0/8, [::1] or localhost",
+			    show(host).s);
+	char *listen = strdup(v), *hostdup = strdup(host);
+	if (!listen || !hostdup) {
+		free(listen);
+		free(hostdup);
+		return SC_E_NOMEM;
+	}
+	free(c->control.listen);
+	free(c->control.unix_path);
+	free(c->control.tcp_host);
+	c->control.listen = listen;
+	c->control.unix_path = NULL;
+	c->control.tcp_host = hostdup;
+	c->control.tcp_port = (uint16_t)port;
+	c->control.kind = CONF_LISTEN_TCP;
+	return 0;
+}
+
+/* ---- [category NAME] ---------------------------------------------------- */
+
+const char *conf_scope_name(enum conf_scope s)
+{
+	switch (s) {
+	case CONF_SCOPE_HOST: return "host";
+	case CONF_SCOPE_DOMAIN: return "domain";
+	case CONF_SCOPE_ANY: return "any";
+	}
+	return "?";
+}
+
+static int set_seeds(struct setctx *x, const char *v)
+{
+	char *p;
+	int rc = resolve_path(x, v, PATH_BYTES_MAX, &p);
+	if (rc)
+		return rc;
+	free(x->cat->seeds);
+	x->cat->seeds = p;
+	return 0;
+}
+
+static void free_words(char **w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		free(w[i]);
+	free(w);
+}
+
+/* "word, Two words ,x" -> "word", "two words", "x".  A word is trimmed
+ * and lower-cased (ASCII); a repeated word is kept once; an empty one is
+ * an error, as a doubled comma is more likely a slip than a wish. */
+static int set_keywords(struct setctx *x, const char *v)
+{
+	char **w = NULL;
+	size_t n = 0;
+	const char *p = v;
+	int rc = 0;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		const char *e = comma ? comma : p + strlen(p);
+		const char *s = p;
+		while (s < e && is_space(*s))
+			s++;
+		while (e > s && is_space(e[-1]))
+			e--;
+		if (s == e) {
+			rc = fail(x, "empty keyword in \"%s\"", show(v).s);
+			goto out;
+		}
+		size_t len = (size_t)(e - s);
+		char *word = malloc(len + 1);
+		if (!word) {
+			rc = SC_E_NOMEM;
+			goto out;
+		}
+		for (size_t i = 0; i < len; i++)
+			word[i] = ascii_lower(s[i]);
+		word[len] = '\0';
+		bool again = false;
+		for (size_t i = 0; i < n && !again; i++)
+			again = strcmp(w[i], word) == 0;
+		if (again) {
+			free(word);
+		} else if (has_control(word)) {
+			free(word);
+			rc = fail(x, "control character in a keyword");
+			goto out;
+		} else if (n >= CONF_KEYWORDS_MAX) {
+			free(word);
+			rc = fail(x, "more than %d keywords",
+				  CONF_KEYWORDS_MAX);
+			goto out;
+		} else {
+			char **nw = realloc(w, (n + 1) * sizeof(*nw));
+			if (!nw) {
+				free(word);
+				rc = SC_E_NOMEM;
+				goto out;
+			}
+			w = nw;
+			w[n++] = word;
+		}
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	free_words(x->cat->keywords, x->cat->n_keywords);
+	x->cat->keywords = w;
+	x->cat->n_keywords = n;
+	return 0;
+out:
+	free_words(w, n);
+	return rc;
+}
+
+static int set_scope(struct setctx *x, const char *v)
+{
+	for (int s = CONF_SCOPE_HOST; s <= CONF_SCOPE_ANY; s++) {
+		if (strcmp(v, conf_scope_name(s)) == 0) {
+			x->cat->scope = s;
+			return 0;
+		}
+	}
+	return fail(x, "expected host, domain or any, got \"%s\"", show(v).s);
+}
+
+static int set_min_relevance(struct setctx *x, const char *v)
+{
+	double d;
+	if (!parse_fraction(v, &d) || d > 1.0)
+		return fail(x, "expected a number from 0.0 to 1.0, got \"%s\"",
+			    show(v).s);
+	x->cat->min_relevance = d;
+	return 0;
+}
+
+static int set_tunnel(struct setctx *x, const char *v)
+{
+	uint64_t n;
+	int rc = set_uint(x, v, 0, CONF_TUNNEL_MAX, &n);
+	if (rc)
+		return rc;
+	x->cat->tunnel = (unsigned)n;
+	return 0;
+}
+
+/* ---- the key tables ----------------------------------------------------- */
+
+static const struct key crawl_keys[] = {
+	{ "store", set_store, false },
+	{ "max_depth", set_max_depth, false },
+	{ "max_pages", set_max_pages, false },
+	{ "concurrency", set_concurrency, false },
+	{ "per_host_connections", set_per_host_connections, false },
+	{ "per_host_delay_ms", set_per_host_delay_ms, false },
+	{ "timeout_s", set_timeout_s, false },
+	{ "max_body_bytes", set_max_body_bytes, false },
+	{ "user_agent", set_user_agent, false },
+	{ "obey_robots", set_obey_robots, false },
+	{ "connect_to", set_connect_to, true },
+	{ NULL, NULL, false },
+};
+static const struct key normalize_keys[] = {
+	{ "profile", set_profile, false },
+	{ "steps", set_steps, false },
+	{ NULL, NULL, false },
+};
+static const struct key dedup_keys[] = {
+	{ "signature", set_signature, false },
+	{ "near_duplicate", set_near_duplicate, false },
+	{ NULL, NULL, false },
+};
+static const struct key store_keys[] = {
+	{ "warc", set_warc, false },
+	{ NULL, NULL, false },
+};
+static const struct key control_keys[] = {
+	{ "listen", set_listen, false },
+	{ NULL, NULL, false },
+};
+static const struct key category_keys[] = {
+	{ "seeds", set_seeds, false },
+	{ "keywords", set_keywords, false },
+	{ "scope", set_scope, false },
+	{ "min_relevance", set_min_relevance, false },
+	{ "tunnel", set_tunnel, false },
+	{ NULL, NULL, false },
+};
+/* The most keys of one section, for the "given twice" bookkeeping. */
+#define SECTION_KEYS_MAX 16
+
+static const struct {
+	const char *name;
+	const struct key *keys;
+} sections[SECT_COUNT] = {
+	[SECT_CRAWL] = { "crawl", crawl_keys },
+	[SECT_NORMALIZE] = { "normalize", normalize_keys },
+	[SECT_DEDUP] = { "dedup", dedup_keys },
+	[SECT_STORE] = { "store", store_keys },
+	[SECT_CONTROL] = { "control", control_keys },
+	[SECT_CATEGORY] = { "category", category_keys },
+};
+
+static int find_key(const struct key *keys, const char *name)
+{
+	for (int i = 0; keys[i].name; i++)
+		if (strcmp(keys[i].name, name) == 0)
+			return i;
+	return -1;
+}
+
+/* ---- defaults, free ----------------------------------------------------- */
+
+static void category_clear(struct conf_category *cat)
+{
+	free(cat->name);
+	free(cat->seeds);
+	free_words(cat->keywords, cat->n_keywords);
+}
+
+void conf_free(struct conf *c)
+{
+	if (!c)
+		return;
+	free(c->path);
+	free(c->crawl.store);
+	free(c->crawl.user_agent);
+	free_words(c->crawl.connect_to, c->crawl.n_connect_to);
+	free(c->normalize.steps_list);
+	free(c->control.listen);
+	free(c->control.unix_path);
+	free(c->control.tcp_host);
+	for (size_t i = 0; i < c->n_categories; i++)
+		category_clear(&c->categories[i]);
+	free(c->categories);
+	free(c);
+}
+
+int conf_default(struct conf **ret)
+{
+	struct conf *c = calloc(1, sizeof(*c));
+	if (!c)
+		return SC_E_NOMEM;
+	c->crawl.store = strdup(CONF_DEFAULT_STORE);
+	c->crawl.max_depth = 9;
+	c->crawl.max_pages = 0;
+	c->crawl.concurrency = 256;
+	c->crawl.per_host_connections = 2;
+	c->crawl.per_host_delay_ms = 1000;
+	c->crawl.timeout_s = 30;
+	c->crawl.max_body_bytes = 10485760;
+	c->crawl.user_agent = strdup("sigcrawl/" SC_VERSION);
+	c->crawl.obey_robots = true;
+	c->normalize.profile = NORM_PROFILE_EXTENDED;
+	c->dedup.signature = CONF_SIGNATURE_MD5_TEXT;
+	c->dedup.near_duplicate = -1;
+	c->store.warc = false;
+	c->control.kind = CONF_LISTEN_UNIX;
+	c->control.listen = strdup(CONF_DEFAULT_LISTEN);
+	c->control.unix_path = strdup(&CONF_DEFAULT_LISTEN[5]);
+	if (!c->crawl.store || !c->crawl.user_agent || !c->control.listen ||
+	    !c->control.unix_path) {
+		conf_free(c);
+		return SC_E_NOMEM;
+	}
+	resolve_steps(c);
+	*ret = c;
+	return 0;
+}
+
+/* Category names appear in records, on the command line and in the
+ * control protocol, so they are plain tokens. */
+static bool valid_category_name(const char *s, size_t n)
+{
+	if (n == 0 || n > CONF_CATEGORY_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		char ch = s[i];
+		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
+		      ch == '-'))
+			return false;
+	}
+	return true;
+}
+
+const struct conf_category *conf_category_find(const struct conf *c,
+					       const char *name)
+{
+	for (size_t i = 0; i < c->n_categories; i++)
+		if (strcmp(c->categories[i].name, name) == 0)
+			return &c->categories[i];
+	return NULL;
+}
+
+/* Appends a category with default settings; returns its index or a
+ * negative code (SC_E_INVAL when the bound is reached). */
+static int category_add(struct conf *c, const char *name, size_t len)
+{
+	if (c->n_categories >= CONF_CATEGORIES_MAX)
+		return SC_E_INVAL;
+	struct conf_category *a = realloc(c->categories,
+					  (c->n_categories + 1) * sizeof(*a));
+	if (!a)
+		return SC_E_NOMEM;
+	c->categories = a;
+	struct conf_category *cat = &a[c->n_categories];
+	memset(cat, 0, sizeof(*cat));
+	if (!(cat->name = strndup(name, len)))
+		return SC_E_NOMEM;
+	cat->scope = CONF_SCOPE_HOST;
+	return (int)c->n_categories++;
+}
+
+/* ---- the file ----------------------------------------------------------- */
+
+struct loader {
+	struct conf *c;
+	const char *name; /* for messages */
+	char *dir;        /* absolute directory of the file */
+	const char *p, *end;
+	unsigned lineno;
+
+	enum section sect;
+	size_t cat; /* index of the current category */
+	char header[CONF_CATEGORY_NAME_MAX + 16]; /* "[category x]" */
+	unsigned sect_line[SECT_COUNT];           /* where each section began */
+	unsigned key_line[SECTION_KEYS_MAX];      /* per key of this section */
+
+	int rc; /* first error, 0 if none */
+	unsigned err_line;
+	char *err;
+	size_t errlen;
+};
+
+static SC_PRINTF(2, 3) void loader_fail(struct loader *L, const char *fmt, ...)
+{
+	if (L->rc)
+		return;
+	L->rc = SC_E_INVAL;
+	L->err_line = L->lineno;
+	if (!L->errlen)
+		return;
+	int n = snprintf(L->err, L->errlen, "%s:%u: ", L->name, L->lineno);
+	if (n < 0 || (size_t)n >= L->errlen)
+		return;
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(L->err + n, L->errlen - (size_t)n, fmt, ap);
+	va_end(ap);
+}
+
+/* A section header line "[...]" (after leading blanks).  Sets the current
+ * section, or records an error. */
+static void begin_section(struct loader *L, const char *s, size_t len)
+{
+	const char *close = memchr(s, ']', len);
+	if (!close) {
+		loader_fail(L, "missing ']' in section header");
+		return;
+	}
+	for (const char *t = close + 1; t < s + len; t++) {
+		if (*t == ';' || *t == '#')
+			break;
+		if (!is_space(*t)) {
+			loader_fail(L, "text after the section header's ']'");
+			return;
+		}
+	}
+	const char *n = s + 1, *e = close;
+	while (n < e && is_space(*n))
+		n++;
+	while (e > n && is_space(e[-1]))
+		e--;
+	size_t nl = (size_t)(e - n);
+
+	if (nl >= 8 && memcmp(n, "category", 8) == 0 &&
+	    (nl == 8 || is_space(n[8]))) {
+		const char *cn = n + 8;
+		while (cn < e && is_space(*cn))
+			cn++;
+		size_t cl = (size_t)(e - cn);
+		if (cl == 0) {
+			loader_fail(L, "[category]: a category needs a name: "
+				       "[category NAME]");
+			return;
+		}
+		if (!valid_category_name(cn, cl)) {
+			loader_fail(L,
+				    "[category %.*s]: a category name has 1 "
+				    "to %d letters, digits, '.', '_' or '-'",
+				    (int)(cl > 48 ? 48 : cl), cn,
+				    CONF_CATEGORY_NAME_MAX);
+			return;
+		}
+		snprintf(L->header, sizeof(L->header), "[category %.*s]",
+			 (int)cl, cn);
+		for (size_t i = 0; i < L->c->n_categories; i++) {
+			const char *have = L->c->categories[i].name;
+			if (strlen(have) == cl && memcmp(have, cn, cl) == 0) {
+				loader_fail(L, "%s: category given twice",
+					    L->header);
+				return;
+			}
+		}
+		int idx = category_add(L->c, cn, cl);
+		if (idx == SC_E_INVAL) {
+			loader_fail(L, "%s: more than %d categories", L->header,
+				    CONF_CATEGORIES_MAX);
+			return;
+		}
+		if (idx < 0) {
+			L->rc = idx;
+			return;
+		}
+		L->cat = (size_t)idx;
+		L->sect = SECT_CATEGORY;
+		memset(L->key_line, 0, sizeof(L->key_line));
+		return;
+	}
+
+	for (int i = SECT_CRAWL; i < SECT_CATEGORY; i++) {
+		if (strlen(sections[i].name) == nl &&
+		    memcmp(sections[i].name, n, nl) == 0) {
+			snprintf(L->header, sizeof(L->header), "[%s]",
+				 sections[i].name);
+			if (L->sect_line[i]) {
+				loader_fail(L,
+					    "%s: section given twice (first "
+					    "on line %u)",
+					    L->header, L->sect_line[i]);
+				return;
+			}
+			L->sect_line[i] = L->lineno;
+			L->sect = (enum section)i;
+			memset(L->key_line, 0, sizeof(L->key_line));
+			return;
+		}
+	}
+	char copy[64];
+	size_t cl = nl < sizeof(copy) ? nl : sizeof(copy) - 1;
+	memcpy(copy, n, cl);
+	copy[cl] = '\0';
+	loader_fail(L,
+		    "[%s]: unknown section (crawl, normalize, dedup, store, "
+		    "category NAME, control)",
+		    show(copy).s);
+}
+
+/* inih's line reader (fgets-like): the next line, checked, without its
+ * leading blanks.  Returning NULL ends inih's loop, which is how an error
+ * found here stops the parse. */
+static char *read_line(char *str, int num, void *stream)
+{
+	struct loader *L = stream;
+	if (L->rc || L->p >= L->end)
+		return NULL;
+	const char *s = L->p;
+	const char *nl = memchr(s, '\n', (size_t)(L->end - s));
+	const char *e = nl ? nl : L->end;
+	L->p = nl ? nl + 1 : L->end;
+	L->lineno++;
+
+	if (memchr(s, '\0', (size_t)(e - s))) {
+		loader_fail(L, "NUL byte in the line");
+		return NULL;
+	}
+	/* A UTF-8 byte order mark is allowed at the very start. */
+	if (L->lineno == 1 && e - s >= 3 && memcmp(s, "\xEF\xBB\xBF", 3) == 0)
+		s += 3;
+	while (s < e && is_space(*s))
+		s++;
+	while (e > s && is_space(e[-1]))
+		e--;
+	size_t len = (size_t)(e - s);
+	if (len > CONF_LINE_MAX || (int)len + 3 > num) {
+		loader_fail(L, "line longer than %d bytes", CONF_LINE_MAX);
+		return NULL;
+	}
+	if (len > 0 && *s == '[') {
+		begin_section(L, s, len);
+		if (L->rc)
+			return NULL;
+	}
+	memcpy(str, s, len);
+	str[len] = '\n';
+	str[len + 1] = '\0';
+	return str;
+}
+
+static int handle_key(void *user, const char *section, const char *name,
+		      const char *value)
+{
+	struct loader *L = user;
+	if (L->rc)
+		return 0;
+	if (L->sect == SECT_NONE) {
+		loader_fail(L, "%s: key before the first [section]",
+			    show(name).s);
+		return 0;
+	}
+	const struct key *keys = sections[L->sect].keys;
+	int k = find_key(keys, name);
+	if (k < 0) {
+		loader_fail(L, "%s %s: unknown key", L->header, show(name).s);
+		return 0;
+	}
+	if (!keys[k].repeatable && L->key_line[k]) {
+		loader_fail(L, "%s %s: given twice (first on line %u)",
+			    L->header, name, L->key_line[k]);
+		return 0;
+	}
+	L->key_line[k] = L->lineno;
+
+	char msg[256];
+	struct setctx x = {
+		.c = L->c,
+		.cat = L->sect == SECT_CATEGORY ? &L->c->categories[L->cat]
+						: NULL,
+		.base = L->dir,
+		.msg = msg,
+		.msglen = sizeof(msg),
+	};
+	int rc = keys[k].set(&x, value);
+	if (rc == SC_E_INVAL) {
+		loader_fail(L, "%s %s: %s", L->header, name, msg);
+		return 0;
+	}
+	if (rc) {
+		L->rc = rc;
+		return 0;
+	}
+	return 1;
+}
+
+static char *absolute_dir_of(const char *name)
+{
+	char cwd[PATH_MAX];
+	const char *slash = name ? strrchr(name, '/') : NULL;
+	if (name && name[0] == '/')
+		return strndup(name,
+			       slash == name ? 1 : (size_t)(slash - name));
+	if (!getcwd(cwd, sizeof(cwd)))
+		return NULL;
+	if (!slash)
+		return strdup(cwd);
+	char *r = malloc(strlen(cwd) + 1 + (size_t)(slash - name) + 1);
+	if (r)
+		sprintf(r, "%s/%.*s", cwd, (int)(slash - name), name);
+	return r;
+}
+
+int conf_load_buffer(const char *text, size_t len, const char *name,
+		     struct conf **ret, char *err, size_t errlen)
+{
+	struct loader L = {
+		.name = name ? name : "<string>",
+		.p = text,
+		.end = text + len,
+		.err = err,
+		.errlen = errlen,
+	};
+	if (errlen)
+		err[0] = '\0';
+	if (len > CONF_FILE_MAX) {
+		if (errlen)
+			snprintf(err, errlen, "%s: larger than %d bytes",
+				 L.name, CONF_FILE_MAX);
+		return SC_E_INVAL;
+	}
+	int rc = conf_default(&L.c);
+	if (rc)
+		return rc;
+	if (!(L.dir = absolute_dir_of(name))) {
+		rc = errno == ENOMEM ? SC_E_NOMEM : SC_E_IO;
+		if (errlen)
+			snprintf(err, errlen,
+				 "%s: cannot find its directory: %s", L.name,
+				 strerror(errno));
+		goto out;
+	}
+	if (name) {
+		char *base = strrchr(name, '/');
+		size_t dl = strlen(L.dir);
+		base = base ? base + 1 : (char *)name;
+		if (!(L.c->path = malloc(dl + 1 + strlen(base) + 1))) {
+			rc = SC_E_NOMEM;
+			goto out;
+		}
+		sprintf(L.c->path, "%s%s%s", L.dir,
+			L.dir[dl - 1] == '/' ? "" : "/", base);
+	}
+
+	int line = ini_parse_stream(read_line, &L, handle_key, &L);
+	if (line > 0 && (!L.rc || (unsigned)line < L.err_line)) {
+		/* inih's own complaint: a line that is neither a section,
+		 * a key = value pair nor a comment. */
+		L.rc = SC_E_INVAL;
+		if (errlen)
+			snprintf(err, errlen,
+				 "%s:%d: syntax error: expected [section], "
+				 "key = value or a comment",
+				 L.name, line);
+	} else if (line < 0 && !L.rc) {
+		L.rc = SC_E_NOMEM;
+	}
+	rc = L.rc;
+	if (rc == SC_E_NOMEM && errlen && !err[0])
+		snprintf(err, errlen, "%s: out of memory", L.name);
+out:
+	free(L.dir);
+	if (rc) {
+		conf_free(L.c);
+		return rc;
+	}
+	*ret = L.c;
+	return 0;
+}
+
+int conf_load(const char *path, struct conf **ret, char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = '\0';
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0) {
+		int e = errno;
+		if (errlen)
+			snprintf(err, errlen, "%s: %s", path, strerror(e));
+		errno = e;
+		return SC_E_IO;
+	}
+	/* Read one byte more than allowed, to tell "exactly the limit" from
+	 * "more".  A pipe or /dev/stdin works too. */
+	size_t cap = CONF_FILE_MAX + 1, len = 0;
+	char *buf = malloc(cap);
+	if (!buf) {
+		close(fd);
+		return SC_E_NOMEM;
+	}
+	for (;;) {
+		ssize_t n = read(fd, buf + len, cap - len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n < 0) {
+			int e = errno;
+			if (errlen)
+				snprintf(err, errlen, "%s: %s", path,
+					 strerror(e));
+			free(buf);
+			close(fd);
+			errno = e;
+			return SC_E_IO;
+		}
+		if (n == 0)
+			break;
+		len += (size_t)n;
+		if (len == cap)
+			break;
+	}
+	close(fd);
+	int rc = conf_load_buffer(buf, len, path, ret, err, errlen);
+	free(buf);
+	return rc;
+}
+
+/* ---- command-line overrides --------------------------------------------- */
+
+static const struct {
+	const char *option;
+	enum section sect;
+	const char *key;
+} overrides[] = {
+	{ "store", SECT_CRAWL, "store" },
+	{ "max-pages", SECT_CRAWL, "max_pages" },
+	{ "max-depth", SECT_CRAWL, "max_depth" },
+	{ "concurrency", SECT_CRAWL, "concurrency" },
+	{ "connect-to", SECT_CRAWL, "connect_to" },
+	{ "user-agent", SECT_CRAWL, "user_agent" },
+	{ "profile", SECT_NORMALIZE, "profile" },
+	{ "steps", SECT_NORMALIZE, "steps" },
+};
+
+static SC_PRINTF(4, 5) int override_fail(char *err, size_t errlen,
+					 const char *option, const char *fmt,
+					 ...)
+{
+	if (!errlen)
+		return SC_E_INVAL;
+	int n = snprintf(err, errlen, "--%s: ", option);
+	if (n >= 0 && (size_t)n < errlen) {
+		va_list ap;
+		va_start(ap, fmt);
+		vsnprintf(err + n, errlen - (size_t)n, fmt, ap);
+		va_end(ap);
+	}
+	return SC_E_INVAL;
+}
+
+int conf_override(struct conf *c, const char *option, const char *value,
+		  char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = '\0';
+	if (strncmp(option, "--", 2) == 0)
+		option += 2;
+	if (strcmp(option, "no-robots") == 0) {
+		c->crawl.obey_robots = false;
+		return 0;
+	}
+	for (size_t i = 0; i < sizeof(overrides) / sizeof(overrides[0]); i++) {
+		if (strcmp(overrides[i].option, option) != 0)
+			continue;
+		if (!value)
+			return override_fail(err, errlen, option,
+					     "needs a value");
+		char cwd[PATH_MAX], msg[256];
+		if (!getcwd(cwd, sizeof(cwd)))
+			return override_fail(err, errlen, option,
+					     "cannot read the working "
+					     "directory: %s",
+					     strerror(errno));
+		const struct key *keys = sections[overrides[i].sect].keys;
+		int k = find_key(keys, overrides[i].key);
+		struct setctx x = {
+			.c = c, .base = cwd, .msg = msg, .msglen = sizeof(msg)
+		};
+		int rc = keys[k].set(&x, value);
+		if (rc == SC_E_INVAL)
+			return override_fail(err, errlen, option, "%s", msg);
+		return rc;
+	}
+	return override_fail(err, errlen, option,
+			     "not an option that overrides the config");
+}
+
+int conf_override_seeds(struct conf *c, const char *category, const char *seeds,
+			char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = '\0';
+	char cwd[PATH_MAX], msg[256];
+	if (!getcwd(cwd, sizeof(cwd)))
+		return override_fail(err, errlen, "seeds",
+				     "cannot read the working directory: %s",
+				     strerror(errno));
+	if (!category) {
+		if (c->n_categories > 1)
+			return override_fail(err, errlen, "seeds",
+					     "the config has %zu categories; "
+					     "say which with --category NAME",
+					     c->n_categories);
+		category = c->n_categories ? c->categories[0].name : "default";
+	}
+	if (!valid_category_name(category, strlen(category)))
+		return override_fail(err, errlen, "category",
+				     "a category name has 1 to %d letters, "
+				     "digits, '.', '_' or '-'",
+				     CONF_CATEGORY_NAME_MAX);
+	/* Check the path before adding anything, so that a failure leaves
+	 * c unchanged. */
+	struct conf_category probe = { 0 };
+	struct setctx x = {
+		.c = c, .cat = &probe, .base = cwd, .msg = msg, .msglen = 256
+	};
+	int rc = set_seeds(&x, seeds);
+	if (rc == SC_E_INVAL)
+		return override_fail(err, errlen, "seeds", "%s", msg);
+	if (rc)
+		return rc;
+	struct conf_category *cat = (struct conf_category *)conf_category_find(
+		c, category);
+	if (!cat) {
+		int idx = category_add(c, category, strlen(category));
+		if (idx < 0) {
+			free(probe.seeds);
+			if (idx == SC_E_INVAL)
+				return override_fail(err, errlen, "category",
+						     "more than %d categories",
+						     CONF_CATEGORIES_MAX);
+			return idx;
+		}
+		cat = &c->categories[idx];
+	}
+	free(cat->seeds);
+	cat->seeds = probe.seeds;
+	return 0;
+}

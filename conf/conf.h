@@ -1,0 +1,182 @@
+/* conf.h — the sigcrawl config file (SPEC §3), read once into one struct.
+ *
+ * conf_load() reads an INI file with inih, fills in the defaults and checks
+ * every value; the result is a struct conf that nobody changes once it is
+ * shared.  A reload builds a new struct and the daemon swaps it in only if
+ * conf_load() succeeded, so a bad edit never half-applies.  Command-line
+ * options are applied with conf_override() between the load and the first
+ * use, through the same checks as the file's keys.
+ *
+ * Errors name their place the way a compiler does:
+ *
+ *     FILE:LINE: [section] key: message
+ *     --option: message              (conf_override)
+ *
+ * Decisions a user can see:
+ *  - Unknown sections, unknown keys, bad values and a key given twice in one
+ *    section are errors.  Only `connect_to` may repeat (each adds a rule).
+ *  - Every path in the struct is absolute.  A relative path in the file
+ *    (store, seeds, a unix: control socket) resolves against the directory
+ *    of the config file, so the file means the same whatever the working
+ *    directory; a relative path given on the command line resolves against
+ *    the working directory, as users expect of an option.
+ *  - Lines start without white space: leading blanks are ignored, so there
+ *    are no continuation lines.  A line may hold at most CONF_LINE_MAX bytes
+ *    (the line buffer of Debian's inih); a longer one is an error, never
+ *    cut silently.
+ *  - Bounds: CONF_FILE_MAX bytes of file, CONF_CATEGORIES_MAX categories,
+ *    CONF_KEYWORDS_MAX keywords per category, CONF_CONNECT_TO_MAX rules.
+ */
+#ifndef CONF_H
+#define CONF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "normalize.h"
+#include "sc.h"
+
+#define CONF_FILE_MAX (1024 * 1024)
+/* inih (Debian 12, r55) reads lines into a 200-byte buffer that must also
+ * hold "\r\n" and the NUL. */
+#define CONF_LINE_MAX 197
+/* inih keeps at most 49 bytes of a section name: "category " and 40. */
+#define CONF_CATEGORY_NAME_MAX 40
+#define CONF_CATEGORIES_MAX 1024
+#define CONF_KEYWORDS_MAX 32
+#define CONF_CONNECT_TO_MAX 256
+
+/* Defaults of the keys that have one (SPEC §3). */
+#define CONF_DEFAULT_STORE "/var/lib/sigcrawl"
+#define CONF_DEFAULT_LISTEN "unix:/run/sigcrawl/control.sock"
+
+enum conf_signature {
+	CONF_SIGNATURE_MD5_TEXT,      /* "md5_text" (the default) */
+	CONF_SIGNATURE_MD5_TEXT_SIZE, /* "md5_text_size" */
+	CONF_SIGNATURE_OFF,           /* "off" */
+};
+
+enum conf_scope {
+	CONF_SCOPE_HOST,   /* "host" (the default): the seed's host only */
+	CONF_SCOPE_DOMAIN, /* "domain": the seed's registrable domain */
+	CONF_SCOPE_ANY,    /* "any" */
+};
+
+enum conf_listen_kind {
+	CONF_LISTEN_UNIX,
+	CONF_LISTEN_TCP,
+};
+
+/* One [category NAME] section. */
+struct conf_category {
+	char *name;            /* non-empty, [A-Za-z0-9._-], unique */
+	char *seeds;           /* absolute path of a seed list, or NULL */
+	char **keywords;       /* trimmed, ASCII lower-cased, no repeats */
+	size_t n_keywords;     /* 0 when the key is absent */
+	enum conf_scope scope; /* default CONF_SCOPE_HOST */
+	double min_relevance;  /* 0.0..1.0, default 0.0 */
+	unsigned tunnel;       /* 0..CONF_TUNNEL_MAX, default 0 */
+};
+#define CONF_TUNNEL_MAX 100
+
+/* The whole config.  Every string and array is owned by the struct and
+ * lives until conf_free().  Treat it as const once it is shared. */
+struct conf {
+	char *path; /* the file it was read from, or NULL (conf_default) */
+
+	struct {
+		char *store;                   /* absolute directory */
+		unsigned max_depth;            /* 0..1000, default 9 */
+		uint64_t max_pages;            /* 0 = no limit */
+		unsigned concurrency;          /* 1..65535, default 256 */
+		unsigned per_host_connections; /* 1..1024, default 2 */
+		unsigned per_host_delay_ms;    /* 0..3600000, default 1000 */
+		unsigned timeout_s;            /* 1..3600, default 30 */
+		uint64_t max_body_bytes;       /* 1..1 GiB, default 10 MiB */
+		char *user_agent;              /* default "sigcrawl/VERSION" */
+		bool obey_robots;              /* default true */
+		/* HOST1:PORT1:HOST2:PORT2 rules as written, in order; they go
+		 * to CURLOPT_CONNECT_TO unchanged. */
+		char **connect_to;
+		size_t n_connect_to;
+	} crawl;
+
+	struct {
+		enum norm_profile profile; /* default NORM_PROFILE_EXTENDED */
+		char *steps_list;          /* the `steps` text, or NULL */
+		uint32_t steps;            /* profile adjusted by steps_list */
+	} normalize;
+
+	struct {
+		enum conf_signature signature;
+		int near_duplicate; /* -1 = off (the default), else K in 0..3 */
+	} dedup;
+
+	struct {
+		bool warc; /* default false */
+	} store;
+
+	struct {
+		char *listen; /* as written, unix: path made absolute */
+		enum conf_listen_kind kind;
+		char *unix_path; /* CONF_LISTEN_UNIX: absolute socket path */
+		char *tcp_host;  /* CONF_LISTEN_TCP: a loopback host, no [] */
+		uint16_t tcp_port;
+	} control;
+
+	struct conf_category *categories; /* in the order of the file */
+	size_t n_categories;
+};
+
+/* Read the config file at path.  On success *ret is a new struct (free it
+ * with conf_free()); on failure *ret is untouched and err (if errlen > 0)
+ * holds one line "FILE:LINE: [section] key: message".
+ * Returns 0, SC_E_INVAL (bad config), SC_E_IO (cannot read; errno kept)
+ * or SC_E_NOMEM. */
+SC_WUR int conf_load(const char *path, struct conf **ret, char *err,
+		     size_t errlen);
+
+/* Like conf_load() on the len bytes at text, which need not end in NUL.
+ * name is used in messages and its directory for relative paths (NULL:
+ * "<string>" and the working directory).  conf_load() reads the file and
+ * calls this; the fuzzer calls it directly. */
+SC_WUR int conf_load_buffer(const char *text, size_t len, const char *name,
+			    struct conf **ret, char *err, size_t errlen);
+
+/* A config with every default and no categories, as if from an empty
+ * file.  Returns 0 or SC_E_NOMEM. */
+SC_WUR int conf_default(struct conf **ret);
+
+/* Apply one command-line option before the config is shared.  option is
+ * the long option's name with or without its leading "--": "store",
+ * "max-pages", "max-depth", "profile", "steps", "concurrency",
+ * "connect-to" (appends a rule), "user-agent", "no-robots" (value
+ * ignored, may be NULL).  A value is checked exactly like the file's key;
+ * an error leaves c unchanged and writes "--option: message" to err.
+ * Returns 0, SC_E_INVAL or SC_E_NOMEM. */
+SC_WUR int conf_override(struct conf *c, const char *option, const char *value,
+			 char *err, size_t errlen);
+
+/* Apply --seeds FILE with an optional --category NAME: the category's
+ * seeds become FILE (relative to the working directory), and the category
+ * is added with default settings if the config has none of that name.
+ * Without a name (NULL) the only category is meant; with no category at
+ * all one named "default" is added; with several it is an error.
+ * Returns 0, SC_E_INVAL or SC_E_NOMEM; messages as conf_override(). */
+SC_WUR int conf_override_seeds(struct conf *c, const char *category,
+			       const char *seeds, char *err, size_t errlen);
+
+/* The category named name, or NULL.  Borrowed from c. */
+const struct conf_category *conf_category_find(const struct conf *c,
+					       const char *name);
+
+/* Free c and everything it owns.  NULL is fine. */
+void conf_free(struct conf *c);
+
+/* Names of enum values as the file spells them (static strings). */
+const char *conf_signature_name(enum conf_signature s);
+const char *conf_scope_name(enum conf_scope s);
+const char *conf_profile_name(enum norm_profile p);
+
+#endif

@@ -1,0 +1,843 @@
+/* test-conf.c — unit tests of conf/: defaults, every key, every kind of
+ * bad value with its exact "FILE:LINE: [section] key: message", sections
+ * and categories, relative paths, the bounds, the command-line overrides,
+ * and the shipped packaging/sigcrawl.conf.
+ *
+ *     test-conf SRCROOT
+ *
+ * The files are written into a fresh mkdtemp() directory, which is also
+ * the working directory, so that messages name "t.conf" and relative
+ * paths have a known base. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "conf.h"
+
+static char tmpdir[] = "/tmp/test-conf.XXXXXX";
+static char err[1024];
+
+static void write_file(const char *name, const char *text)
+{
+	FILE *f = fopen(name, "w");
+	if (!f) {
+		perror(name);
+		exit(1);
+	}
+	fputs(text, f);
+	fclose(f);
+}
+
+/* Loads text from t.conf; returns the conf or NULL (err has the message). */
+static struct conf *load(const char *text, int *rc)
+{
+	struct conf *c = NULL;
+	write_file("t.conf", text);
+	*rc = conf_load("t.conf", &c, err, sizeof(err));
+	return *rc ? NULL : c;
+}
+
+#define LOAD_OK(text) load_ok_at(__LINE__, (text))
+static struct conf *load_ok_at(int line, const char *text)
+{
+	int rc;
+	struct conf *c = load(text, &rc);
+	if (!c) {
+		check_failed++;
+		fprintf(stderr, "%s:%d: load failed: %s\n", __FILE__, line,
+			err);
+	} else {
+		check_passed++;
+	}
+	return c;
+}
+
+struct bad_case {
+	const char *text;
+	const char *message;
+};
+
+/* Every bad input with the whole message it must give. */
+static const struct bad_case bad_cases[] = {
+	/* integers */
+	{ "[crawl]\nmax_pages = x\n",
+	  "t.conf:2: [crawl] max_pages: expected a whole number from 0 to "
+	  "1000000000000, got \"x\"" },
+	{ "[crawl]\nmax_pages = 99999999999999999999999\n",
+	  "t.conf:2: [crawl] max_pages: expected a whole number from 0 to "
+	  "1000000000000, got \"99999999999999999999999\"" },
+	{ "[crawl]\nmax_pages = 18446744073709551616\n",
+	  "t.conf:2: [crawl] max_pages: expected a whole number from 0 to "
+	  "1000000000000, got \"18446744073709551616\"" },
+	{ "[crawl]\n\nmax_depth = 1001\n",
+	  "t.conf:3: [crawl] max_depth: expected a whole number from 0 to "
+	  "1000, got \"1001\"" },
+	{ "[crawl]\nconcurrency = 0\n",
+	  "t.conf:2: [crawl] concurrency: expected a whole number from 1 to "
+	  "65535, got \"0\"" },
+	{ "[crawl]\nconcurrency = -1\n",
+	  "t.conf:2: [crawl] concurrency: expected a whole number from 1 to "
+	  "65535, got \"-1\"" },
+	{ "[crawl]\nconcurrency = +5\n",
+	  "t.conf:2: [crawl] concurrency: expected a whole number from 1 to "
+	  "65535, got \"+5\"" },
+	{ "[crawl]\nper_host_connections = 1025\n",
+	  "t.conf:2: [crawl] per_host_connections: expected a whole number "
+	  "from 1 to 1024, got \"1025\"" },
+	{ "[crawl]\nper_host_delay_ms = 1e3\n",
+	  "t.conf:2: [crawl] per_host_delay_ms: expected a whole number from "
+	  "0 to 3600000, got \"1e3\"" },
+	{ "[crawl]\ntimeout_s = 3601\n",
+	  "t.conf:2: [crawl] timeout_s: expected a whole number from 1 to "
+	  "3600, got \"3601\"" },
+	{ "[crawl]\nmax_body_bytes = 0\n",
+	  "t.conf:2: [crawl] max_body_bytes: expected a whole number from 1 "
+	  "to 1073741824, got \"0\"" },
+	{ "[crawl]\nmax_depth =\n",
+	  "t.conf:2: [crawl] max_depth: expected a whole number from 0 to "
+	  "1000, got \"\"" },
+	/* strings, booleans */
+	{ "[crawl]\nuser_agent =\n",
+	  "t.conf:2: [crawl] user_agent: empty value" },
+	{ "[crawl]\nuser_agent = a\x01z\n",
+	  "t.conf:2: [crawl] user_agent: control character in the user agent" },
+	{ "[crawl]\nobey_robots = maybe\n",
+	  "t.conf:2: [crawl] obey_robots: expected yes or no (true/false, "
+	  "on/off, 1/0), got \"maybe\"" },
+	{ "[store]\nwarc = 2\n",
+	  "t.conf:2: [store] warc: expected yes or no (true/false, on/off, "
+	  "1/0), got \"2\"" },
+	{ "[crawl]\nstore =\n", "t.conf:2: [crawl] store: empty path" },
+	/* connect_to shapes */
+	{ "[crawl]\nconnect_to = a:1:b\n",
+	  "t.conf:2: [crawl] connect_to: expected HOST1:PORT1:HOST2:PORT2 "
+	  "(any field may be empty, ports 1..65535, IPv6 in brackets), got "
+	  "\"a:1:b\"" },
+	{ "[crawl]\nconnect_to = a:1:b:2:3\n",
+	  "t.conf:2: [crawl] connect_to: expected HOST1:PORT1:HOST2:PORT2 "
+	  "(any field may be empty, ports 1..65535, IPv6 in brackets), got "
+	  "\"a:1:b:2:3\"" },
+	{ "[crawl]\nconnect_to = a:x:b:2\n",
+	  "t.conf:2: [crawl] connect_to: expected HOST1:PORT1:HOST2:PORT2 "
+	  "(any field may be empty, ports 1..65535, IPv6 in brackets), got "
+	  "\"a:x:b:2\"" },
+	{ "[crawl]\nconnect_to = a:70000:b:2\n",
+	  "t.conf:2: [crawl] connect_to: expected HOST1:PORT1:HOST2:PORT2 "
+	  "(any field may be empty, ports 1..65535, IPv6 in brackets), got "
+	  "\"a:70000:b:2\"" },
+	{ "[crawl]\nconnect_to = a:0:b:2\n",
+	  "t.conf:2: [crawl] connect_to: expected HOST1:PORT1:HOST2:PORT2 "
+	  "(any field may be empty, ports 1..65535, IPv6 in brackets), got "
+	  "\"a:0:b:2\"" },
+	{ "[crawl]\nconnect_to = [::1:80:b:2\n",
+	  "t.conf:2: [crawl] connect_to: expected HOST1:PORT1:HOST2:PORT2 "
+	  "(any field may be empty, ports 1..65535, IPv6 in brackets), got "
+	  "\"[::1:80:b:2\"" },
+	{ "[crawl]\nconnect_to = a b:1:c:2\n",
+	  "t.conf:2: [crawl] connect_to: expected HOST1:PORT1:HOST2:PORT2 "
+	  "(any field may be empty, ports 1..65535, IPv6 in brackets), got "
+	  "\"a b:1:c:2\"" },
+	{ "[crawl]\nconnect_to =\n",
+	  "t.conf:2: [crawl] connect_to: expected HOST1:PORT1:HOST2:PORT2 "
+	  "(any field may be empty, ports 1..65535, IPv6 in brackets), got "
+	  "\"\"" },
+	/* normalize, dedup */
+	{ "[normalize]\nprofile = loose\n",
+	  "t.conf:2: [normalize] profile: unknown profile \"loose\" (strict, "
+	  "extended, aggressive or adaptive)" },
+	{ "[normalize]\nsteps = +sort_query, -nope\n",
+	  "t.conf:2: [normalize] steps: unknown step \"nope\"" },
+	{ "[dedup]\nsignature = sha1\n",
+	  "t.conf:2: [dedup] signature: expected md5_text, md5_text_size or "
+	  "off, got \"sha1\"" },
+	{ "[dedup]\nnear_duplicate = simhash:4\n",
+	  "t.conf:2: [dedup] near_duplicate: expected off or simhash:K with K "
+	  "from 0 to 3, got \"simhash:4\"" },
+	{ "[dedup]\nnear_duplicate = simhash:\n",
+	  "t.conf:2: [dedup] near_duplicate: expected off or simhash:K with K "
+	  "from 0 to 3, got \"simhash:\"" },
+	{ "[dedup]\nnear_duplicate = on\n",
+	  "t.conf:2: [dedup] near_duplicate: expected off or simhash:K with K "
+	  "from 0 to 3, got \"on\"" },
+	/* control */
+	{ "[control]\nlisten = tcp:10.0.0.1:80\n",
+	  "t.conf:2: [control] listen: host \"10.0.0.1\" is not a loopback "
+	  "address: the control socket has no authentication, so TCP listens "
+	  "only on 127.0.0.0/8, [::1] or localhost" },
+	{ "[control]\nlisten = tcp:example.com:80\n",
+	  "t.conf:2: [control] listen: host \"example.com\" is not a loopback "
+	  "address: the control socket has no authentication, so TCP listens "
+	  "only on 127.0.0.0/8, [::1] or localhost" },
+	{ "[control]\nlisten = tcp:[::2]:80\n",
+	  "t.conf:2: [control] listen: host \"::2\" is not a loopback "
+	  "address: the control socket has no authentication, so TCP listens "
+	  "only on 127.0.0.0/8, [::1] or localhost" },
+	{ "[control]\nlisten = tcp:127.0.0.1:0\n",
+	  "t.conf:2: [control] listen: port must be a number from 1 to 65535, "
+	  "got \"0\"" },
+	{ "[control]\nlisten = tcp:127.0.0.1\n",
+	  "t.conf:2: [control] listen: expected tcp:HOST:PORT, got "
+	  "\"tcp:127.0.0.1\"" },
+	{ "[control]\nlisten = tcp:127.0.0.1:\n",
+	  "t.conf:2: [control] listen: port must be a number from 1 to 65535, "
+	  "got \"\"" },
+	{ "[control]\nlisten = tcp:::1:80\n",
+	  "t.conf:2: [control] listen: an IPv6 address needs brackets: "
+	  "tcp:[::1]:PORT" },
+	{ "[control]\nlisten = tcp::80\n",
+	  "t.conf:2: [control] listen: expected tcp:HOST:PORT, got "
+	  "\"tcp::80\"" },
+	{ "[control]\nlisten = udp:127.0.0.1:5\n",
+	  "t.conf:2: [control] listen: expected unix:PATH or tcp:HOST:PORT, "
+	  "got \"udp:127.0.0.1:5\"" },
+	{ "[control]\nlisten = unix:\n",
+	  "t.conf:2: [control] listen: empty path" },
+	{ "[control]\nlisten = unix:/"
+	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa\n",
+	  "t.conf:2: [control] listen: path longer than 107 bytes once made "
+	  "absolute" },
+	/* categories */
+	{ "[category news]\nscope = world\n",
+	  "t.conf:2: [category news] scope: expected host, domain or any, got "
+	  "\"world\"" },
+	{ "[category news]\nmin_relevance = 1.5\n",
+	  "t.conf:2: [category news] min_relevance: expected a number from "
+	  "0.0 to 1.0, got \"1.5\"" },
+	{ "[category news]\nmin_relevance = -0.1\n",
+	  "t.conf:2: [category news] min_relevance: expected a number from "
+	  "0.0 to 1.0, got \"-0.1\"" },
+	{ "[category news]\nmin_relevance = nan\n",
+	  "t.conf:2: [category news] min_relevance: expected a number from "
+	  "0.0 to 1.0, got \"nan\"" },
+	{ "[category news]\nmin_relevance = .\n",
+	  "t.conf:2: [category news] min_relevance: expected a number from "
+	  "0.0 to 1.0, got \".\"" },
+	{ "[category news]\ntunnel = 101\n",
+	  "t.conf:2: [category news] tunnel: expected a whole number from 0 "
+	  "to 100, got \"101\"" },
+	{ "[category news]\nkeywords = a,,b\n",
+	  "t.conf:2: [category news] keywords: empty keyword in \"a,,b\"" },
+	{ "[category news]\nkeywords =\n",
+	  "t.conf:2: [category news] keywords: empty keyword in \"\"" },
+	{ "[category news]\nseeds =\n",
+	  "t.conf:2: [category news] seeds: empty path" },
+	{ "[category news]\nfoo = 1\n",
+	  "t.conf:2: [category news] foo: unknown key" },
+	{ "[category]\n",
+	  "t.conf:1: [category]: a category needs a name: [category NAME]" },
+	{ "[category a/b]\n",
+	  "t.conf:1: [category a/b]: a category name has 1 to 40 letters, "
+	  "digits, '.', '_' or '-'" },
+	{ "[category a b]\n",
+	  "t.conf:1: [category a b]: a category name has 1 to 40 letters, "
+	  "digits, '.', '_' or '-'" },
+	{ "[category "
+	  "abcdefghijabcdefghijabcdefghijabcdefghijX]\n",
+	  "t.conf:1: [category abcdefghijabcdefghijabcdefghijabcdefghijX]: a "
+	  "category name has 1 to 40 letters, digits, '.', '_' or '-'" },
+	{ "[category a]\n[crawl]\n[category a]\n",
+	  "t.conf:3: [category a]: category given twice" },
+	/* sections, keys, syntax */
+	{ "[crawl]\nfoo = 1\n", "t.conf:2: [crawl] foo: unknown key" },
+	{ "[crawl]\nMax_Depth = 1\n",
+	  "t.conf:2: [crawl] Max_Depth: unknown key" },
+	{ "[normalize]\nstore = x\n",
+	  "t.conf:2: [normalize] store: unknown key" },
+	{ "[foo]\n",
+	  "t.conf:1: [foo]: unknown section (crawl, normalize, dedup, store, "
+	  "category NAME, control)" },
+	{ "[Crawl]\n",
+	  "t.conf:1: [Crawl]: unknown section (crawl, normalize, dedup, store, "
+	  "category NAME, control)" },
+	{ "[crawl]\nmax_depth = 1\nmax_depth = 2\n",
+	  "t.conf:3: [crawl] max_depth: given twice (first on line 2)" },
+	{ "[category x]\nseeds = a\n# c\nseeds = b\n",
+	  "t.conf:4: [category x] seeds: given twice (first on line 2)" },
+	{ "[crawl]\n[dedup]\n[crawl]\n",
+	  "t.conf:3: [crawl]: section given twice (first on line 1)" },
+	{ "max_depth = 1\n",
+	  "t.conf:1: max_depth: key before the first [section]" },
+	{ "[crawl]\njunk\n",
+	  "t.conf:2: syntax error: expected [section], key = value or a "
+	  "comment" },
+	{ "[crawl]\njunk\nfoo = 1\n",
+	  "t.conf:2: syntax error: expected [section], key = value or a "
+	  "comment" },
+	{ "[crawl]\nfoo = 1\njunk\n", "t.conf:2: [crawl] foo: unknown key" },
+	{ "[crawl\n", "t.conf:1: missing ']' in section header" },
+	{ "[crawl] x\n", "t.conf:1: text after the section header's ']'" },
+	/* an indented line is not a continuation of the previous value */
+	{ "[crawl]\nmax_depth = 1\n  more\n",
+	  "t.conf:3: syntax error: expected [section], key = value or a "
+	  "comment" },
+};
+
+static void test_bad_values(void)
+{
+	for (size_t i = 0; i < sizeof(bad_cases) / sizeof(bad_cases[0]); i++) {
+		int rc;
+		struct conf *c = load(bad_cases[i].text, &rc);
+		CHECK(c == NULL && rc == SC_E_INVAL);
+		if (c)
+			fprintf(stderr, "case %zu loaded: %s", i,
+				bad_cases[i].text);
+		CHECK_STR(err, bad_cases[i].message);
+		conf_free(c);
+	}
+}
+
+static void check_defaults(const struct conf *c)
+{
+	CHECK_STR(c->crawl.store, CONF_DEFAULT_STORE);
+	CHECK(c->crawl.max_depth == 9);
+	CHECK(c->crawl.max_pages == 0);
+	CHECK(c->crawl.concurrency == 256);
+	CHECK(c->crawl.per_host_connections == 2);
+	CHECK(c->crawl.per_host_delay_ms == 1000);
+	CHECK(c->crawl.timeout_s == 30);
+	CHECK(c->crawl.max_body_bytes == 10485760);
+	CHECK_STR(c->crawl.user_agent, "sigcrawl/" SC_VERSION);
+	CHECK(c->crawl.obey_robots);
+	CHECK(c->crawl.n_connect_to == 0);
+	CHECK(c->normalize.profile == NORM_PROFILE_EXTENDED);
+	CHECK(c->normalize.steps_list == NULL);
+	CHECK(c->normalize.steps == norm_profile_steps(NORM_PROFILE_EXTENDED));
+	CHECK(c->dedup.signature == CONF_SIGNATURE_MD5_TEXT);
+	CHECK(c->dedup.near_duplicate == -1);
+	CHECK(!c->store.warc);
+	CHECK(c->control.kind == CONF_LISTEN_UNIX);
+	CHECK_STR(c->control.listen, CONF_DEFAULT_LISTEN);
+	CHECK_STR(c->control.unix_path, "/run/sigcrawl/control.sock");
+	CHECK(c->n_categories == 0);
+}
+
+static void test_defaults(void)
+{
+	struct conf *c = NULL;
+	CHECK(conf_default(&c) == 0);
+	if (c) {
+		check_defaults(c);
+		CHECK(c->path == NULL);
+	}
+	conf_free(c);
+	conf_free(NULL);
+
+	/* An empty file, and one of only comments and blank lines. */
+	c = LOAD_OK("");
+	if (c)
+		check_defaults(c);
+	conf_free(c);
+	c = LOAD_OK("# comment\n; comment\n\n   \n[crawl]\n# nothing\n");
+	if (c)
+		check_defaults(c);
+	conf_free(c);
+}
+
+static void test_every_key(void)
+{
+	char want[2048];
+	struct conf *c = LOAD_OK(
+		"\xEF\xBB\xBF# every key\n"
+		"[crawl]\n"
+		"store = data/store\n"
+		"max_depth = 0\n"
+		"max_pages = 1000000000000\n"
+		"concurrency = 65535\n"
+		"per_host_connections = 1024\n"
+		"per_host_delay_ms = 0\n"
+		"timeout_s = 3600\n"
+		"max_body_bytes = 1073741824\n"
+		"user_agent = TestBot/1.0 (+http://example.com/bot) ; a comment\n"
+		"obey_robots = off\n"
+		"connect_to = ::127.0.0.1:8080\n"
+		"connect_to = a.test:80:[::1]:8081\n"
+		"connect_to = [2001:db8::1]:443:b.test:\n"
+		"connect_to = :::\n"
+		"[normalize]\n"
+		"steps = -sort_query, +lowercase_path\n"
+		"profile = aggressive\n"
+		"[dedup]\n"
+		"signature = md5_text_size\n"
+		"near_duplicate = simhash:3\n"
+		"[store]\n"
+		"warc = yes\n"
+		"[control]\n"
+		"listen = tcp:127.0.0.1:7070\n"
+		"[category news]\n"
+		"seeds = /abs/seeds.txt\n"
+		"keywords =  Election , vote,ELECTION, c#  \n"
+		"scope = domain\n"
+		"min_relevance = 0.25\n"
+		"tunnel = 100\n"
+		"  [ category   sport ]   ; indented header, comment\n"
+		"\tseeds = ./s/sport.txt\n"
+		"scope = any\n"
+		"min_relevance = 1\n");
+	if (!c)
+		return;
+	snprintf(want, sizeof(want), "%s/t.conf", tmpdir);
+	CHECK_STR(c->path, want);
+	snprintf(want, sizeof(want), "%s/data/store", tmpdir);
+	CHECK_STR(c->crawl.store, want);
+	CHECK(c->crawl.max_depth == 0);
+	CHECK(c->crawl.max_pages == UINT64_C(1000000000000));
+	CHECK(c->crawl.concurrency == 65535);
+	CHECK(c->crawl.per_host_connections == 1024);
+	CHECK(c->crawl.per_host_delay_ms == 0);
+	CHECK(c->crawl.timeout_s == 3600);
+	CHECK(c->crawl.max_body_bytes == 1073741824);
+	CHECK_STR(c->crawl.user_agent, "TestBot/1.0 (+http://example.com/bot)");
+	CHECK(!c->crawl.obey_robots);
+	CHECK(c->crawl.n_connect_to == 4);
+	if (c->crawl.n_connect_to == 4) {
+		CHECK_STR(c->crawl.connect_to[0], "::127.0.0.1:8080");
+		CHECK_STR(c->crawl.connect_to[1], "a.test:80:[::1]:8081");
+		CHECK_STR(c->crawl.connect_to[2], "[2001:db8::1]:443:b.test:");
+		CHECK_STR(c->crawl.connect_to[3], ":::");
+	}
+	CHECK(c->normalize.profile == NORM_PROFILE_AGGRESSIVE);
+	CHECK_STR(c->normalize.steps_list, "-sort_query, +lowercase_path");
+	CHECK(c->normalize.steps ==
+	      (norm_profile_steps(NORM_PROFILE_AGGRESSIVE) & ~NORM_SORT_QUERY));
+	CHECK(c->dedup.signature == CONF_SIGNATURE_MD5_TEXT_SIZE);
+	CHECK(c->dedup.near_duplicate == 3);
+	CHECK(c->store.warc);
+	CHECK(c->control.kind == CONF_LISTEN_TCP);
+	CHECK_STR(c->control.listen, "tcp:127.0.0.1:7070");
+	CHECK_STR(c->control.tcp_host, "127.0.0.1");
+	CHECK(c->control.tcp_port == 7070);
+	CHECK(c->control.unix_path == NULL);
+	CHECK(c->n_categories == 2);
+	if (c->n_categories == 2) {
+		const struct conf_category *n = &c->categories[0];
+		const struct conf_category *s = &c->categories[1];
+		CHECK_STR(n->name, "news");
+		CHECK_STR(n->seeds, "/abs/seeds.txt");
+		CHECK(n->n_keywords == 3);
+		if (n->n_keywords == 3) {
+			CHECK_STR(n->keywords[0], "election");
+			CHECK_STR(n->keywords[1], "vote");
+			CHECK_STR(n->keywords[2], "c#");
+		}
+		CHECK(n->scope == CONF_SCOPE_DOMAIN);
+		CHECK(n->min_relevance == 0.25);
+		CHECK(n->tunnel == 100);
+		CHECK_STR(s->name, "sport");
+		snprintf(want, sizeof(want), "%s/s/sport.txt", tmpdir);
+		CHECK_STR(s->seeds, want);
+		CHECK(s->n_keywords == 0);
+		CHECK(s->scope == CONF_SCOPE_ANY);
+		CHECK(s->min_relevance == 1.0);
+		CHECK(s->tunnel == 0);
+		CHECK(conf_category_find(c, "sport") == s);
+		CHECK(conf_category_find(c, "nope") == NULL);
+	}
+	conf_free(c);
+}
+
+static void test_values_accepted(void)
+{
+	static const char *const yes[] = { "yes", "YES", "true", "On", "1" };
+	static const char *const no[] = { "no", "False", "OFF", "0" };
+	char text[256];
+	struct conf *c;
+
+	for (size_t i = 0; i < sizeof(yes) / sizeof(yes[0]); i++) {
+		snprintf(text, sizeof(text), "[store]\nwarc = %s\n", yes[i]);
+		c = LOAD_OK(text);
+		CHECK(c && c->store.warc);
+		conf_free(c);
+	}
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++) {
+		snprintf(text, sizeof(text), "[crawl]\nobey_robots = %s\n",
+			 no[i]);
+		c = LOAD_OK(text);
+		CHECK(c && !c->crawl.obey_robots);
+		conf_free(c);
+	}
+
+	/* listen forms */
+	static const struct {
+		const char *v, *host;
+		unsigned port;
+	} tcp[] = {
+		{ "tcp:127.0.0.1:1", "127.0.0.1", 1 },
+		{ "tcp:127.9.8.7:65535", "127.9.8.7", 65535 },
+		{ "tcp:localhost:8000", "localhost", 8000 },
+		{ "tcp:[::1]:9", "::1", 9 },
+	};
+	for (size_t i = 0; i < sizeof(tcp) / sizeof(tcp[0]); i++) {
+		snprintf(text, sizeof(text), "[control]\nlisten = %s\n",
+			 tcp[i].v);
+		c = LOAD_OK(text);
+		if (!c)
+			continue;
+		CHECK(c->control.kind == CONF_LISTEN_TCP);
+		CHECK_STR(c->control.tcp_host, tcp[i].host);
+		CHECK(c->control.tcp_port == tcp[i].port);
+		CHECK_STR(c->control.listen, tcp[i].v);
+		conf_free(c);
+	}
+	c = LOAD_OK("[control]\nlisten = unix:run/ctl.sock\n");
+	if (c) {
+		char want[512];
+		snprintf(want, sizeof(want), "%s/run/ctl.sock", tmpdir);
+		CHECK(c->control.kind == CONF_LISTEN_UNIX);
+		CHECK_STR(c->control.unix_path, want);
+		snprintf(want, sizeof(want), "unix:%s/run/ctl.sock", tmpdir);
+		CHECK_STR(c->control.listen, want);
+		CHECK(c->control.tcp_host == NULL);
+	}
+	conf_free(c);
+
+	/* fractions and near_duplicate */
+	static const struct {
+		const char *v;
+		double d;
+	} frac[] = { { "0", 0 },       { "0.0", 0 },       { ".5", 0.5 },
+		     { "1.", 1 },      { "0.125", 0.125 }, { "1.000", 1 },
+		     { "00.75", 0.75 } };
+	for (size_t i = 0; i < sizeof(frac) / sizeof(frac[0]); i++) {
+		snprintf(text, sizeof(text),
+			 "[category c]\nmin_relevance = %s\n", frac[i].v);
+		c = LOAD_OK(text);
+		CHECK(c && c->categories[0].min_relevance == frac[i].d);
+		conf_free(c);
+	}
+	c = LOAD_OK("[dedup]\nnear_duplicate = simhash:0\nsignature = off\n");
+	CHECK(c && c->dedup.near_duplicate == 0 &&
+	      c->dedup.signature == CONF_SIGNATURE_OFF);
+	conf_free(c);
+
+	/* An empty steps list is no adjustment; the adaptive profile. */
+	c = LOAD_OK("[normalize]\nprofile = adaptive\nsteps =\n");
+	CHECK(c && c->normalize.profile == NORM_PROFILE_ADAPTIVE &&
+	      c->normalize.steps == norm_profile_steps(NORM_PROFILE_ADAPTIVE));
+	conf_free(c);
+
+	/* Windows line ends, and no newline at the end of the file. */
+	c = LOAD_OK("[crawl]\r\nmax_depth = 3\r\n[dedup]\r\nsignature = off");
+	CHECK(c && c->crawl.max_depth == 3 &&
+	      c->dedup.signature == CONF_SIGNATURE_OFF);
+	conf_free(c);
+
+	/* ';' inside a value is kept; " ;" starts a comment. */
+	c = LOAD_OK("[crawl]\nuser_agent = a;b ;c\n");
+	CHECK(c && strcmp(c->crawl.user_agent, "a;b") == 0);
+	conf_free(c);
+
+	/* Leading zeros are decimal, not octal. */
+	c = LOAD_OK("[crawl]\nmax_depth = 010\n");
+	CHECK(c && c->crawl.max_depth == 10);
+	conf_free(c);
+}
+
+static void test_lines_and_bounds(void)
+{
+	static char text[4 * 1024 * 1024];
+	int rc;
+	struct conf *c;
+
+	/* 197 bytes is the longest line; 198 is an error, not a cut. */
+	char line[300];
+	memset(line, 'a', sizeof(line));
+	memcpy(line, "user_agent = ", 13);
+	line[197] = '\0';
+	snprintf(text, sizeof(text), "[crawl]\n%s\n", line);
+	c = LOAD_OK(text);
+	CHECK(c && strlen(c->crawl.user_agent) == 197 - 13);
+	conf_free(c);
+	line[197] = 'a';
+	line[198] = '\0';
+	snprintf(text, sizeof(text), "[crawl]\n%s\n", line);
+	c = load(text, &rc);
+	CHECK(!c && rc == SC_E_INVAL);
+	CHECK_STR(err, "t.conf:2: line longer than 197 bytes");
+	conf_free(c);
+
+	/* A NUL byte, through the buffer entry point. */
+	static const char nul[] = "[crawl]\nmax_depth = 1\0\n";
+	c = NULL;
+	rc = conf_load_buffer(nul, sizeof(nul) - 1, "mem.conf", &c, err,
+			      sizeof(err));
+	CHECK(rc == SC_E_INVAL && !c);
+	CHECK_STR(err, "mem.conf:2: NUL byte in the line");
+	rc = conf_load_buffer("[crawl]\nmax_depth = 2\n", 22, NULL, &c, err,
+			      sizeof(err));
+	CHECK(rc == 0 && c && c->crawl.max_depth == 2 && c->path == NULL);
+	conf_free(c);
+	c = NULL;
+	rc = conf_load_buffer("[x]", 3, NULL, &c, err, sizeof(err));
+	CHECK(rc == SC_E_INVAL);
+	CHECK_STR(err, "<string>:1: [x]: unknown section (crawl, normalize, "
+		       "dedup, store, category NAME, control)");
+
+	/* The file size limit: exactly CONF_FILE_MAX loads, one more not. */
+	memset(text, '#', CONF_FILE_MAX + 1);
+	for (size_t i = 99; i < CONF_FILE_MAX + 1; i += 100)
+		text[i] = '\n';
+	text[CONF_FILE_MAX] = '\0';
+	c = LOAD_OK(text);
+	conf_free(c);
+	text[CONF_FILE_MAX] = '#';
+	text[CONF_FILE_MAX + 1] = '\0';
+	c = load(text, &rc);
+	CHECK(!c && rc == SC_E_INVAL);
+	CHECK_STR(err, "t.conf: larger than 1048576 bytes");
+
+	/* CONF_CATEGORIES_MAX categories, then one more. */
+	size_t n = 0;
+	for (int i = 0; i < CONF_CATEGORIES_MAX; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "[category c%d]\nscope = any\n", i);
+	c = LOAD_OK(text);
+	CHECK(c && c->n_categories == CONF_CATEGORIES_MAX);
+	conf_free(c);
+	snprintf(text + n, sizeof(text) - n, "[category last]\n");
+	c = load(text, &rc);
+	CHECK(!c && rc == SC_E_INVAL);
+	CHECK_STR(err, "t.conf:2049: [category last]: more than 1024 "
+		       "categories");
+
+	/* CONF_CONNECT_TO_MAX rules, then one more. */
+	n = (size_t)snprintf(text, sizeof(text), "[crawl]\n");
+	for (int i = 0; i < CONF_CONNECT_TO_MAX; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n,
+				      "connect_to = h%d::127.0.0.1:8080\n", i);
+	c = LOAD_OK(text);
+	CHECK(c && c->crawl.n_connect_to == CONF_CONNECT_TO_MAX);
+	conf_free(c);
+	snprintf(text + n, sizeof(text) - n, "connect_to = :::\n");
+	c = load(text, &rc);
+	CHECK(!c && rc == SC_E_INVAL);
+	CHECK_STR(err, "t.conf:258: [crawl] connect_to: more than 256 rules");
+
+	/* CONF_KEYWORDS_MAX keywords, then one more. */
+	n = (size_t)snprintf(text, sizeof(text), "[category k]\nkeywords = ");
+	for (int i = 0; i < CONF_KEYWORDS_MAX; i++)
+		n += (size_t)snprintf(text + n, sizeof(text) - n, "%s%c%c",
+				      i ? "," : "", 'a' + i / 26, 'a' + i % 26);
+	snprintf(text + n, sizeof(text) - n, "\n");
+	c = LOAD_OK(text);
+	CHECK(c && c->categories[0].n_keywords == CONF_KEYWORDS_MAX);
+	conf_free(c);
+	snprintf(text + n, sizeof(text) - n, ",zz\n");
+	c = load(text, &rc);
+	CHECK(!c && rc == SC_E_INVAL);
+	CHECK_STR(err, "t.conf:2: [category k] keywords: more than 32 "
+		       "keywords");
+
+	/* A file that cannot be read. */
+	c = NULL;
+	rc = conf_load("missing.conf", &c, err, sizeof(err));
+	CHECK(rc == SC_E_IO && !c);
+	CHECK_STR(err, "missing.conf: No such file or directory");
+}
+
+static void test_relative_paths(void)
+{
+	char want[1024];
+	mkdir("etc", 0700);
+	write_file("etc/r.conf", "[crawl]\nstore = ../var/st\n"
+				 "[category a]\nseeds = seeds/a.txt\n");
+	struct conf *c = NULL;
+	/* Relative to the file's directory, whatever the working dir. */
+	CHECK(conf_load("etc/r.conf", &c, err, sizeof(err)) == 0);
+	if (c) {
+		snprintf(want, sizeof(want), "%s/etc/../var/st", tmpdir);
+		CHECK_STR(c->crawl.store, want);
+		snprintf(want, sizeof(want), "%s/etc/seeds/a.txt", tmpdir);
+		CHECK_STR(c->categories[0].seeds, want);
+		snprintf(want, sizeof(want), "%s/etc/r.conf", tmpdir);
+		CHECK_STR(c->path, want);
+	}
+	conf_free(c);
+	c = NULL;
+	snprintf(want, sizeof(want), "%s/etc/r.conf", tmpdir);
+	CHECK(conf_load(want, &c, err, sizeof(err)) == 0);
+	if (c) {
+		snprintf(want, sizeof(want), "%s/etc/seeds/a.txt", tmpdir);
+		CHECK_STR(c->categories[0].seeds, want);
+	}
+	conf_free(c);
+}
+
+static void test_overrides(void)
+{
+	struct conf *c = LOAD_OK("[crawl]\nconnect_to = a:1:b:2\n"
+				 "[normalize]\nprofile = strict\n"
+				 "steps = +sort_query\n"
+				 "[category news]\nseeds = n.txt\n");
+	if (!c)
+		return;
+	char want[1024];
+
+	CHECK(conf_override(c, "--max-pages", "50", err, sizeof(err)) == 0);
+	CHECK(c->crawl.max_pages == 50);
+	CHECK(conf_override(c, "max-depth", "2", err, sizeof(err)) == 0);
+	CHECK(c->crawl.max_depth == 2);
+	CHECK(conf_override(c, "concurrency", "8", err, sizeof(err)) == 0);
+	CHECK(c->crawl.concurrency == 8);
+	CHECK(conf_override(c, "user-agent", "X/1", err, sizeof(err)) == 0);
+	CHECK_STR(c->crawl.user_agent, "X/1");
+	CHECK(conf_override(c, "no-robots", NULL, err, sizeof(err)) == 0);
+	CHECK(!c->crawl.obey_robots);
+	CHECK(conf_override(c, "store", "st", err, sizeof(err)) == 0);
+	snprintf(want, sizeof(want), "%s/st", tmpdir);
+	CHECK_STR(c->crawl.store, want);
+
+	/* connect-to appends to the file's rules. */
+	CHECK(conf_override(c, "connect-to", "::127.0.0.1:9", err,
+			    sizeof(err)) == 0);
+	CHECK(c->crawl.n_connect_to == 2);
+	if (c->crawl.n_connect_to == 2)
+		CHECK_STR(c->crawl.connect_to[1], "::127.0.0.1:9");
+
+	/* --profile keeps the file's steps list; --steps replaces it. */
+	CHECK(conf_override(c, "profile", "extended", err, sizeof(err)) == 0);
+	CHECK(c->normalize.steps == norm_profile_steps(NORM_PROFILE_EXTENDED));
+	CHECK(conf_override(c, "steps", "+lowercase_path", err, sizeof(err)) ==
+	      0);
+	CHECK(c->normalize.steps == (norm_profile_steps(NORM_PROFILE_EXTENDED) |
+				     NORM_LOWERCASE_PATH));
+
+	/* Errors, in the file's words, and nothing changes. */
+	CHECK(conf_override(c, "--max-pages", "lots", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK_STR(err, "--max-pages: expected a whole number from 0 to "
+		       "1000000000000, got \"lots\"");
+	CHECK(c->crawl.max_pages == 50);
+	CHECK(conf_override(c, "max-depth", NULL, err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK_STR(err, "--max-depth: needs a value");
+	CHECK(conf_override(c, "profile", "loose", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK_STR(err, "--profile: unknown profile \"loose\" (strict, "
+		       "extended, aggressive or adaptive)");
+	CHECK(c->normalize.profile == NORM_PROFILE_EXTENDED);
+	CHECK(conf_override(c, "steps", "-bogus", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK_STR(err, "--steps: unknown step \"bogus\"");
+	CHECK_STR(c->normalize.steps_list, "+lowercase_path");
+	CHECK(conf_override(c, "connect-to", "x", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK_STR(err, "--connect-to: expected HOST1:PORT1:HOST2:PORT2 (any "
+		       "field may be empty, ports 1..65535, IPv6 in "
+		       "brackets), got \"x\"");
+	CHECK(c->crawl.n_connect_to == 2);
+	CHECK(conf_override(c, "concurrency", "0", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK_STR(err, "--concurrency: expected a whole number from 1 to "
+		       "65535, got \"0\"");
+	CHECK(conf_override(c, "user-agent", "", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK_STR(err, "--user-agent: empty value");
+	CHECK(conf_override(c, "store", "", err, sizeof(err)) == SC_E_INVAL);
+	CHECK_STR(err, "--store: empty path");
+	CHECK(conf_override(c, "frob", "1", err, sizeof(err)) == SC_E_INVAL);
+	CHECK_STR(err, "--frob: not an option that overrides the config");
+	CHECK(conf_override(c, "timeout-s", "1", err, sizeof(err)) ==
+	      SC_E_INVAL);
+
+	/* --seeds: the only category, a named one, a new one. */
+	CHECK(conf_override_seeds(c, NULL, "a.txt", err, sizeof(err)) == 0);
+	snprintf(want, sizeof(want), "%s/a.txt", tmpdir);
+	CHECK_STR(c->categories[0].seeds, want);
+	CHECK(conf_override_seeds(c, "sport", "/s.txt", err, sizeof(err)) == 0);
+	CHECK(c->n_categories == 2);
+	const struct conf_category *s = conf_category_find(c, "sport");
+	CHECK(s && strcmp(s->seeds, "/s.txt") == 0 &&
+	      s->scope == CONF_SCOPE_HOST && s->n_keywords == 0);
+	CHECK(conf_override_seeds(c, NULL, "b.txt", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK_STR(err, "--seeds: the config has 2 categories; say which with "
+		       "--category NAME");
+	CHECK(conf_override_seeds(c, "a b", "b.txt", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK_STR(err, "--category: a category name has 1 to 40 letters, "
+		       "digits, '.', '_' or '-'");
+	CHECK(conf_override_seeds(c, "new", "", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK_STR(err, "--seeds: empty path");
+	CHECK(c->n_categories == 2);
+	conf_free(c);
+
+	/* With no category at all, --seeds makes one named "default". */
+	c = NULL;
+	CHECK(conf_default(&c) == 0);
+	if (c) {
+		CHECK(conf_override_seeds(c, NULL, "/x", err, sizeof(err)) ==
+		      0);
+		CHECK(c->n_categories == 1 &&
+		      strcmp(c->categories[0].name, "default") == 0);
+	}
+	conf_free(c);
+}
+
+static void test_shipped(const char *srcroot)
+{
+	char path[1100];
+	struct conf *c = NULL;
+	snprintf(path, sizeof(path), "%s/packaging/sigcrawl.conf", srcroot);
+	int rc = conf_load(path, &c, err, sizeof(err));
+	CHECK(rc == 0);
+	if (rc) {
+		fprintf(stderr, "shipped config: %s\n", err);
+		return;
+	}
+	/* Every key shown in it is at its default... */
+	const char *cat_seeds = NULL;
+	const struct conf_category *demo = conf_category_find(c, "demo");
+	CHECK(demo != NULL);
+	if (demo) {
+		cat_seeds = demo->seeds;
+		CHECK(demo->n_keywords > 0);
+		CHECK(demo->scope == CONF_SCOPE_HOST);
+	}
+	size_t n = c->n_categories;
+	c->n_categories = 0; /* check_defaults expects none */
+	check_defaults(c);
+	c->n_categories = n;
+	/* ...and the demo's seed list resolves next to the file. */
+	struct stat st;
+	CHECK(cat_seeds && stat(cat_seeds, &st) == 0 && S_ISREG(st.st_mode));
+	conf_free(c);
+}
+
+static void cleanup(void)
+{
+	static const char *const files[] = { "t.conf", "etc/r.conf" };
+	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
+		unlink(files[i]);
+	rmdir("etc");
+	if (chdir("/") == 0)
+		rmdir(tmpdir);
+}
+
+int main(int argc, char **argv)
+{
+	char srcroot[1024];
+	if (argc != 2 || !realpath(argv[1], srcroot)) {
+		fprintf(stderr, "usage: test-conf SRCROOT\n");
+		return 2;
+	}
+	if (!mkdtemp(tmpdir) || chdir(tmpdir) != 0) {
+		perror(tmpdir);
+		return 1;
+	}
+	test_defaults();
+	test_bad_values();
+	test_every_key();
+	test_values_accepted();
+	test_lines_and_bounds();
+	test_relative_paths();
+	test_overrides();
+	test_shipped(srcroot);
+	cleanup();
+	return check_done();
+}
