@@ -1226,6 +1226,10 @@ static const struct {
 	{ "concurrency", SECT_CRAWL, "concurrency" },
 	{ "connect-to", SECT_CRAWL, "connect_to" },
 	{ "user-agent", SECT_CRAWL, "user_agent" },
+	{ "per-host-connections", SECT_CRAWL, "per_host_connections" },
+	{ "per-host-delay-ms", SECT_CRAWL, "per_host_delay_ms" },
+	{ "timeout-s", SECT_CRAWL, "timeout_s" },
+	{ "max-body-bytes", SECT_CRAWL, "max_body_bytes" },
 	{ "profile", SECT_NORMALIZE, "profile" },
 	{ "steps", SECT_NORMALIZE, "steps" },
 };

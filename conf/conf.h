@@ -151,7 +151,8 @@ SC_WUR int conf_default(struct conf **ret);
 /* Apply one command-line option before the config is shared.  option is
  * the long option's name with or without its leading "--": "store",
  * "max-pages", "max-depth", "profile", "steps", "concurrency",
- * "connect-to" (appends a rule), "user-agent", "no-robots" (value
+ * "connect-to" (appends a rule), "user-agent", "per-host-connections",
+ * "per-host-delay-ms", "timeout-s", "max-body-bytes", "no-robots" (value
  * ignored, may be NULL).  A value is checked exactly like the file's key;
  * an error leaves c unchanged and writes "--option: message" to err.
  * Returns 0, SC_E_INVAL or SC_E_NOMEM. */

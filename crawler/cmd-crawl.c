@@ -9,23 +9,26 @@
 
 #include "commands.h"
 #include "crawl.h"
+#include "conf.h"
 #include "normalize.h"
 
 #define CMD "crawl"
-#define MAX_CONNECT_TO 64
 
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sigcrawl crawl --store DIR --seeds FILE [options]\n"
+		"usage: sigcrawl crawl [-c FILE] [--store DIR] [--seeds FILE] [options]\n"
 		"\n"
 		"Crawls breadth-first from the seeds until the frontier is empty or\n"
 		"a limit is reached, then prints a summary.  Run again with the same\n"
 		"store to resume.\n"
 		"\n"
+		"  -c, --config FILE     the config file (SPEC section 3); the options\n"
+		"                        below override it\n"
 		"  --store DIR           the LMDB store (created if missing)\n"
 		"  --seeds FILE          seed URLs, one per line, '#' comments\n"
-		"  --category NAME       the category recorded (default: default)\n"
+		"  --category NAME       the category of --seeds (default: the\n"
+		"                        config's only one, or \"default\")\n"
 		"  --max-pages N         stop after N fetches (default: no limit)\n"
 		"  --max-depth N         hops from a seed (default 9)\n"
 		"  --profile P           strict, extended (default), aggressive\n"
@@ -41,20 +44,6 @@ static void usage(FILE *f)
 		"  --no-robots           ignore robots.txt (for testing only)\n"
 		"  --quiet               no progress lines\n",
 		SC_VERSION);
-}
-
-static int parse_uint(const char *s, unsigned long long max,
-		      unsigned long long *ret)
-{
-	char *end;
-	if (!*s || *s == '-')
-		return -1;
-	errno = 0;
-	unsigned long long v = strtoull(s, &end, 10);
-	if (errno || *end || v > max)
-		return -1;
-	*ret = v;
-	return 0;
 }
 
 int cmd_crawl(int argc, char **argv)
@@ -78,6 +67,7 @@ int cmd_crawl(int argc, char **argv)
 		O_QUIET,
 	};
 	static const struct option longopts[] = {
+		{ "config", required_argument, NULL, 'c' },
 		{ "store", required_argument, NULL, O_STORE },
 		{ "seeds", required_argument, NULL, O_SEEDS },
 		{ "category", required_argument, NULL, O_CATEGORY },
@@ -97,130 +87,114 @@ int cmd_crawl(int argc, char **argv)
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static char ua[64];
-	snprintf(ua, sizeof(ua), "sigcrawl/%s", SC_VERSION);
-	static const char *connect_to[MAX_CONNECT_TO];
-	struct crawl_opts o = {
-		.category = "default",
-		.max_depth = 9,
-		.concurrency = 256,
-		.per_host_connections = 2,
-		.per_host_delay_ms = 1000,
-		.timeout_s = 30,
-		.max_body_bytes = 10485760,
-		.user_agent = ua,
-		.robots_token = "sigcrawl",
-		.obey_robots = true,
-		.connect_to = connect_to,
-	};
-	const char *profile = "extended", *steps = NULL;
-	unsigned long long v;
+	const char *config = NULL, *seeds = NULL, *category = NULL;
+	bool quiet = false;
 	int c;
 
+	/* First pass: -c, --help and the options that are not overrides;
+	 * the overrides are applied in a second pass, on top of the file. */
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "h", longopts, NULL)) != -1) {
-		const char *bad = NULL;
+	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
 		switch (c) {
-		case O_STORE: o.store_dir = optarg; break;
-		case O_SEEDS: o.seeds_file = optarg; break;
-		case O_CATEGORY:
-			if (!*optarg)
-				bad = "--category";
-			o.category = optarg;
-			break;
-		case O_MAX_PAGES:
-			if (parse_uint(optarg, UINT64_MAX, &v))
-				bad = "--max-pages";
-			o.max_pages = v;
-			break;
-		case O_MAX_DEPTH:
-			if (parse_uint(optarg, 1000, &v))
-				bad = "--max-depth";
-			o.max_depth = (unsigned)v;
-			break;
-		case O_PROFILE: profile = optarg; break;
-		case O_STEPS: steps = optarg; break;
-		case O_CONCURRENCY:
-			if (parse_uint(optarg, 65536, &v) || !v)
-				bad = "--concurrency";
-			o.concurrency = (unsigned)v;
-			break;
-		case O_PHC:
-			if (parse_uint(optarg, 256, &v) || !v)
-				bad = "--per-host-connections";
-			o.per_host_connections = (unsigned)v;
-			break;
-		case O_PHD:
-			if (parse_uint(optarg, 3600000, &v))
-				bad = "--per-host-delay-ms";
-			o.per_host_delay_ms = (uint32_t)v;
-			break;
-		case O_TIMEOUT:
-			if (parse_uint(optarg, 3600, &v) || !v)
-				bad = "--timeout-s";
-			o.timeout_s = (unsigned)v;
-			break;
-		case O_MAX_BODY:
-			if (parse_uint(optarg, (1ull << 32), &v) || !v)
-				bad = "--max-body-bytes";
-			o.max_body_bytes = (size_t)v;
-			break;
-		case O_CONNECT_TO:
-			if (o.n_connect_to == MAX_CONNECT_TO) {
-				bad = "--connect-to (too many)";
-				break;
-			}
-			connect_to[o.n_connect_to++] = optarg;
-			break;
-		case O_UA:
-			if (!*optarg)
-				bad = "--user-agent";
-			o.user_agent = optarg;
-			break;
-		case O_NO_ROBOTS: o.obey_robots = false; break;
-		case O_QUIET: o.quiet = true; break;
+		case 'c': config = optarg; break;
+		case O_SEEDS: seeds = optarg; break;
+		case O_CATEGORY: category = optarg; break;
+		case O_QUIET: quiet = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
-		default:
+		case '?':
+		case ':':
 			sc_errorf(CMD, "bad option '%s' (see --help)",
 				  argv[optind - 1]);
 			return EXIT_USAGE;
-		}
-		if (bad) {
-			sc_errorf(CMD, "bad value for %s: '%s'", bad, optarg);
-			return EXIT_USAGE;
+		default: break;
 		}
 	}
 	if (optind < argc) {
 		sc_errorf(CMD, "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (!o.store_dir) {
-		sc_errorf(CMD, "no store given: use --store DIR");
-		return EXIT_USAGE;
+
+	struct conf *cf = NULL;
+	char err[512];
+	int rc = config ? conf_load(config, &cf, err, sizeof(err))
+			: conf_default(&cf);
+	if (rc) {
+		if (rc == SC_E_NOMEM)
+			sc_errorf(CMD, "out of memory");
+		else
+			fprintf(stderr, "sigcrawl crawl: %s\n",
+				config ? err : sc_strerror(rc));
+		return rc == SC_E_NOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
-	enum norm_profile p;
-	if (norm_profile_parse(profile, &p)) {
-		sc_errorf(CMD, "unknown profile '%s'", profile);
-		return EXIT_USAGE;
-	}
-	o.norm.steps = norm_profile_steps(p);
-	if (steps) {
-		const char *bad;
-		size_t bad_len;
-		if (norm_steps_parse(steps, &o.norm.steps, &bad, &bad_len)) {
-			sc_errorf(CMD, "unknown step '%.*s' in --steps",
-				  (int)bad_len, bad);
+	optind = 0;
+	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+		if (c < O_STORE || c == O_SEEDS || c == O_CATEGORY ||
+		    c == O_QUIET)
+			continue;
+		const char *name = NULL;
+		for (const struct option *lo = longopts; lo->name; lo++)
+			if (lo->val == c)
+				name = lo->name;
+		if (conf_override(cf, name, optarg, err, sizeof(err))) {
+			fprintf(stderr, "sigcrawl crawl: %s\n", err);
+			conf_free(cf);
 			return EXIT_USAGE;
 		}
 	}
+	if ((seeds || category) &&
+	    conf_override_seeds(cf, category, seeds, err, sizeof(err))) {
+		fprintf(stderr, "sigcrawl crawl: %s\n", err);
+		conf_free(cf);
+		return EXIT_USAGE;
+	}
+	if (!seeds && category) {
+		sc_errorf(CMD, "--category needs --seeds");
+		conf_free(cf);
+		return EXIT_USAGE;
+	}
+
+	static char ua[64];
+	snprintf(ua, sizeof(ua), "sigcrawl/%s", SC_VERSION);
+	struct crawl_category *cats = calloc(
+		cf->n_categories ? cf->n_categories : 1, sizeof(*cats));
+	if (!cats) {
+		conf_free(cf);
+		return EXIT_RUNTIME;
+	}
+	for (size_t i = 0; i < cf->n_categories; i++)
+		cats[i] = (struct crawl_category){ cf->categories[i].name,
+						   cf->categories[i].seeds };
+	struct crawl_opts o = {
+		.store_dir = cf->crawl.store,
+		.categories = cats,
+		.n_categories = cf->n_categories,
+		.max_pages = cf->crawl.max_pages,
+		.max_depth = cf->crawl.max_depth,
+		.norm = { .steps = cf->normalize.steps },
+		.concurrency = cf->crawl.concurrency,
+		.per_host_connections = cf->crawl.per_host_connections,
+		.per_host_delay_ms = cf->crawl.per_host_delay_ms,
+		.timeout_s = cf->crawl.timeout_s,
+		.max_body_bytes = (size_t)cf->crawl.max_body_bytes,
+		.user_agent = cf->crawl.user_agent ? cf->crawl.user_agent : ua,
+		.robots_token = "sigcrawl",
+		.obey_robots = cf->crawl.obey_robots,
+		.connect_to = (const char *const *)cf->crawl.connect_to,
+		.n_connect_to = cf->crawl.n_connect_to,
+		.quiet = quiet,
+	};
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
 		sc_errorf(CMD, "curl_global_init failed");
+		free(cats);
+		conf_free(cf);
 		return EXIT_RUNTIME;
 	}
 	struct crawl_summary s;
-	int rc = crawl_run(&o, &s);
+	rc = crawl_run(&o, &s);
 	curl_global_cleanup();
+	free(cats);
+	conf_free(cf);
 	if (rc)
 		return EXIT_RUNTIME;
 

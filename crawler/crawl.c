@@ -208,8 +208,11 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	r.url_len = j->lease.found_len;
 	r.normalized = j->lease.url;
 	r.normalized_len = j->lease.url_len;
-	r.category = o->category;
-	r.category_len = strlen(o->category);
+	const char *cat = j->lease.category < o->n_categories
+				  ? o->categories[j->lease.category].name
+				  : "";
+	r.category = cat;
+	r.category_len = strlen(cat);
 	r.depth = j->lease.depth;
 	r.fetched = j->fetched;
 	r.status = j->fetched && j->status >= 100 && j->status <= 999
@@ -1059,28 +1062,22 @@ static void on_tick(evutil_socket_t fd, short kind, void *arg)
  * Seeds
  */
 
-static int add_seeds(struct crawl *c)
+static int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat,
+			const char *path, int *added)
 {
 	const struct crawl_opts *o = c->o;
-	if (!o->seeds_file)
-		return 0;
-	FILE *f = fopen(o->seeds_file, "r");
+	FILE *f = fopen(path, "r");
 	if (!f) {
-		fprintf(stderr, "sigcrawl crawl: %s: %s\n", o->seeds_file,
+		fprintf(stderr, "sigcrawl crawl: %s: %s\n", path,
 			strerror(errno));
 		return SC_E_IO;
-	}
-	MDB_txn *txn;
-	if (mdb_txn_begin(c->env, NULL, 0, &txn)) {
-		fclose(f);
-		return SC_E_DB;
 	}
 	static const struct norm_opts strict_found = { .steps = 0xff };
 	char line[NORM_INPUT_MAX + 2], out[NORM_URL_MAX + 1],
 		found[NORM_URL_MAX + 1];
 	struct norm_url u, fu_u;
-	unsigned lineno = 0, bad = 0;
-	int rc = 0, added = 0;
+	unsigned lineno = 0;
+	int rc = 0;
 	while (fgets(line, sizeof(line), f)) {
 		lineno++;
 		size_t n = strlen(line);
@@ -1089,9 +1086,8 @@ static int add_seeds(struct crawl *c)
 			while ((ch = fgetc(f)) != EOF && ch != '\n')
 				;
 			fprintf(stderr,
-				"sigcrawl crawl: %s:%u: line too long\n",
-				o->seeds_file, lineno);
-			bad++;
+				"sigcrawl crawl: %s:%u: line too long\n", path,
+				lineno);
 			continue;
 		}
 		char *p = line;
@@ -1105,9 +1101,8 @@ static int add_seeds(struct crawl *c)
 			r = norm_url(&strict_found, NULL, p, n, found,
 				     sizeof(found), &fu_u);
 		if (r) {
-			fprintf(stderr, "sigcrawl crawl: %s:%u: %s\n",
-				o->seeds_file, lineno, sc_strerror(r));
-			bad++;
+			fprintf(stderr, "sigcrawl crawl: %s:%u: %s\n", path,
+				lineno, sc_strerror(r));
 			continue;
 		}
 		struct frontier_url fu = {
@@ -1117,14 +1112,31 @@ static int add_seeds(struct crawl *c)
 			.found = found,
 			.found_len = fu_u.len,
 			.depth = 0,
+			.category = cat,
 		};
 		if ((r = frontier_add(c->fr, txn, &fu)) < 0) {
 			rc = r;
 			break;
 		}
-		added += r;
+		*added += r;
 	}
 	fclose(f);
+	return rc;
+}
+
+/* Queue the seeds of every category; seeds seen before (a resumed crawl)
+ * are not queued again. */
+static int add_seeds(struct crawl *c)
+{
+	const struct crawl_opts *o = c->o;
+	MDB_txn *txn;
+	if (mdb_txn_begin(c->env, NULL, 0, &txn))
+		return SC_E_DB;
+	int rc = 0, added = 0;
+	for (size_t i = 0; i < o->n_categories && !rc; i++)
+		if (o->categories[i].seeds_file)
+			rc = add_seeds_of(c, txn, (uint16_t)i,
+					  o->categories[i].seeds_file, &added);
 	if (rc || mdb_txn_commit(txn)) {
 		if (rc)
 			mdb_txn_abort(txn);
@@ -1133,8 +1145,7 @@ static int add_seeds(struct crawl *c)
 	}
 	frontier_published(c->fr);
 	if (!o->quiet)
-		fprintf(stderr, "sigcrawl crawl: %d new seeds queued%s\n",
-			added, bad ? " (some lines rejected)" : "");
+		fprintf(stderr, "sigcrawl crawl: %d new seeds queued\n", added);
 	return 0;
 }
 

@@ -24,11 +24,18 @@
 
 #include "normalize.h"
 
+/* A category: its seeds are queued under it, and every URL found from
+ * them is recorded with its name. */
+struct crawl_category {
+	const char *name;
+	const char *seeds_file; /* one URL per line, '#' comments; or NULL */
+};
+
 struct crawl_opts {
 	const char *store_dir;
-	const char *seeds_file; /* one URL per line, '#' comments; or NULL */
-	const char *category;   /* recorded with every URL */
-	uint64_t max_pages;     /* fetches to start; 0: no limit */
+	const struct crawl_category *categories;
+	size_t n_categories;
+	uint64_t max_pages; /* fetches to start; 0: no limit */
 	unsigned max_depth;
 	struct norm_opts norm;
 	unsigned concurrency;

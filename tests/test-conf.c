@@ -741,7 +741,15 @@ static void test_overrides(void)
 	CHECK_STR(err, "--store: empty path");
 	CHECK(conf_override(c, "frob", "1", err, sizeof(err)) == SC_E_INVAL);
 	CHECK_STR(err, "--frob: not an option that overrides the config");
-	CHECK(conf_override(c, "timeout-s", "1", err, sizeof(err)) ==
+	/* A config key with no command-line option. */
+	CHECK(conf_override(c, "warc", "yes", err, sizeof(err)) == SC_E_INVAL);
+	/* The crawl's own tuning options do override. */
+	CHECK(conf_override(c, "timeout-s", "7", err, sizeof(err)) == 0);
+	CHECK(c->crawl.timeout_s == 7);
+	CHECK(conf_override(c, "per-host-delay-ms", "0", err, sizeof(err)) ==
+	      0);
+	CHECK(c->crawl.per_host_delay_ms == 0);
+	CHECK(conf_override(c, "per-host-connections", "0", err, sizeof(err)) ==
 	      SC_E_INVAL);
 
 	/* --seeds: the only category, a named one, a new one. */

@@ -176,13 +176,37 @@ mingap=$(awk -F'\t' '$3 == "req" { if (prev) { g = $1 - prev; if (min == "" || g
 check "per-host delay 300 ms respected (min gap $mingap ms)" [ "$mingap" -ge 295 ]
 check "politeness crawl fetched all 8 pages" [ "$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt"' "$tmp/log3" | wc -l)" -eq 8 ]
 
-# Usage errors.
-"$sigcrawl" crawl --seeds "$tmp/seeds" >/dev/null 2>&1
-check "no --store: exit 2" [ $? -eq 2 ]
+# Usage errors, and the config file.
+"$sigcrawl" crawl --store "$tmp/s3" --max-pages -1 >/dev/null 2>"$tmp/e3"
+check "bad --max-pages: exit 2" [ $? -eq 2 ]
+check "the message names the option" grep -q -- "--max-pages" "$tmp/e3"
+printf '[crawl]\nmax_depth = lots\n' >"$tmp/bad.conf"
+"$sigcrawl" crawl -c "$tmp/bad.conf" >/dev/null 2>"$tmp/e4"
+check "bad config: exit 2" [ $? -eq 2 ]
+check "the message names file and line" grep -q "bad.conf:2" "$tmp/e4"
+# The same crawl driven by a config file: options and -c agree.
+cat >"$tmp/c.conf" <<EOF2
+[crawl]
+store = store-c
+per_host_delay_ms = 0
+max_depth = 1
+connect_to = ::127.0.0.1:PORT
+[category web]
+seeds = seeds
+EOF2
 "$sigcrawl" crawl --store "$tmp/s3" --profile bogus >/dev/null 2>&1
 check "bad profile: exit 2" [ $? -eq 2 ]
 "$sigcrawl" crawl --help | grep -q "usage: sigcrawl crawl"
 check "--help" [ $? -eq 0 ]
+start_fixture "$tmp/web" "$tmp/log4"
+sed -i "s/PORT/$port/" "$tmp/c.conf"
+"$sigcrawl" crawl -c "$tmp/c.conf" --quiet >/dev/null 2>&1
+check "a crawl from a config file exits 0" [ $? -eq 0 ]
+stop_fixture
+check "its store is relative to the config file" [ -f "$tmp/store-c/data.mdb" ]
+r=$(record "$tmp/store-c" http://a.test/)
+check "records carry the config's category" eval 'echo "$r" | grep -q "\"category\":\"web\""'
+check "max_depth 1 from the file: no depth-2 fetch" [ "$(requests a.test /bin "$tmp/log4")" -eq 0 ]
 
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]
