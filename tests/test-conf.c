@@ -807,10 +807,21 @@ static void test_shipped(const char *srcroot)
 		CHECK(demo->n_keywords > 0);
 		CHECK(demo->scope == CONF_SCOPE_HOST);
 	}
-	size_t n = c->n_categories;
+	/* The demo web's hosts, and only they, go to the demo server. */
+	CHECK(c->crawl.n_connect_to == 4);
+	for (size_t i = 0; i < c->crawl.n_connect_to; i++) {
+		const char *r = c->crawl.connect_to[i];
+		const char *tail = ".demo.sigcrawl.test:80:127.0.0.1:8391";
+		size_t rl = strlen(r), tl = strlen(tail);
+		CHECK(strcmp(r, "demo.sigcrawl.test:80:127.0.0.1:8391") == 0 ||
+		      (rl > tl && strcmp(r + rl - tl, tail) == 0));
+	}
+	size_t n = c->n_categories, nc = c->crawl.n_connect_to;
 	c->n_categories = 0; /* check_defaults expects none */
+	c->crawl.n_connect_to = 0;
 	check_defaults(c);
 	c->n_categories = n;
+	c->crawl.n_connect_to = nc;
 	/* ...and the demo's seed list resolves next to the file. */
 	struct stat st;
 	CHECK(cat_seeds && stat(cat_seeds, &st) == 0 && S_ISREG(st.st_mode));
