@@ -176,6 +176,28 @@ mingap=$(awk -F'\t' '$3 == "req" { if (prev) { g = $1 - prev; if (min == "" || g
 check "per-host delay 300 ms respected (min gap $mingap ms)" [ "$mingap" -ge 295 ]
 check "politeness crawl fetched all 8 pages" [ "$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt"' "$tmp/log3" | wc -l)" -eq 8 ]
 
+# robots.txt Crawl-delay beats a shorter configured delay, and a page
+# slower than the timeout is recorded as a timeout.
+cat >"$tmp/web3" <<'EOF3'
+host d.test
+page /            200 text/html links=/1,/2,/3,/slow
+page /1           200 text/html
+page /2           200 text/html
+page /3           200 text/html
+page /slow        200 text/html delay=4000
+page /robots.txt  200 text/plain body="User-agent: *\nCrawl-delay: 0.4\n"
+EOF3
+printf 'http://d.test/\n' >"$tmp/seeds3"
+start_fixture "$tmp/web3" "$tmp/log5"
+"$sigcrawl" crawl --store "$tmp/store3" --seeds "$tmp/seeds3" \
+	--connect-to "::127.0.0.1:$port" --per-host-delay-ms 0 --timeout-s 1 \
+	--quiet >/dev/null 2>&1
+stop_fixture
+mingap=$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt" { if (prev) { g = $1 - prev; if (min == "" || g < min) min = g } prev = $1 } END { print min + 0 }' "$tmp/log5")
+check "Crawl-delay 0.4 s respected (min gap $mingap ms)" [ "$mingap" -ge 395 ]
+r=$(record "$tmp/store3" http://d.test/slow)
+check "a page slower than --timeout-s is recorded as a timeout" eval 'echo "$r" | grep -q "\"fetched\":true.*\"error\":\"timeout\""'
+
 # Usage errors, and the config file.
 "$sigcrawl" crawl --store "$tmp/s3" --max-pages -1 >/dev/null 2>"$tmp/e3"
 check "bad --max-pages: exit 2" [ $? -eq 2 ]
