@@ -11,28 +11,7 @@ set -u
 sigcrawl=$1
 fixture=$2
 kills=${3:-20}
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-test-kill.XXXXXX")
-fpid=
-cleanup()
-{
-	[ -n "$fpid" ] && kill "$fpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-passed=0
-failed=0
-check()
-{
-	local what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $what" >&2
-	fi
-}
+. "$(dirname "$0")/crawl-lib.sh"
 
 # Three generated sites that link to each other: 3 x 500 pages.
 cat >"$tmp/web" <<'EOF'
@@ -43,13 +22,7 @@ EOF
 printf 'http://k1.test/\nhttp://k2.test/\nhttp://k3.test/\n' >"$tmp/seeds"
 total=1500
 
-"$fixture" --web "$tmp/web" --port-file "$tmp/port" --log "$tmp/log" &
-fpid=$!
-for _ in $(seq 100); do
-	[ -s "$tmp/port" ] && break
-	sleep 0.05
-done
-port=$(cat "$tmp/port")
+start_fixture "$tmp/web" "$tmp/log"
 
 # A simple command, not a function: "cmd &" makes $! the crawler itself,
 # which kill -9 must hit (a function would run in a subshell).
@@ -111,5 +84,4 @@ check "one record per URL" [ "$dups" -eq 0 ]
 every=$(requested_since 1 | uniq | wc -l)
 check "every page requested at least once ($every)" [ "$every" -eq "$total" ]
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -5,53 +5,7 @@
 set -u
 sigcrawl=$1
 fixture=$2
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-test-crawl.XXXXXX")
-fpid=
-cleanup()
-{
-	[ -n "$fpid" ] && kill "$fpid" 2>/dev/null
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-[ -n "${KEEP:-}" ] && trap "kill \$fpid 2>/dev/null; echo kept \$tmp" EXIT
-
-passed=0
-failed=0
-check()
-{
-	local what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $what" >&2
-	fi
-}
-
-start_fixture()
-{
-	rm -f "$tmp/port"
-	"$fixture" --web "$1" --port-file "$tmp/port" --log "$2" &
-	fpid=$!
-	for _ in $(seq 100); do
-		[ -s "$tmp/port" ] && break
-		sleep 0.05
-	done
-	port=$(cat "$tmp/port")
-}
-
-stop_fixture()
-{
-	kill "$fpid" 2>/dev/null
-	wait "$fpid" 2>/dev/null
-	fpid=
-}
-
-# Requests made for a host's path: the "req" lines of the log.
-requests() { awk -F'\t' -v h="$1" -v p="$2" '$3 == "req" && $4 == h && $6 == p' "$3" | wc -l; }
-
-record() { "$sigcrawl" export --store "$1" | grep -F "\"normalized\":\"$2\"" | head -1; }
+. "$(dirname "$0")/crawl-lib.sh"
 
 # ---------------------------------------------------------------------
 # A small web of three hosts: redirects, errors, robots.txt, non-HTML,
@@ -230,5 +184,4 @@ r=$(record "$tmp/store-c" http://a.test/)
 check "records carry the config's category" eval 'echo "$r" | grep -q "\"category\":\"web\""'
 check "max_depth 1 from the file: no depth-2 fetch" [ "$(requests a.test /bin "$tmp/log4")" -eq 0 ]
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
