@@ -818,6 +818,17 @@ static int curl_timer_cb(CURLM *m, long timeout_ms, void *arg)
  * The scheduler
  */
 
+/* scheme://authority/robots.txt of a URL to fetch: the authority ends at
+ * the first '/', '?' or '#' after "://" (the path may be empty when
+ * empty_path_slash is off). */
+static void robots_url(const char *fetch, char *out, size_t cap)
+{
+	const char *a = strstr(fetch, "://");
+	a = a ? a + 3 : fetch;
+	int n = (int)((size_t)(a - fetch) + strcspn(a, "/?#"));
+	snprintf(out, cap, "%.*s/robots.txt", n, fetch);
+}
+
 /* A leased URL: fetch it, or its host's robots.txt first, or record it
  * as disallowed. */
 static void start_lease(struct crawl *c, struct job *j)
@@ -854,23 +865,12 @@ static void start_lease(struct crawl *c, struct job *j)
 			c->parked++;
 			if (s->state == R_NONE) {
 				struct xfer *x = calloc(1, sizeof(*x));
-				char url[NORM_URL_MAX + 32];
-				const struct norm_url *u = &j->lease_u;
-				/* scheme://host[:port]/robots.txt of the
-				 * URL to fetch (fold_https aside). */
-				size_t auth = (size_t)u->path_off;
-				snprintf(url, sizeof(url), "%s", fetch);
-				char *p = strstr(url, "://");
-				if (p) {
-					p = strchr(p + 3, '/');
-					if (p)
-						strcpy(p, "/robots.txt");
-				}
-				(void)auth;
 				if (!x) {
 					die(c, SC_E_NOMEM, "robots");
 					return;
 				}
+				char url[NORM_URL_MAX + 32];
+				robots_url(fetch, url, sizeof(url));
 				x->robots_host = j->lease.host_id;
 				x->limit = PARSE_ROBOTS_MAX_BYTES;
 				s->state = R_FETCHING;

@@ -152,6 +152,22 @@ check "Crawl-delay 0.4 s respected (min gap $mingap ms, 30 ms of arrival jitter 
 r=$(record "$tmp/store3" http://d.test/slow)
 check "a page slower than --timeout-s is recorded as a timeout" eval 'echo "$r" | grep -q "\"fetched\":true.*\"error\":\"timeout\""'
 
+# robots.txt of a URL with an empty path (empty_path_slash off): asked at
+# /robots.txt, not at the page itself.
+cat >"$tmp/web6" <<'EOF6'
+host e.test
+page /?x=1        200 text/html
+page /robots.txt  200 text/plain body="User-agent: *\nAllow: /\n"
+EOF6
+printf 'http://e.test?x=1\n' >"$tmp/seeds6"
+start_fixture "$tmp/web6" "$tmp/log6"
+"$sigcrawl" crawl --store "$tmp/store6" --seeds "$tmp/seeds6" \
+	--connect-to "::127.0.0.1:$port" --per-host-delay-ms 0 \
+	--steps=-empty_path_slash --quiet >/dev/null 2>&1
+stop_fixture
+check "robots.txt of an empty-path URL is /robots.txt" [ "$(requests e.test /robots.txt "$tmp/log6")" -eq 1 ]
+check "the empty-path page fetched once" [ "$(requests e.test '/?x=1' "$tmp/log6")" -eq 1 ]
+
 # Usage errors, and the config file.
 "$sigcrawl" crawl --store "$tmp/s3" --max-pages -1 >/dev/null 2>"$tmp/e3"
 check "bad --max-pages: exit 2" [ $? -eq 2 ]
