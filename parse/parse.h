@@ -79,7 +79,8 @@ struct parse_page {
 	bool has_base;      /* a <base href> set the base URL */
 	unsigned links_ok;  /* reported to the callback */
 	unsigned links_dup; /* same normalized URL as one reported */
-	unsigned links_dropped; /* distinct, but over PARSE_LINKS_MAX */
+	unsigned links_dropped; /* not duplicates, but PARSE_LINKS_MAX were
+				 * reported already */
 	unsigned links_bad;     /* failed to normalize; never fatal */
 	/* links_bad by error: links_bad_by_code[-code] for an sc_err code
 	 * (SC_E_SCHEME is the usual one: mailto:, javascript:). */
@@ -145,7 +146,10 @@ struct parse_robots;
  * group are kept.  No matching group at all allows everything.
  *
  * txt, len:    the body as fetched; need not be NUL-terminated.
- * agent_token: NUL-terminated product token, not empty.
+ * agent_token: NUL-terminated product token, not empty; anything after
+ *              its leading letters, digits, '_' and '-' is ignored, so
+ *              the whole user agent "sigcrawl/0.1.0" may be passed.  A
+ *              token of none of those characters matches only "*".
  * ret:         receives the rules, owned by the caller
  *              (parse_robots_free()); set only on success.
  *

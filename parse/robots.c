@@ -241,21 +241,31 @@ static bool is_blank(char c)
 	return c == ' ' || c == '\t' || c == '\v' || c == '\f';
 }
 
-/* Does a user-agent value name token?  The value's leading product token
- * (letters, digits, '_' and '-') is compared case-insensitively. */
-static bool agent_matches(const char *v, size_t n, const char *token)
+/* The length of the product token at the start of s: letters, digits,
+ * '_' and '-' (RFC 9309 §2.2.1). */
+static size_t product_len(const char *s, size_t n)
 {
-	size_t i = 0, tlen = strlen(token);
+	size_t i = 0;
 
 	while (i < n &&
-	       ((v[i] >= 'a' && v[i] <= 'z') || (v[i] >= 'A' && v[i] <= 'Z') ||
-		(v[i] >= '0' && v[i] <= '9') || v[i] == '_' || v[i] == '-'))
+	       ((s[i] >= 'a' && s[i] <= 'z') || (s[i] >= 'A' && s[i] <= 'Z') ||
+		(s[i] >= '0' && s[i] <= '9') || s[i] == '_' || s[i] == '-'))
 		i++;
-	return i == tlen && strncasecmp(v, token, tlen) == 0;
+	return i;
+}
+
+/* Does a user-agent value name our token?  The leading product tokens
+ * of both compare case-insensitively ("SigCrawl/2.0" names "sigcrawl"). */
+static bool agent_matches(const char *v, size_t n, const char *token,
+			  size_t tlen)
+{
+	return tlen > 0 && product_len(v, n) == tlen &&
+	       strncasecmp(v, token, tlen) == 0;
 }
 
 struct state {
 	const char *token;
+	size_t token_len; /* its product token: "sigcrawl" of "sigcrawl/1" */
 	struct rules ours, star;
 	bool named_us;    /* some group named our token */
 	bool agents_open; /* the last group line was a user-agent line */
@@ -308,7 +318,8 @@ static int line(struct state *st, const char *s, size_t n)
 		}
 		if (v < vend && *v == '*') {
 			st->cur_star = true;
-		} else if (agent_matches(v, (size_t)(vend - v), st->token)) {
+		} else if (agent_matches(v, (size_t)(vend - v), st->token,
+					 st->token_len)) {
 			st->cur_ours = true;
 			st->named_us = true;
 		}
@@ -385,6 +396,7 @@ int parse_robots(const char *txt, size_t len, const char *agent_token,
 	if (r)
 		return r;
 	st.token = agent_token;
+	st.token_len = product_len(agent_token, strlen(agent_token));
 	if (len > PARSE_ROBOTS_MAX_BYTES) {
 		/* Past the limit, and the line the limit cuts, are
 		 * ignored: half a rule could say something else. */

@@ -1,6 +1,7 @@
 /* test-parse.c — unit tests of parse_html(): link kinds, base URLs,
  * nofollow, meta refresh, canonical, title, dedup, malformed HTML, limits
  * and depth. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -474,6 +475,72 @@ static void test_div_bomb(void)
 	free(html);
 }
 
+/* Parser threads: the same page parsed on several threads at once gives
+ * the same links as on one (no shared state; normalize's IDNA cache is
+ * per thread). */
+static const char thread_page[] =
+	"<title>Threads</title><base href=/t/><a href=a>a</a>"
+	"<a href='http://b\xc3\xbc"
+	"cher.de/x?utm_source=y&b=1'>b</a>"
+	"<a href='//xn--bcher-kva.de/x?b=1'>dup</a><iframe src=../i></iframe>"
+	"<a href='HTTP://\xe4\xbe\x8b\xe5\xad\x90.\xe6\xb5\x8b\xe8\xaf\x95/'>"
+	"idn</a><a href=mailto:x@y>m</a>";
+
+struct thread_result {
+	unsigned long sum;
+	unsigned links, bad, failures;
+};
+
+static int sum_link(void *ctx, const struct parse_link *l)
+{
+	unsigned long *sum = ctx;
+
+	for (const char *p = l->url; *p; p++)
+		*sum = *sum * 31 + (unsigned char)*p;
+	return 0;
+}
+
+static void *thread_run(void *arg)
+{
+	struct thread_result *res = arg;
+	struct norm_opts o = { 0 };
+	struct parse_page p;
+
+	o.steps = norm_profile_steps(NORM_PROFILE_EXTENDED);
+	for (int i = 0; i < 200; i++) {
+		unsigned long sum = 0;
+
+		if (parse_html(thread_page, strlen(thread_page), PAGE,
+			       strlen(PAGE), &o, sum_link, &sum, &p) != 0 ||
+		    strcmp(p.title, "Threads") != 0)
+			res->failures++;
+		if (i == 0) {
+			res->sum = sum;
+			res->links = p.links_ok;
+			res->bad = p.links_bad;
+		} else if (sum != res->sum || p.links_ok != res->links) {
+			res->failures++;
+		}
+	}
+	return NULL;
+}
+
+static void test_threads(void)
+{
+	struct thread_result one = { 0 }, res[4] = { { 0 } };
+	pthread_t t[4];
+
+	thread_run(&one);
+	CHECK(one.failures == 0 && one.links == 4 && one.bad == 1);
+	for (int i = 0; i < 4; i++)
+		CHECK(pthread_create(&t[i], NULL, thread_run, &res[i]) == 0);
+	for (int i = 0; i < 4; i++) {
+		CHECK(pthread_join(t[i], NULL) == 0);
+		CHECK(res[i].failures == 0);
+		CHECK(res[i].sum == one.sum && res[i].links == one.links);
+	}
+}
+
 int main(void)
 {
 	test_kinds();
@@ -487,6 +554,7 @@ int main(void)
 	test_stop_and_null_fn();
 	test_limits();
 	test_deep();
+	test_threads();
 	test_div_bomb();
 	return check_done();
 }

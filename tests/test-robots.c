@@ -99,6 +99,13 @@ static void test_groups(void)
 	CHECK(allowed(r, "/w"));
 	CHECK(allowed(r, "/star")); /* a specific group exists */
 	parse_robots_free(r);
+	/* The caller may pass its whole user agent. */
+	r = parse("User-agent: sigcrawl\nDisallow: /v\n", "SigCrawl/0.1.0");
+	CHECK(!allowed(r, "/v"));
+	parse_robots_free(r);
+	r = parse("User-agent: sigcrawl\nDisallow: /v\n", "sig");
+	CHECK(allowed(r, "/v"));
+	parse_robots_free(r);
 
 	/* A group naming both * and us gets the rules once, via us. */
 	r = parse("User-agent: *\nUser-agent: sigcrawl\nDisallow: /both\n",
