@@ -1,35 +1,15 @@
 # crawl-lib.sh — sourced by the crawl engine's integration tests.
 #
-# The caller sets sigcrawl and fixture (paths of the two executables)
-# before sourcing.  Provides $tmp (removed at exit unless KEEP is set),
-# check WHAT COMMAND..., start_fixture WEB LOG (sets $port, $fpid),
-# stop_fixture, requests HOST PATH LOG, record STORE URL, and finish.
+# On top of lib.sh (the scratch directory, counted checks, finish): the
+# caller sets sigcrawl and fixture (paths of the two executables) before
+# sourcing; this adds start_fixture WEB LOG (sets $port, $fpid),
+# stop_fixture, requests HOST PATH LOG and record STORE URL.
 
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-test-crawl.XXXXXX")
+. "$(dirname "$0")/lib.sh"
 fpid=
-cleanup()
+on_exit()
 {
 	[ -n "$fpid" ] && kill "$fpid" 2>/dev/null
-	if [ -n "${KEEP:-}" ]; then
-		echo "kept $tmp"
-	else
-		rm -rf "$tmp"
-	fi
-}
-trap cleanup EXIT
-
-passed=0
-failed=0
-check()
-{
-	local what=$1
-	shift
-	if "$@"; then
-		passed=$((passed + 1))
-	else
-		failed=$((failed + 1))
-		echo "FAIL: $what" >&2
-	fi
 }
 
 start_fixture()
@@ -56,9 +36,3 @@ requests() { awk -F'\t' -v h="$1" -v p="$2" '$3 == "req" && $4 == h && $6 == p' 
 
 # The exported record of a normalized URL.
 record() { "$sigcrawl" export --store "$1" | grep -F "\"normalized\":\"$2\"" | head -1; }
-
-finish()
-{
-	echo "$passed passed, $failed failed"
-	[ "$failed" -eq 0 ]
-}

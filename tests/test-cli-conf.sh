@@ -15,21 +15,17 @@ fi
 SRCDIR=$(cd "$2/.." && pwd)
 DUMP=$3
 
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-cli-conf.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
+. "$(dirname "$0")/lib.sh"
+
 
 check()
 {
 	local what=$1
 	shift
 	if "$@"; then
-		passed=$((passed + 1))
-		echo "ok:   $what"
+		pass "$what"
 	else
-		failed=$((failed + 1))
-		echo "FAIL: $what"
+		fail "$what"
 		sed 's/^/      /' "$tmp/err" 2>/dev/null | head -n 5
 	fi
 }
@@ -81,5 +77,4 @@ check "missing file exits 2" test "$rc" -eq 2
 check "missing file message" \
 	grep -qx "$tmp/missing.conf: No such file or directory" "$tmp/err"
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

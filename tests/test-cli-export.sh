@@ -13,27 +13,7 @@ fi
 SIGCRAWL=$1
 MKSTORE=$3
 
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-cli-export.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-pass()
-{
-	passed=$((passed + 1))
-	echo "ok:   $1"
-}
-
-fail()
-{
-	failed=$((failed + 1))
-	echo "FAIL: $1"
-	shift
-	local l
-	for l in "$@"; do
-		printf '      %s\n' "$l"
-	done
-}
+. "$(dirname "$0")/lib.sh"
 
 # run ARGS... — run SIGCRAWL export; leaves $tmp/out, $tmp/err and $rc.
 run()
@@ -197,5 +177,4 @@ else
 	fail "sigcrawl --help does not list export"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -18,27 +18,7 @@ fi
 SIGCRAWL=$1
 SRCDIR=$2
 
-passed=0
-failed=0
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-cli-normalize.XXXXXX") || exit 1
-trap 'rm -rf "$tmp"' EXIT
-
-pass()
-{
-	passed=$((passed + 1))
-	echo "ok:   $1"
-}
-
-fail()
-{
-	failed=$((failed + 1))
-	echo "FAIL: $1"
-	shift
-	local l
-	for l in "$@"; do
-		printf '      %s\n' "$l"
-	done
-}
+. "$(dirname "$0")/lib.sh"
 
 # run ARGS... — run SIGCRAWL with stdin from $tmp/in; leaves stdout, stderr
 # and the exit status in $tmp/out, $tmp/err and $rc.
@@ -85,7 +65,7 @@ fi
 
 if [ ! -x "$SIGCRAWL" ]; then
 	fail "executable $SIGCRAWL exists"
-	echo "$passed passed, $failed failed"
+	finish
 	exit 1
 fi
 
@@ -354,5 +334,4 @@ else
 	fail "stream: peak RSS \"$peak\" kB, want < ${max_kb} kB ($how)"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -66,22 +66,22 @@ for i in $(seq "$kills"); do
 	}
 done
 echo "killed $killed of $kills runs mid-crawl"
-check "no committed page fetched again over $kills runs ($killed killed)" [ "$refetched" -eq 0 ]
-check "at least half of the runs were killed mid-crawl" [ "$killed" -ge $((kills / 2)) ]
+check_true "no committed page fetched again over $kills runs ($killed killed)" [ "$refetched" -eq 0 ]
+check_true "at least half of the runs were killed mid-crawl" [ "$killed" -ge $((kills / 2)) ]
 
 # The last run completes the crawl.
 committed >"$tmp/before"
 start=$(($(wc -l <"$tmp/log") + 1))
 "${crawl[@]}" >/dev/null 2>&1
 rc=$?
-check "the final run exits 0 (got $rc)" [ "$rc" -eq 0 ]
+check_true "the final run exits 0 (got $rc)" [ "$rc" -eq 0 ]
 n=$(comm -12 "$tmp/before" <(requested_since "$start" | uniq) | wc -l)
-check "the final run fetched no committed page again ($n)" [ "$n" -eq 0 ]
+check_true "the final run fetched no committed page again ($n)" [ "$n" -eq 0 ]
 committed >"$tmp/final"
-check "every page recorded as fetched ($(wc -l <"$tmp/final") of $total)" [ "$(wc -l <"$tmp/final")" -eq "$total" ]
+check_true "every page recorded as fetched ($(wc -l <"$tmp/final") of $total)" [ "$(wc -l <"$tmp/final")" -eq "$total" ]
 dups=$("$sigcrawl" export --store "$tmp/store" | sed -n 's/.*"normalized":"\([^"]*\)".*/\1/p' | sort | uniq -d | wc -l)
-check "one record per URL" [ "$dups" -eq 0 ]
+check_true "one record per URL" [ "$dups" -eq 0 ]
 every=$(requested_since 1 | uniq | wc -l)
-check "every page requested at least once ($every)" [ "$every" -eq "$total" ]
+check_true "every page requested at least once ($every)" [ "$every" -eq "$total" ]
 
 finish

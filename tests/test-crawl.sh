@@ -49,47 +49,47 @@ start_fixture "$tmp/web" "$tmp/log"
 	--max-depth 3 --max-body-bytes 100000 --quiet >"$tmp/out" 2>"$tmp/err"
 rc=$?
 stop_fixture
-check "crawl exits 0 (got $rc)" [ "$rc" -eq 0 ]
-check "a bad seed line is reported with its line number" grep -q "seeds:4:" "$tmp/err"
-check "the summary is printed" grep -q "^pages " "$tmp/out"
+check_true "crawl exits 0 (got $rc)" [ "$rc" -eq 0 ]
+check_true "a bad seed line is reported with its line number" grep -q "seeds:4:" "$tmp/err"
+check_true "the summary is printed" grep -q "^pages " "$tmp/out"
 
 # Exactly once: no path requested twice.
 dups=$(awk -F'\t' '$3 == "req" { print $4 $6 }' "$tmp/log" | sort | uniq -d)
-check "no URL requested twice (dups: $dups)" [ -z "$dups" ]
-check "robots.txt fetched once per host" [ "$(awk -F'\t' '$3 == "req" && $6 == "/robots.txt"' "$tmp/log" | wc -l)" -eq 3 ]
-check "robots.txt before the host's first page" \
+check_true "no URL requested twice (dups: $dups)" [ -z "$dups" ]
+check_true "robots.txt fetched once per host" [ "$(awk -F'\t' '$3 == "req" && $6 == "/robots.txt"' "$tmp/log" | wc -l)" -eq 3 ]
+check_true "robots.txt before the host's first page" \
 	[ "$(awk -F'\t' '$3 == "req" && $4 == "a.test" { print $6; exit }' "$tmp/log")" = /robots.txt ]
-check "disallowed path not fetched" [ "$(requests a.test /private/x "$tmp/log")" -eq 0 ]
-check "the agent's own group applies (/e2)" [ "$(requests a.test /e2 "$tmp/log")" -eq 0 ]
+check_true "disallowed path not fetched" [ "$(requests a.test /private/x "$tmp/log")" -eq 0 ]
+check_true "the agent's own group applies (/e2)" [ "$(requests a.test /e2 "$tmp/log")" -eq 0 ]
 # c.test/ is at depth 2 (a -> b -> c): it and its tree children p1..p3
 # (depth 3) must be fetched, nothing deeper exists within max-depth 3.
-check "c.test/ and its children fetched" [ "$(requests c.test / "$tmp/log")" -eq 1 ] && [ "$(requests c.test /p3 "$tmp/log")" -eq 1 ]
+check_true "c.test/ and its children fetched" [ "$(requests c.test / "$tmp/log")" -eq 1 ] && [ "$(requests c.test /p3 "$tmp/log")" -eq 1 ]
 
 "$sigcrawl" export --store "$tmp/store" >"$tmp/export"
 fetched=$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt"' "$tmp/log" | wc -l)
 disallowed=$(grep -c '"error":"robots_disallowed"' "$tmp/export")
-check "one record per fetched URL plus the disallowed ones" [ "$(wc -l <"$tmp/export")" -eq $((fetched + disallowed)) ]
-check "two URLs disallowed (/private/x, /e2)" [ "$disallowed" -eq 2 ]
+check_true "one record per fetched URL plus the disallowed ones" [ "$(wc -l <"$tmp/export")" -eq $((fetched + disallowed)) ]
+check_true "two URLs disallowed (/private/x, /e2)" [ "$disallowed" -eq 2 ]
 r=$(record "$tmp/store" http://a.test/private/x)
-check "disallowed URL recorded, not fetched" eval 'echo "$r" | grep -q "\"fetched\":false.*\"error\":\"robots_disallowed\""'
+check_true "disallowed URL recorded, not fetched" eval 'echo "$r" | grep -q "\"fetched\":false.*\"error\":\"robots_disallowed\""'
 r=$(record "$tmp/store" http://a.test/moved)
-check "301 recorded with its normalized target" eval 'echo "$r" | grep -q "\"status\":301.*\"redirect\":\"http://a.test/a2\""'
+check_true "301 recorded with its normalized target" eval 'echo "$r" | grep -q "\"status\":301.*\"redirect\":\"http://a.test/a2\""'
 r=$(record "$tmp/store" http://a.test/a2)
-check "redirect target fetched at the same depth" eval 'echo "$r" | grep -q "\"depth\":1"'
-check "redirect loop terminates (each hop fetched once)" [ "$(requests a.test /loop1 "$tmp/log")" -eq 1 ] && [ "$(requests a.test /loop2 "$tmp/log")" -eq 1 ]
+check_true "redirect target fetched at the same depth" eval 'echo "$r" | grep -q "\"depth\":1"'
+check_true "redirect loop terminates (each hop fetched once)" [ "$(requests a.test /loop1 "$tmp/log")" -eq 1 ] && [ "$(requests a.test /loop2 "$tmp/log")" -eq 1 ]
 r=$(record "$tmp/store" http://a.test/e)
-check "500 recorded as http_error" eval 'echo "$r" | grep -q "\"status\":500.*\"error\":\"http_error\""'
+check_true "500 recorded as http_error" eval 'echo "$r" | grep -q "\"status\":500.*\"error\":\"http_error\""'
 r=$(record "$tmp/store" http://a.test/missing)
-check "404 recorded" eval 'echo "$r" | grep -q "\"status\":404"'
+check_true "404 recorded" eval 'echo "$r" | grep -q "\"status\":404"'
 r=$(record "$tmp/store" http://a.test/big)
-check "oversized body cut and recorded as truncated" eval 'echo "$r" | grep -q "\"bytes\":100000.*\"error\":\"too_big\",\"truncated\":true"'
+check_true "oversized body cut and recorded as truncated" eval 'echo "$r" | grep -q "\"bytes\":100000.*\"error\":\"too_big\",\"truncated\":true"'
 r=$(record "$tmp/store" http://a.test/bin)
-check "non-HTML recorded with its type" eval 'echo "$r" | grep -q "\"content_type\":\"application/octet-stream\""'
+check_true "non-HTML recorded with its type" eval 'echo "$r" | grep -q "\"content_type\":\"application/octet-stream\""'
 r=$(record "$tmp/store" http://a.test/)
-check "title recorded" eval 'echo "$r" | grep -q "\"title\":\"Home of a\""'
+check_true "title recorded" eval 'echo "$r" | grep -q "\"title\":\"Home of a\""'
 r=$(record "$tmp/store" http://a.test/A)
-check "links normalized before the frontier (utm_source dropped)" eval 'echo "$r" | grep -q "\"url\":\"http://a.test/A\""'
-check "max-depth 3: /deep3 fetched, /deep4 not" [ "$(requests a.test /deep3 "$tmp/log")" -eq 1 ] && [ "$(requests a.test /deep4 "$tmp/log")" -eq 0 ]
+check_true "links normalized before the frontier (utm_source dropped)" eval 'echo "$r" | grep -q "\"url\":\"http://a.test/A\""'
+check_true "max-depth 3: /deep3 fetched, /deep4 not" [ "$(requests a.test /deep3 "$tmp/log")" -eq 1 ] && [ "$(requests a.test /deep4 "$tmp/log")" -eq 0 ]
 
 # Depth never decreases in fetch order within a host (breadth-first),
 # except for redirect targets: they keep their source's depth but are
@@ -105,7 +105,7 @@ order_ok=$(awk -F'\t' 'NR == FNR { d[$1 $2] = $3; next }
 		if ((k in last) && v < last[k]) bad++
 		last[k] = v
 	} END { print bad + 0 }' "$tmp/depths" "$tmp/log")
-check "fetch order is breadth-first within each host ($order_ok inversions)" [ "$order_ok" -eq 0 ]
+check_true "fetch order is breadth-first within each host ($order_ok inversions)" [ "$order_ok" -eq 0 ]
 
 # A rerun resumes: nothing left, nothing fetched again.
 start_fixture "$tmp/web" "$tmp/log2"
@@ -113,7 +113,7 @@ start_fixture "$tmp/web" "$tmp/log2"
 	--connect-to "::127.0.0.1:$port" --per-host-delay-ms 0 --quiet \
 	>/dev/null 2>&1
 stop_fixture
-check "a finished crawl rerun fetches nothing" [ "$(awk -F'\t' '$3 == "req"' "$tmp/log2" | wc -l)" -eq 0 ]
+check_true "a finished crawl rerun fetches nothing" [ "$(awk -F'\t' '$3 == "req"' "$tmp/log2" | wc -l)" -eq 0 ]
 
 # ---------------------------------------------------------------------
 # Politeness: the gap between request starts to one host.
@@ -127,8 +127,8 @@ start_fixture "$tmp/web2" "$tmp/log3"
 	>/dev/null 2>&1
 stop_fixture
 mingap=$(awk -F'\t' '$3 == "req" { if (prev) { g = $1 - prev; if (min == "" || g < min) min = g } prev = $1 } END { print min + 0 }' "$tmp/log3")
-check "per-host delay 300 ms respected (min gap $mingap ms, 30 ms of arrival jitter allowed)" [ "$mingap" -ge 270 ]
-check "politeness crawl fetched all 8 pages" [ "$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt"' "$tmp/log3" | wc -l)" -eq 8 ]
+check_true "per-host delay 300 ms respected (min gap $mingap ms, 30 ms of arrival jitter allowed)" [ "$mingap" -ge 270 ]
+check_true "politeness crawl fetched all 8 pages" [ "$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt"' "$tmp/log3" | wc -l)" -eq 8 ]
 
 # robots.txt Crawl-delay beats a shorter configured delay, and a page
 # slower than the timeout is recorded as a timeout.
@@ -148,9 +148,9 @@ start_fixture "$tmp/web3" "$tmp/log5"
 	--quiet >/dev/null 2>&1
 stop_fixture
 mingap=$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt" { if (prev) { g = $1 - prev; if (min == "" || g < min) min = g } prev = $1 } END { print min + 0 }' "$tmp/log5")
-check "Crawl-delay 0.4 s respected (min gap $mingap ms, 30 ms of arrival jitter allowed)" [ "$mingap" -ge 370 ]
+check_true "Crawl-delay 0.4 s respected (min gap $mingap ms, 30 ms of arrival jitter allowed)" [ "$mingap" -ge 370 ]
 r=$(record "$tmp/store3" http://d.test/slow)
-check "a page slower than --timeout-s is recorded as a timeout" eval 'echo "$r" | grep -q "\"fetched\":true.*\"error\":\"timeout\""'
+check_true "a page slower than --timeout-s is recorded as a timeout" eval 'echo "$r" | grep -q "\"fetched\":true.*\"error\":\"timeout\""'
 
 # robots.txt of a URL with an empty path (empty_path_slash off): asked at
 # /robots.txt, not at the page itself.
@@ -165,17 +165,17 @@ start_fixture "$tmp/web6" "$tmp/log6"
 	--connect-to "::127.0.0.1:$port" --per-host-delay-ms 0 \
 	--steps=-empty_path_slash --quiet >/dev/null 2>&1
 stop_fixture
-check "robots.txt of an empty-path URL is /robots.txt" [ "$(requests e.test /robots.txt "$tmp/log6")" -eq 1 ]
-check "the empty-path page fetched once" [ "$(requests e.test '/?x=1' "$tmp/log6")" -eq 1 ]
+check_true "robots.txt of an empty-path URL is /robots.txt" [ "$(requests e.test /robots.txt "$tmp/log6")" -eq 1 ]
+check_true "the empty-path page fetched once" [ "$(requests e.test '/?x=1' "$tmp/log6")" -eq 1 ]
 
 # Usage errors, and the config file.
 "$sigcrawl" crawl --store "$tmp/s3" --max-pages -1 >/dev/null 2>"$tmp/e3"
-check "bad --max-pages: exit 2" [ $? -eq 2 ]
-check "the message names the option" grep -q -- "--max-pages" "$tmp/e3"
+check_true "bad --max-pages: exit 2" [ $? -eq 2 ]
+check_true "the message names the option" grep -q -- "--max-pages" "$tmp/e3"
 printf '[crawl]\nmax_depth = lots\n' >"$tmp/bad.conf"
 "$sigcrawl" crawl -c "$tmp/bad.conf" >/dev/null 2>"$tmp/e4"
-check "bad config: exit 2" [ $? -eq 2 ]
-check "the message names file and line" grep -q "bad.conf:2" "$tmp/e4"
+check_true "bad config: exit 2" [ $? -eq 2 ]
+check_true "the message names file and line" grep -q "bad.conf:2" "$tmp/e4"
 # The same crawl driven by a config file: options and -c agree.
 cat >"$tmp/c.conf" <<EOF2
 [crawl]
@@ -187,17 +187,17 @@ connect_to = ::127.0.0.1:PORT
 seeds = seeds
 EOF2
 "$sigcrawl" crawl --store "$tmp/s3" --profile bogus >/dev/null 2>&1
-check "bad profile: exit 2" [ $? -eq 2 ]
+check_true "bad profile: exit 2" [ $? -eq 2 ]
 "$sigcrawl" crawl --help | grep -q "usage: sigcrawl crawl"
-check "--help" [ $? -eq 0 ]
+check_true "--help" [ $? -eq 0 ]
 start_fixture "$tmp/web" "$tmp/log4"
 sed -i "s/PORT/$port/" "$tmp/c.conf"
 "$sigcrawl" crawl -c "$tmp/c.conf" --quiet >/dev/null 2>&1
-check "a crawl from a config file exits 0" [ $? -eq 0 ]
+check_true "a crawl from a config file exits 0" [ $? -eq 0 ]
 stop_fixture
-check "its store is relative to the config file" [ -f "$tmp/store-c/data.mdb" ]
+check_true "its store is relative to the config file" [ -f "$tmp/store-c/data.mdb" ]
 r=$(record "$tmp/store-c" http://a.test/)
-check "records carry the config's category" eval 'echo "$r" | grep -q "\"category\":\"web\""'
-check "max_depth 1 from the file: no depth-2 fetch" [ "$(requests a.test /bin "$tmp/log4")" -eq 0 ]
+check_true "records carry the config's category" eval 'echo "$r" | grep -q "\"category\":\"web\""'
+check_true "max_depth 1 from the file: no depth-2 fetch" [ "$(requests a.test /bin "$tmp/log4")" -eq 0 ]
 
 finish

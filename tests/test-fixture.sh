@@ -18,30 +18,14 @@ FIXTURE=$1
 SRCDIR=$2
 WEB=$SRCDIR/fixture/sample.web
 
-passed=0
-failed=0
 pids=()
-tmp=$(mktemp -d "${TMPDIR:-/tmp}/test-fixture.XXXXXX") || exit 1
-cleanup()
+. "$(dirname "$0")/lib.sh"
+on_exit()
 {
 	local p
 	for p in "${pids[@]}"; do
 		kill "$p" 2>/dev/null
 	done
-	rm -rf "$tmp"
-}
-trap cleanup EXIT
-
-pass()
-{
-	passed=$((passed + 1))
-	echo "ok:   $1"
-}
-
-fail()
-{
-	failed=$((failed + 1))
-	echo "FAIL: $1"
 }
 
 # check NAME GOT WANT
@@ -51,18 +35,6 @@ check()
 		pass "$1"
 	else
 		fail "$1: got '$2', want '$3'"
-	fi
-}
-
-# check_true NAME COMMAND...
-check_true()
-{
-	local name=$1
-	shift
-	if "$@"; then
-		pass "$name"
-	else
-		fail "$name"
 	fi
 }
 
@@ -91,7 +63,7 @@ start()
 	if [ -z "$PORT" ]; then
 		fail "$name: no port file"
 		cat "$tmp/$name.err"
-		echo "$passed passed, $failed failed"
+		finish
 		exit 1
 	fi
 }
@@ -362,5 +334,4 @@ check "missing web file: exit 2" "$?" 2
 "$FIXTURE" --bogus 2>/dev/null
 check "bad option: exit 2" "$?" 2
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

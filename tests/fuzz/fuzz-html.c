@@ -17,23 +17,11 @@
 #include "parse.h"
 #include "url-parts.h"
 
+#include "fuzz.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define PAGE "http://fuzz.example/dir/p.html"
-
-static void fail(const char *what, const char *s)
-{
-	fprintf(stderr, "fuzz-html: %s\n", what);
-	if (s)
-		fprintf(stderr, "  \"%s\"\n", s);
-	abort();
-}
-
-#define ASSERT(cond, s)                                                        \
-	do {                                                                   \
-		if (!(cond))                                                   \
-			fail(#cond, (s));                                      \
-	} while (0)
 
 struct ctx {
 	const struct norm_opts *opts;

@@ -22,23 +22,11 @@
 #include "normalize.h"
 #include "url-parts.h"
 
+#include "fuzz.h"
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 #define ARRAY_SIZE(a) (sizeof(a) / sizeof((a)[0]))
-
-static void fail(const char *what, const char *url)
-{
-	fprintf(stderr, "fuzz-normalize: %s\n", what);
-	if (url)
-		fprintf(stderr, "  url: \"%s\"\n", url);
-	abort();
-}
-
-#define ASSERT(cond, url)                                                      \
-	do {                                                                   \
-		if (!(cond))                                                   \
-			fail(#cond, (url));                                    \
-	} while (0)
 
 /* RFC 3986 §2: unreserved, reserved, and '%' starting an escape. */
 static bool uri_char(unsigned char c)
@@ -59,18 +47,6 @@ static bool is_hex(unsigned char c)
 static void check_parts(const char *out, const struct norm_url *u)
 {
 	ASSERT(parts_consistent(out, u), out);
-}
-
-/* Copy len bytes into a heap block of exactly that size, so that the
- * address sanitizer sees any read past the end. */
-static char *exact_copy(const uint8_t *p, size_t len)
-{
-	char *c = malloc(len ? len : 1);
-
-	if (!c)
-		abort();
-	memcpy(c, p, len);
-	return c;
 }
 
 static void fuzz_steps_parse(const uint8_t *data, size_t size)

@@ -13,23 +13,17 @@
 
 #include "parse.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
-#define ASSERT(cond)                                                           \
-	do {                                                                   \
-		if (!(cond)) {                                                 \
-			fprintf(stderr, "fuzz-robots: %s\n", #cond);           \
-			abort();                                               \
-		}                                                              \
-	} while (0)
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static void ask(const struct parse_robots *a, const struct parse_robots *b,
 		const char *path, size_t len)
 {
 	bool x = parse_robots_allowed(a, path, len);
 
-	ASSERT(parse_robots_allowed(a, path, len) == x);
-	ASSERT(parse_robots_allowed(b, path, len) == x);
+	ASSERT(parse_robots_allowed(a, path, len) == x, NULL);
+	ASSERT(parse_robots_allowed(b, path, len) == x, NULL);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
@@ -56,17 +50,19 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(copy, data, size);
 	txt = copy;
 
-	ASSERT(parse_robots(txt, size, token, &a) == 0 && a);
-	ASSERT(parse_robots(txt, size, token, &b) == 0 && b);
-	ASSERT(parse_robots_crawl_delay_ms(a) <= PARSE_ROBOTS_DELAY_MAX_MS);
-	ASSERT(parse_robots_crawl_delay_ms(a) ==
-	       parse_robots_crawl_delay_ms(b));
-	ASSERT(parse_robots_allowed(a, "/robots.txt", 11));
+	ASSERT(parse_robots(txt, size, token, &a) == 0 && a, NULL);
+	ASSERT(parse_robots(txt, size, token, &b) == 0 && b, NULL);
+	ASSERT(parse_robots_crawl_delay_ms(a) <= PARSE_ROBOTS_DELAY_MAX_MS,
+	       NULL);
+	ASSERT(parse_robots_crawl_delay_ms(a) == parse_robots_crawl_delay_ms(b),
+	       NULL);
+	ASSERT(parse_robots_allowed(a, "/robots.txt", 11), NULL);
 	for (size_t i = 0; i < sizeof(fixed) / sizeof(fixed[0]); i++)
 		ask(a, b, fixed[i], strlen(fixed[i]));
 	for (size_t i = 0; parse_robots_sitemap(a, i); i++)
 		ASSERT(strcmp(parse_robots_sitemap(a, i),
-			      parse_robots_sitemap(b, i)) == 0);
+			      parse_robots_sitemap(b, i)) == 0,
+		       NULL);
 
 	end = txt + size;
 	for (p = txt; p < end && asked < 32; p++) {

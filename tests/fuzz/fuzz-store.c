@@ -14,13 +14,9 @@
 
 #include "store.h"
 
-int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+#include "fuzz.h"
 
-static void fail(const char *what)
-{
-	fprintf(stderr, "fuzz-store: %s\n", what);
-	abort();
-}
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* An independent UTF-8 check: decode each code point, then judge it. */
 static int valid_utf8_no_nul(const unsigned char *s, size_t n)
@@ -64,19 +60,20 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	int rc = store_record_decode(data, size, &r);
 	if (rc) {
 		if (rc != SC_E_CORRUPT)
-			fail("decode failed with a code other than SC_E_CORRUPT");
+			fail("decode failed with a code other than SC_E_CORRUPT",
+			     NULL);
 		return 0;
 	}
 
 	size_t need, len;
 	if (store_record_size(&r, &need) != 0 || need != size)
-		fail("a decoded record has another encoded size");
+		fail("a decoded record has another encoded size", NULL);
 	unsigned char *buf = malloc(size);
 	if (!buf)
 		return 0;
 	if (store_record_encode(&r, buf, size, &len) != 0 || len != size ||
 	    memcmp(buf, data, size) != 0)
-		fail("re-encoding gives other bytes");
+		fail("re-encoding gives other bytes", NULL);
 	free(buf);
 
 	char *out = NULL;
@@ -85,18 +82,18 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f)
 		return 0;
 	if (store_export_jsonl(&r, f) != 0)
-		fail("JSONL export failed");
+		fail("JSONL export failed", NULL);
 	fclose(f);
 	if (outlen == 0 || out[outlen - 1] != '\n' ||
 	    memchr(out, '\n', outlen) != out + outlen - 1)
-		fail("JSONL export is not one line");
+		fail("JSONL export is not one line", NULL);
 	json_error_t err;
 	json_t *j = json_loadb(out, outlen, JSON_ALLOW_NUL, &err);
 	if (!j || !json_is_object(j) || json_object_size(j) != 17)
-		fail("JSONL export does not parse back");
+		fail("JSONL export does not parse back", NULL);
 	json_t *n = json_object_get(j, "normalized");
 	if (!json_is_string(n) || json_string_length(n) < r.normalized_len)
-		fail("JSONL export lost the normalized URL");
+		fail("JSONL export lost the normalized URL", NULL);
 	json_decref(j);
 	free(out);
 
@@ -106,12 +103,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!f)
 		return 0;
 	if (store_export_csv(&r, f) != 0)
-		fail("CSV export failed");
+		fail("CSV export failed", NULL);
 	fclose(f);
 	if (outlen < 2 || out[outlen - 2] != '\r' || out[outlen - 1] != '\n')
-		fail("CSV line does not end in CRLF");
+		fail("CSV line does not end in CRLF", NULL);
 	if (!valid_utf8_no_nul((const unsigned char *)out, outlen))
-		fail("CSV line is not valid UTF-8 without NUL");
+		fail("CSV line is not valid UTF-8 without NUL", NULL);
 	free(out);
 	return 0;
 }
