@@ -212,5 +212,17 @@ int cmd_crawl(int argc, char **argv)
 	       (unsigned long long)s.robots_disallowed,
 	       (unsigned long long)s.links_bad, (unsigned long long)s.queued,
 	       s.interrupted ? "  (interrupted: rerun to resume)" : "");
+	/* Errors by kind, under their export names, when there are any. */
+	bool any = false;
+	for (int e = 1; e < STORE_ERROR_COUNT; e++) {
+		if (!s.by_error[e] || e == STORE_ERROR_ROBOTS_DISALLOWED)
+			continue;
+		printf("%s%s %llu", any ? "  " : "errors by kind: ",
+		       store_error_name((enum store_error)e),
+		       (unsigned long long)s.by_error[e]);
+		any = true;
+	}
+	if (any)
+		putchar('\n');
 	return EXIT_OK;
 }

@@ -52,9 +52,15 @@ struct link {
 	struct norm_url u;
 };
 
+enum job_kind {
+	JOB_PAGE,   /* a leased URL */
+	JOB_ROBOTS, /* a host's robots.txt: looked up, fetched, parsed, kept */
+};
+
 struct job {
 	struct job *next;
-	struct frontier_lease lease;
+	uint8_t kind;                /* enum job_kind */
+	struct frontier_lease lease; /* JOB_ROBOTS: host_id only */
 	struct norm_url lease_u;
 	bool fetched; /* a request was made */
 	long status;
@@ -75,12 +81,20 @@ struct job {
 	char *link_text;
 	size_t text_len, text_cap;
 	unsigned links_bad;
+	/* JOB_ROBOTS: the robots.txt URL, when its fetch started, the rules
+	 * once known and until when they hold (unix ms). */
+	char robots_url[NORM_URL_MAX + 16];
+	uint64_t robots_started_ms;
+	struct parse_robots *rules;
+	int64_t robots_expires;
+	bool robots_cached; /* the rules came from the store */
 };
 
 static void job_free(struct job *j)
 {
 	if (!j)
 		return;
+	parse_robots_free(j->rules);
 	free(j->body);
 	free(j->links);
 	free(j->link_text);
@@ -134,11 +148,9 @@ struct xfer {
 	struct xfer *prev, *next; /* the crawl's transfers in flight */
 	CURL *easy;
 	struct crawl *c;
-	struct job *job; /* a page, or NULL for a robots.txt */
-	uint32_t robots_host;
+	struct job *job; /* a page or a robots.txt */
 	uint64_t started_ms;
-	char *buf; /* robots.txt body */
-	size_t len, cap, limit;
+	size_t limit;
 	bool truncated;
 	char errbuf[CURL_ERROR_SIZE];
 };
@@ -170,6 +182,7 @@ struct crawl {
 	pthread_mutex_t mu;
 	pthread_cond_t parse_cv, write_cv;
 	struct jobq to_parse, to_write;
+	struct jobq to_loop; /* robots.txt jobs coming back to the loop */
 	bool quit_parsers, quit_writer;
 	pthread_t *parsers;
 	unsigned n_parsers;
@@ -199,11 +212,54 @@ static void die(struct crawl *c, int rc, const char *what)
  * The writer: one transaction per batch of jobs
  */
 
+/* A fetched robots.txt answer is kept for the next run. */
+static int write_robots(struct crawl *c, MDB_txn *txn, const struct job *j)
+{
+	struct frontier_robots r = {
+		.fetched_at = (int64_t)j->fetched_at,
+		.expires_at = j->robots_expires,
+		.status = (int)j->status,
+		.body = j->body,
+		.body_len = j->body_len,
+	};
+	int rc = frontier_robots_put(c->fr, txn, j->robots_url,
+				     strlen(j->robots_url), &r);
+	/* Only a database failure matters: an answer not kept is asked
+	 * again next time. */
+	return rc == SC_E_DB ? rc : 0;
+}
+
+/* Does the redirect of j close a loop?  The target is j itself, or a
+ * chain of recorded redirects leads from the target back to j. */
+static bool redirect_loops(struct crawl *c, MDB_txn *txn, const struct job *j)
+{
+	const char *self = j->lease.url;
+	size_t self_len = j->lease.url_len;
+	const char *t = j->redirect;
+	size_t t_len = j->redirect_u.len;
+	for (int hop = 0; hop <= 10; hop++) {
+		if (t_len == self_len && memcmp(t, self, t_len) == 0)
+			return true;
+		unsigned char key[SC_KEY_LEN];
+		struct store_record r;
+		sc_url_key(t, t_len, key);
+		if (store_get(c->store, txn, key, &r) || !r.redirect)
+			return false;
+		t = r.redirect;
+		t_len = r.redirect_len;
+	}
+	return false;
+}
+
 static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		     struct frontier_url **fu, size_t *n_fu, size_t *cap_fu)
 {
 	const struct crawl_opts *o = c->o;
 	struct store_record r = { 0 };
+	if (j->kind == JOB_ROBOTS)
+		return j->fetched && j->rules ? write_robots(c, txn, j) : 0;
+	if (j->has_redirect && !j->error && redirect_loops(c, txn, j))
+		j->error = STORE_ERROR_REDIRECT_LOOP;
 	r.url = j->lease.found;
 	r.url_len = j->lease.found_len;
 	r.normalized = j->lease.url;
@@ -255,7 +311,7 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		*fu = v;
 		*cap_fu = cap;
 	}
-	if (j->has_redirect && j->lease.redirects < 10) {
+	if (j->has_redirect && !j->error) {
 		(*fu)[(*n_fu)++] = (struct frontier_url){
 			.url = j->redirect,
 			.url_len = j->redirect_u.len,
@@ -338,8 +394,14 @@ static void *writer_main(void *arg)
 		}
 
 		pthread_mutex_lock(&c->mu);
+		size_t pages = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct job *b = batch[i];
+			if (b->kind == JOB_ROBOTS) {
+				jobq_push(&c->to_loop, b);
+				continue;
+			}
+			pages++;
 			if (!rc) {
 				if (b->fetched) {
 					c->sum.pages++;
@@ -353,6 +415,9 @@ static void *writer_main(void *arg)
 				if (b->error &&
 				    b->error != STORE_ERROR_ROBOTS_DISALLOWED)
 					c->sum.errors++;
+				if (b->error > 0 &&
+				    b->error < STORE_ERROR_COUNT)
+					c->sum.by_error[b->error]++;
 				if (b->error == STORE_ERROR_ROBOTS_DISALLOWED)
 					c->sum.robots_disallowed++;
 				c->sum.links_bad += b->links_bad;
@@ -361,7 +426,7 @@ static void *writer_main(void *arg)
 		}
 		if (!rc)
 			c->sum.queued += (uint64_t)queued;
-		c->in_pipeline -= n;
+		c->in_pipeline -= pages;
 		pthread_mutex_unlock(&c->mu);
 		event_active(c->wakeup, EV_READ, 0);
 	}
@@ -452,6 +517,41 @@ static void parse_job(struct crawl *c, struct job *j)
 	j->body_cap = 0;
 }
 
+/* The rules of a robots.txt answer: RFC 9309 §2.3.1.3 (4xx: allow all). */
+static struct parse_robots *robots_rules(struct crawl *c, int status,
+					 const char *body, size_t len)
+{
+	struct parse_robots *r = NULL;
+	int rc = status >= 200 && status < 300
+			 ? parse_robots(body ? body : "", len,
+					c->o->robots_token, &r)
+			 : parse_robots_allow_all(&r);
+	return rc ? NULL : r;
+}
+
+/* A robots.txt job on a parser: before the fetch, look for an answer
+ * kept by an earlier run; after it, parse what came. */
+static void robots_job(struct crawl *c, struct job *j)
+{
+	if (j->fetched) {
+		j->rules = robots_rules(c, (int)j->status, j->body,
+					j->body_len);
+		return;
+	}
+	MDB_txn *txn;
+	if (mdb_txn_begin(c->env, NULL, MDB_RDONLY, &txn))
+		return; /* not found, as it were: it is fetched */
+	struct frontier_robots r;
+	if (frontier_robots_get(c->fr, txn, j->robots_url,
+				strlen(j->robots_url), &r) == 0 &&
+	    r.expires_at > (int64_t)wall_ms()) {
+		j->rules = robots_rules(c, r.status, r.body, r.body_len);
+		j->robots_expires = r.expires_at;
+		j->robots_cached = j->rules != NULL;
+	}
+	mdb_txn_abort(txn);
+}
+
 static void *parser_main(void *arg)
 {
 	struct crawl *c = arg;
@@ -463,7 +563,18 @@ static void *parser_main(void *arg)
 		pthread_mutex_unlock(&c->mu);
 		if (!j)
 			break;
-		parse_job(c, j);
+		if (j->kind == JOB_ROBOTS) {
+			robots_job(c, j);
+			if (!j->fetched) { /* a lookup: back to the loop */
+				pthread_mutex_lock(&c->mu);
+				jobq_push(&c->to_loop, j);
+				pthread_mutex_unlock(&c->mu);
+				event_active(c->wakeup, EV_READ, 0);
+				continue;
+			}
+		} else {
+			parse_job(c, j);
+		}
 		pthread_mutex_lock(&c->mu);
 		jobq_push(&c->to_write, j);
 		pthread_cond_signal(&c->write_cv);
@@ -477,7 +588,8 @@ static void *parser_main(void *arg)
 static void submit(struct crawl *c, struct job *j, bool parse)
 {
 	pthread_mutex_lock(&c->mu);
-	c->in_pipeline++;
+	if (j->kind == JOB_PAGE) /* robots.txt jobs keep leases parked */
+		c->in_pipeline++;
 	if (parse) {
 		jobq_push(&c->to_parse, j);
 		pthread_cond_signal(&c->parse_cv);
@@ -496,9 +608,9 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer *x = arg;
 	size_t n = size * nmemb;
-	char **buf = x->job ? &x->job->body : &x->buf;
-	size_t *len = x->job ? &x->job->body_len : &x->len;
-	size_t *cap = x->job ? &x->job->body_cap : &x->cap;
+	char **buf = &x->job->body;
+	size_t *len = &x->job->body_len;
+	size_t *cap = &x->job->body_cap;
 
 	if (*len + n > x->limit) {
 		/* Keep what fits, then stop the transfer: recorded as
@@ -548,7 +660,7 @@ static int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)o->timeout_s * 1000L);
 	if (c->connect_to)
 		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
-	if (x->job) {
+	if (x->job->kind == JOB_PAGE) {
 		/* Redirects are the crawler's: the target is queued. */
 		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 	} else {
@@ -616,55 +728,99 @@ static struct robots_slot *robots_slot(struct crawl *c, uint32_t host)
 	return &c->robots[host];
 }
 
-/* A robots.txt arrived (or did not): set the host's rules and delay, and
- * give its parked leases back to the frontier, which offers them again
- * once the host's delay since the robots.txt request has passed. */
-static void robots_done(struct crawl *c, struct xfer *x, CURLcode cc)
+/* A host's robots.txt rules are known (or could not be had): set them
+ * and the host's delay, and give its parked leases back to the frontier,
+ * which offers them again once the host's delay since the robots.txt
+ * request has passed. */
+static void robots_install(struct crawl *c, struct job *j)
 {
-	struct robots_slot *s = &c->robots[x->robots_host];
-	long status = 0;
-	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	uint32_t host = j->lease.host_id;
+	struct robots_slot *s = &c->robots[host];
 	uint64_t now = mono_ms();
-	struct parse_robots *r = NULL;
-	int rc;
-	bool retry = false;
-
-	if ((cc == CURLE_OK || x->truncated) && status >= 200 && status < 300)
-		rc = parse_robots(x->buf ? x->buf : "", x->len,
-				  c->o->robots_token, &r);
-	else if ((cc == CURLE_OK || x->truncated) && status >= 400 &&
-		 status < 500)
-		rc = parse_robots_allow_all(&r);
-	else {
-		rc = parse_robots_disallow_all(&r);
-		retry = true;
-	}
-	if (rc) {
-		die(c, rc, "robots.txt");
+	/* No rules: the robots.txt answered 5xx, could not be fetched or
+	 * parsed.  Everything is disallowed for a while, then asked again;
+	 * the host's URLs stay queued, nothing is recorded as disallowed. */
+	bool retry = j->rules == NULL;
+	struct parse_robots *r = j->rules;
+	j->rules = NULL;
+	if (!r && parse_robots_disallow_all(&r)) {
+		die(c, SC_E_NOMEM, "robots.txt");
+		job_free(j);
 		return;
 	}
 	parse_robots_free(s->rules);
 	s->rules = r;
-	s->state = R_READY;
-	s->expires_ms = now + (retry ? ROBOTS_RETRY_MS : ROBOTS_TTL_MS);
+	s->state = retry ? R_NONE : R_READY;
+	int64_t left = j->robots_expires - (int64_t)wall_ms();
+	s->expires_ms = now + (left > 0 ? (uint64_t)left : 0);
 
 	uint32_t delay = c->o->per_host_delay_ms;
 	uint32_t cd = parse_robots_crawl_delay_ms(r);
 	if (cd > delay) {
 		delay = cd;
-		frontier_host_delay(c->fr, x->robots_host, delay);
+		frontier_host_delay(c->fr, host, delay);
 	}
-	/* A host whose robots.txt could not be had waits and asks again;
-	 * its URLs stay queued, nothing is recorded as disallowed. */
-	frontier_hold(c->fr, x->robots_host,
-		      retry ? now + ROBOTS_RETRY_MS : x->started_ms + delay);
 	if (retry)
-		s->state = R_NONE;
-	struct job *j;
-	while ((j = jobq_pop(&s->parked))) {
+		frontier_hold(c->fr, host, now + ROBOTS_RETRY_MS);
+	else if (j->fetched) /* the robots.txt request counts as one */
+		frontier_hold(c->fr, host, j->robots_started_ms + delay);
+	struct job *p;
+	while ((p = jobq_pop(&s->parked))) {
 		c->parked--;
-		frontier_return(c->fr, &j->lease);
+		frontier_return(c->fr, &p->lease);
+		job_free(p);
+	}
+	job_free(j);
+}
+
+/* A robots.txt transfer ended.  A 2xx or 4xx answer goes to a parser,
+ * then to the writer to be kept, then back to the loop (robots_back());
+ * anything else is installed as "unreachable" at once. */
+static void robots_done(struct crawl *c, struct xfer *x, CURLcode cc)
+{
+	struct job *j = x->job;
+	x->job = NULL;
+	long status = 0;
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	j->fetched = true;
+	j->fetched_at = wall_ms();
+	j->status = status;
+	j->robots_started_ms = x->started_ms;
+	j->robots_expires = (int64_t)(j->fetched_at + ROBOTS_TTL_MS);
+	if ((cc == CURLE_OK || x->truncated) &&
+	    ((status >= 200 && status < 300) ||
+	     (status >= 400 && status < 500))) {
+		submit(c, j, true);
+		return;
+	}
+	robots_install(c, j);
+}
+
+/* A robots.txt job came back from a parser or the writer: install its
+ * rules, or fetch the file when no earlier run kept an answer. */
+static void robots_back(struct crawl *c, struct job *j)
+{
+	if (c->stopping) {
 		job_free(j);
+		return;
+	}
+	if (j->rules || j->fetched) {
+		robots_install(c, j);
+		return;
+	}
+	struct xfer *x = calloc(1, sizeof(*x));
+	if (!x) {
+		die(c, SC_E_NOMEM, "robots.txt");
+		job_free(j);
+		return;
+	}
+	x->job = j;
+	x->limit = FRONTIER_ROBOTS_MAX;
+	int rc = start_xfer(c, x, j->robots_url);
+	if (rc) {
+		free(x);
+		job_free(j);
+		die(c, rc, "starting a transfer");
 	}
 }
 
@@ -734,12 +890,11 @@ static void check_multi_info(struct crawl *c)
 				  (char **)&x);
 		CURLcode cc = m->data.result;
 		xfer_unlink(c, x);
-		if (x->job)
+		if (x->job->kind == JOB_PAGE)
 			page_done(c, x, cc);
 		else
 			robots_done(c, x, cc);
 		curl_easy_cleanup(x->easy);
-		free(x->buf);
 		free(x);
 	}
 	fill(c);
@@ -864,20 +1019,19 @@ static void start_lease(struct crawl *c, struct job *j)
 			jobq_push(&s->parked, j);
 			c->parked++;
 			if (s->state == R_NONE) {
-				struct xfer *x = calloc(1, sizeof(*x));
-				if (!x) {
+				/* Looked up in the store by a parser, then
+				 * fetched if need be (robots_back()). */
+				struct job *r = calloc(1, sizeof(*r));
+				if (!r) {
 					die(c, SC_E_NOMEM, "robots");
 					return;
 				}
-				char url[NORM_URL_MAX + 32];
-				robots_url(fetch, url, sizeof(url));
-				x->robots_host = j->lease.host_id;
-				x->limit = PARSE_ROBOTS_MAX_BYTES;
+				r->kind = JOB_ROBOTS;
+				r->lease.host_id = j->lease.host_id;
+				robots_url(fetch, r->robots_url,
+					   sizeof(r->robots_url));
 				s->state = R_FETCHING;
-				if ((rc = start_xfer(c, x, url))) {
-					free(x);
-					die(c, rc, "starting a transfer");
-				}
+				submit(c, r, true);
 			}
 			return;
 		}
@@ -977,12 +1131,21 @@ static void on_sched_timer(evutil_socket_t fd, short kind, void *arg)
 	check_done(c);
 }
 
-/* The writer committed a batch: new URLs may be ready. */
+/* The writer committed a batch (new URLs may be ready), or robots.txt
+ * jobs came back. */
 static void on_wakeup(evutil_socket_t fd, short kind, void *arg)
 {
 	(void)fd;
 	(void)kind;
 	struct crawl *c = arg;
+	for (;;) {
+		pthread_mutex_lock(&c->mu);
+		struct job *j = jobq_pop(&c->to_loop);
+		pthread_mutex_unlock(&c->mu);
+		if (!j)
+			break;
+		robots_back(c, j);
+	}
 	fill(c);
 	check_done(c);
 }
@@ -999,7 +1162,6 @@ static void stop_now(struct crawl *c)
 		xfer_unlink(c, x);
 		curl_easy_cleanup(x->easy);
 		job_free(x->job);
-		free(x->buf);
 		free(x);
 	}
 	for (size_t h = 0; h < c->n_robots; h++) {
@@ -1285,6 +1447,8 @@ out:
 		stop_now(c);
 		curl_multi_cleanup(c->multi);
 	}
+	for (struct job *j; (j = jobq_pop(&c->to_loop));)
+		job_free(j);
 	for (size_t h = 0; h < c->n_robots; h++)
 		parse_robots_free(c->robots[h].rules);
 	free(c->robots);

@@ -23,6 +23,7 @@
 #include <stdint.h>
 
 #include "normalize.h"
+#include "store.h"
 
 /* A category: its seeds are queued under it, and every URL found from
  * them is recorded with its name. */
@@ -53,9 +54,12 @@ struct crawl_opts {
 };
 
 struct crawl_summary {
-	uint64_t pages;       /* records committed for fetched URLs */
-	uint64_t bytes;       /* body bytes received (decoded) */
-	uint64_t errors;      /* fetches that ended in an error */
+	uint64_t pages;  /* records committed for fetched URLs */
+	uint64_t bytes;  /* body bytes received (decoded) */
+	uint64_t errors; /* fetches that ended in an error */
+	/* Records by error kind (enum store_error; [0] unused), robots.txt
+	 * refusals included. */
+	uint64_t by_error[STORE_ERROR_COUNT];
 	uint64_t by_class[6]; /* status 1xx..5xx; [0]: no status */
 	uint64_t robots_disallowed;
 	uint64_t links_bad; /* links that failed to normalize */

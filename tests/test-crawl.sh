@@ -12,7 +12,7 @@ fixture=$2
 # an oversized body, nofollow.
 cat >"$tmp/web" <<'EOF'
 host a.test
-page /            200 text/html  title="Home of a" links=/a,/b,http://b.test/,/private/x,/moved,/e,/missing,/big,/loop1,/deep1
+page /            200 text/html  title="Home of a" links=/a,/b,http://b.test/,/private/x,/moved,/e,/missing,/big,/loop1,/deep1,/self
 page /a           200 text/html  links=/,/moved,/bin,/A?utm_source=x
 page /A           200 text/html  title="Upper A"
 page /b           200 text/plain body="plain b\n"
@@ -20,6 +20,8 @@ page /moved       301 location=/a2
 page /a2          200 text/html  links=/
 page /loop1       302 location=/loop2
 page /loop2       302 location=/loop1
+page /self        302 location=/self
+page /later       200 text/html title="Found later"
 page /bin         200 application/octet-stream size=1000
 page /big         200 text/html size=300000
 page /private/x   200 text/html
@@ -76,6 +78,13 @@ r=$(record "$tmp/store" http://a.test/moved)
 check_true "301 recorded with its normalized target" eval 'echo "$r" | grep -q "\"status\":301.*\"redirect\":\"http://a.test/a2\""'
 r=$(record "$tmp/store" http://a.test/a2)
 check_true "redirect target fetched at the same depth" eval 'echo "$r" | grep -q "\"depth\":1"'
+r1=$(record "$tmp/store" http://a.test/loop1)
+r2=$(record "$tmp/store" http://a.test/loop2)
+check_true "the hop that closes a loop is recorded as redirect_loop" eval 'echo "$r2" | grep -q "\"error\":\"redirect_loop\""'
+check_true "the loop's first hop is a plain redirect" eval 'echo "$r1" | grep -q "\"redirect\":\"http://a.test/loop2\".*\"error\":null"'
+r=$(record "$tmp/store" http://a.test/self)
+check_true "a self-redirect is a redirect_loop" eval 'echo "$r" | grep -q "\"error\":\"redirect_loop\""'
+check_true "the summary counts errors by kind" grep -q "^errors by kind: .*redirect_loop 2" "$tmp/out"
 check_true "redirect loop terminates (each hop fetched once)" [ "$(requests a.test /loop1 "$tmp/log")" -eq 1 ] && [ "$(requests a.test /loop2 "$tmp/log")" -eq 1 ]
 r=$(record "$tmp/store" http://a.test/e)
 check_true "500 recorded as http_error" eval 'echo "$r" | grep -q "\"status\":500.*\"error\":\"http_error\""'
@@ -114,6 +123,19 @@ start_fixture "$tmp/web" "$tmp/log2"
 	>/dev/null 2>&1
 stop_fixture
 check_true "a finished crawl rerun fetches nothing" [ "$(awk -F'\t' '$3 == "req"' "$tmp/log2" | wc -l)" -eq 0 ]
+
+# New seeds for a known host: its robots.txt answer was kept in the store
+# and still holds, so it is not asked again, and it still applies.
+printf 'http://a.test/later\nhttp://a.test/private/later\n' >"$tmp/seeds-later"
+start_fixture "$tmp/web" "$tmp/log2b"
+"$sigcrawl" crawl --store "$tmp/store" --seeds "$tmp/seeds-later" \
+	--connect-to "::127.0.0.1:$port" --per-host-delay-ms 0 --quiet \
+	>/dev/null 2>&1
+stop_fixture
+check_true "a rerun with a new seed fetches it" [ "$(requests a.test /later "$tmp/log2b")" -eq 1 ]
+check_true "a rerun does not ask for a kept robots.txt again" [ "$(requests a.test /robots.txt "$tmp/log2b")" -eq 0 ]
+r=$(record "$tmp/store" http://a.test/private/later)
+check_true "the kept robots.txt still disallows" eval 'echo "$r" | grep -q "\"fetched\":false.*\"error\":\"robots_disallowed\""'
 
 # ---------------------------------------------------------------------
 # Politeness: the gap between request starts to one host.
