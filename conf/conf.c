@@ -465,6 +465,11 @@ static int set_near_duplicate(struct setctx *x, const char *v)
 		    show(v).s);
 }
 
+static int set_follow_duplicate_links(struct setctx *x, const char *v)
+{
+	return parse_bool(x, v, &x->c->dedup.follow_duplicate_links);
+}
+
 static int set_warc(struct setctx *x, const char *v)
 {
 	return parse_bool(x, v, &x->c->store.warc);
@@ -718,6 +723,7 @@ static const struct key normalize_keys[] = {
 static const struct key dedup_keys[] = {
 	{ "signature", set_signature, false },
 	{ "near_duplicate", set_near_duplicate, false },
+	{ "follow_duplicate_links", set_follow_duplicate_links, false },
 	{ NULL, NULL, false },
 };
 static const struct key store_keys[] = {
@@ -804,6 +810,7 @@ int conf_default(struct conf **ret)
 	c->normalize.profile = NORM_PROFILE_EXTENDED;
 	c->dedup.signature = CONF_SIGNATURE_MD5_TEXT;
 	c->dedup.near_duplicate = -1;
+	c->dedup.follow_duplicate_links = true;
 	c->store.warc = false;
 	c->control.kind = CONF_LISTEN_UNIX;
 	c->control.listen = strdup(CONF_DEFAULT_LISTEN);
@@ -1232,6 +1239,10 @@ static const struct {
 	{ "max-body-bytes", SECT_CRAWL, "max_body_bytes" },
 	{ "profile", SECT_NORMALIZE, "profile" },
 	{ "steps", SECT_NORMALIZE, "steps" },
+	{ "signature", SECT_DEDUP, "signature" },
+	{ "near-duplicate", SECT_DEDUP, "near_duplicate" },
+	{ "follow-duplicate-links", SECT_DEDUP, "follow_duplicate_links" },
+	{ "warc", SECT_STORE, "warc" },
 };
 
 static SC_PRINTF(4, 5) int override_fail(char *err, size_t errlen,

@@ -111,6 +111,9 @@ struct conf {
 	struct {
 		enum conf_signature signature;
 		int near_duplicate; /* -1 = off (the default), else K in 0..3 */
+		/* Are a duplicate's links queued?  Default true: relative links
+		 * resolve differently on /a and /a/index.html. */
+		bool follow_duplicate_links;
 	} dedup;
 
 	struct {

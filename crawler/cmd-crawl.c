@@ -41,6 +41,11 @@ static void usage(FILE *f)
 		"  --max-body-bytes N    larger bodies are cut (default 10485760)\n"
 		"  --connect-to H1:P1:H2:P2  curl's syntax; repeatable\n"
 		"  --user-agent S        (default sigcrawl/%s)\n"
+		"  --signature S         md5_text (default), md5_text_size or off\n"
+		"  --near-duplicate N    off (default) or simhash:K, K 0..3\n"
+		"  --follow-duplicate-links yes|no  queue a duplicate's links\n"
+		"                        (default yes)\n"
+		"  --warc yes|no         write WARC files into STORE/warc\n"
 		"  --no-robots           ignore robots.txt (for testing only)\n"
 		"  --quiet               no progress lines\n",
 		SC_VERSION);
@@ -63,6 +68,10 @@ int cmd_crawl(int argc, char **argv)
 		O_MAX_BODY,
 		O_CONNECT_TO,
 		O_UA,
+		O_SIGNATURE,
+		O_NEAR,
+		O_FOLLOW,
+		O_WARC,
 		O_NO_ROBOTS,
 		O_QUIET,
 	};
@@ -82,6 +91,10 @@ int cmd_crawl(int argc, char **argv)
 		{ "max-body-bytes", required_argument, NULL, O_MAX_BODY },
 		{ "connect-to", required_argument, NULL, O_CONNECT_TO },
 		{ "user-agent", required_argument, NULL, O_UA },
+		{ "signature", required_argument, NULL, O_SIGNATURE },
+		{ "near-duplicate", required_argument, NULL, O_NEAR },
+		{ "follow-duplicate-links", required_argument, NULL, O_FOLLOW },
+		{ "warc", required_argument, NULL, O_WARC },
 		{ "no-robots", no_argument, NULL, O_NO_ROBOTS },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "help", no_argument, NULL, 'h' },
@@ -179,6 +192,10 @@ int cmd_crawl(int argc, char **argv)
 		.user_agent = cf->crawl.user_agent ? cf->crawl.user_agent : ua,
 		.robots_token = "sigcrawl",
 		.obey_robots = cf->crawl.obey_robots,
+		.signature = cf->dedup.signature,
+		.near_k = cf->dedup.near_duplicate,
+		.follow_duplicate_links = cf->dedup.follow_duplicate_links,
+		.warc = cf->store.warc,
 		.connect_to = (const char *const *)cf->crawl.connect_to,
 		.n_connect_to = cf->crawl.n_connect_to,
 		.quiet = quiet,

@@ -47,6 +47,13 @@ struct crawl_opts {
 	const char *user_agent;
 	const char *robots_token; /* product token for robots.txt groups */
 	bool obey_robots;
+	/* [dedup]: the signature (enum conf_signature), near-duplicates
+	 * (-1 off, else the largest SimHash distance that counts as equal),
+	 * and whether a duplicate's links are queued. */
+	int signature;
+	int near_k;
+	bool follow_duplicate_links;
+	bool warc;                     /* WARC files in STORE/warc */
 	const char *const *connect_to; /* curl's HOST1:PORT1:HOST2:PORT2 */
 	size_t n_connect_to;
 	unsigned parser_threads; /* 0: one per core */

@@ -513,6 +513,9 @@ static void test_values_accepted(void)
 	CHECK(c && c->dedup.near_duplicate == 0 &&
 	      c->dedup.signature == CONF_SIGNATURE_OFF);
 	conf_free(c);
+	c = LOAD_OK("[dedup]\nfollow_duplicate_links = no\n");
+	CHECK(c && !c->dedup.follow_duplicate_links);
+	conf_free(c);
 
 	/* An empty steps list is no adjustment; the adaptive profile. */
 	c = LOAD_OK("[normalize]\nprofile = adaptive\nsteps =\n");
@@ -706,6 +709,23 @@ static void test_overrides(void)
 	CHECK(c->normalize.steps == (norm_profile_steps(NORM_PROFILE_EXTENDED) |
 				     NORM_LOWERCASE_PATH));
 
+	/* The [dedup] and [store] overrides. */
+	CHECK(c->dedup.follow_duplicate_links);
+	CHECK(conf_override(c, "signature", "md5_text_size", err,
+			    sizeof(err)) == 0);
+	CHECK(c->dedup.signature == CONF_SIGNATURE_MD5_TEXT_SIZE);
+	CHECK(conf_override(c, "near-duplicate", "simhash:2", err,
+			    sizeof(err)) == 0);
+	CHECK(c->dedup.near_duplicate == 2);
+	CHECK(conf_override(c, "follow-duplicate-links", "no", err,
+			    sizeof(err)) == 0);
+	CHECK(!c->dedup.follow_duplicate_links);
+	CHECK(conf_override(c, "warc", "yes", err, sizeof(err)) == 0);
+	CHECK(c->store.warc);
+	CHECK(conf_override(c, "near-duplicate", "simhash:9", err,
+			    sizeof(err)) == SC_E_INVAL);
+	CHECK(c->dedup.near_duplicate == 2);
+
 	/* Errors, in the file's words, and nothing changes. */
 	CHECK(conf_override(c, "--max-pages", "lots", err, sizeof(err)) ==
 	      SC_E_INVAL);
@@ -742,7 +762,8 @@ static void test_overrides(void)
 	CHECK(conf_override(c, "frob", "1", err, sizeof(err)) == SC_E_INVAL);
 	CHECK_STR(err, "--frob: not an option that overrides the config");
 	/* A config key with no command-line option. */
-	CHECK(conf_override(c, "warc", "yes", err, sizeof(err)) == SC_E_INVAL);
+	CHECK(conf_override(c, "listen", "tcp:127.0.0.1:9", err, sizeof(err)) ==
+	      SC_E_INVAL);
 	/* The crawl's own tuning options do override. */
 	CHECK(conf_override(c, "timeout-s", "7", err, sizeof(err)) == 0);
 	CHECK(c->crawl.timeout_s == 7);
