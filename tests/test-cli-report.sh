@@ -297,6 +297,10 @@ expect_rc "extra argument" 2
 run --store "$tmp/nothing-here"
 expect_rc "missing store" 1
 expect_stderr "missing store" "no store there"
+"$MKSTORE" "$tmp/corrupt" 2 --corrupt || fail "mkstore corrupt"
+run --store "$tmp/corrupt"
+expect_rc "undecodable record" 1
+expect_stderr "undecodable record" "reading the records failed"
 run --help
 expect_rc "--help" 0
 if grep -q "coverage loss" "$tmp/out" && grep -q -- "--truth FILE" "$tmp/out"; then
