@@ -16,6 +16,8 @@ static const struct command {
 	  "normalize URLs, one per line, from stdin to stdout" },
 	{ "export", cmd_export,
 	  "print every record of a store as JSONL or CSV" },
+	{ "report", cmd_report,
+	  "URL reduction, redundancy, coverage loss and truth metrics" },
 };
 
 static void usage(FILE *f)

@@ -4,16 +4,12 @@
 #include <string.h>
 #include <sys/stat.h>
 
-#include "store.h"
+#include "store-int.h"
 
 /* The map size bounds the file's growth only; LMDB maps it sparsely.  On a
  * 32-bit system the address space allows far less. */
 #define MAP_SIZE_64 ((size_t)64 << 30)
 #define MAP_SIZE_32 ((size_t)1 << 30)
-
-struct store {
-	MDB_dbi records;
-};
 
 int store_db_error(int mdb_rc)
 {
@@ -114,6 +110,11 @@ int store_open(MDB_env *env, MDB_txn *txn, struct store **ret)
 	if (rc) {
 		free(s);
 		return rc == EACCES ? SC_E_NOTFOUND : store_db_error(rc);
+	}
+	rc = store_index_open(s, txn, open_flags & MDB_CREATE);
+	if (rc) {
+		free(s);
+		return rc;
 	}
 	*ret = s;
 	return 0;

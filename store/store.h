@@ -192,8 +192,9 @@ int store_record_decode(const void *data, size_t len, struct store_record *ret)
 
 struct store;
 
-/* Opens the "records" database of ENV in TXN, creating it if TXN is a
- * write transaction and it does not exist yet.  As with every LMDB
+/* Opens the "records" database of ENV in TXN, and the signature indexes
+ * (below), creating them if TXN is a write transaction and they do not
+ * exist yet.  As with every LMDB
  * database handle, open it once, in one thread, before the others use it;
  * if TXN is a write transaction, commit it before using the handle in any
  * other transaction (an abort closes the handle).
@@ -244,6 +245,88 @@ int store_count(struct store *s, MDB_txn *txn, size_t *ret) SC_WUR;
 int store_foreach(struct store *s, MDB_txn *txn,
 		  int (*fn)(void *arg, const struct store_record *r), void *arg)
 	SC_WUR;
+
+/* ---- Signature indexes (SPEC §1, §7) -------------------------------------
+ *
+ * Two more databases of the environment, opened by store_open() next to
+ * the records and written, like them, in the caller's write transaction,
+ * so that a page's record and its index entries commit together:
+ *
+ *   "signatures"  16-byte signature -> the normalized URL of its
+ *                 representative, the first URL stored with it.
+ *   "simhash"     (table t, 16-bit block t of the hash) -> sorted
+ *                 duplicates of 32 bytes: the full 64-bit hash, a 64-bit
+ *                 sequence number (the order of store_simhash_add()) and
+ *                 the representative's key (sc_url_key() of its
+ *                 normalized URL), all big-endian.
+ *
+ * The near-duplicate index is the permuted-table scheme of Manku, Jain and
+ * Das Sarma (WWW 2007) for Hamming distance k <= 3: the 64 bits are split
+ * into 4 blocks of 16 bits, and every fingerprint is filed once in each of
+ * 4 tables under its block of that table.  Two hashes within distance 3
+ * differ in at most 3 blocks, so by the pigeonhole principle they agree on
+ * at least one whole block and meet in that block's table.  A lookup reads
+ * 4 keys and compares the fingerprints filed under them: about 4 N / 65536
+ * candidates for N random fingerprints (60 at a million), instead of N.
+ * The price is 4 entries (128 bytes of values) per fingerprint.
+ *
+ * A store opened from a read-only transaction that predates these
+ * databases reads as if they were empty. */
+
+/* Length of a signature (an MD5 digest). */
+#define STORE_SIG_LEN 16
+
+/* The largest Hamming distance store_simhash_find() accepts. */
+#define STORE_SIMHASH_MAX_K 3
+
+/* Claims the signature SIG for the normalized URL NORMALIZED (LEN bytes,
+ * 1..STORE_RECORD_MAX) in the write transaction TXN.
+ *
+ * Returns 0 when NORMALIZED is now (or already was) the representative of
+ * SIG: claiming again for the representative itself is not a collision, so
+ * a page fetched again after a crash never becomes its own duplicate.
+ * Returns 1 when another URL holds SIG; *rep and *rep_len then give that
+ * URL (not NUL-terminated), borrowed from the map: valid until TXN ends or
+ * writes again.  REP and REP_LEN may be NULL.  Errors: SC_E_INVAL (a NULL
+ * or empty argument, a read-only handle without the index), SC_E_NOSPC
+ * (the map is full; abort the transaction) or a code of store_db_error(). */
+int store_sig_claim(struct store *s, MDB_txn *txn,
+		    const unsigned char sig[STORE_SIG_LEN],
+		    const char *normalized, size_t len, const char **rep,
+		    size_t *rep_len) SC_WUR;
+
+/* Looks SIG up without claiming it, in any transaction.  Returns 0 and
+ * sets *rep, *rep_len (borrowed as in store_sig_claim()), SC_E_NOTFOUND,
+ * SC_E_INVAL or a code of store_db_error(). */
+int store_sig_lookup(struct store *s, MDB_txn *txn,
+		     const unsigned char sig[STORE_SIG_LEN], const char **rep,
+		     size_t *rep_len) SC_WUR;
+
+/* A near-duplicate found by store_simhash_find(). */
+struct store_simhash_hit {
+	uint64_t hash;                 /* the representative's fingerprint */
+	unsigned distance;             /* Hamming distance to the query */
+	uint64_t seq;                  /* order of addition, from 0 */
+	unsigned char rep[SC_KEY_LEN]; /* sc_url_key() of its normalized URL */
+};
+
+/* Files the fingerprint HASH of the representative whose key is REP
+ * (sc_url_key() of its normalized URL) in the write transaction TXN.
+ * Adding a (hash, rep) pair that is already filed changes nothing.
+ * Returns 0, SC_E_INVAL, SC_E_NOSPC, SC_E_CORRUPT (the index is not made
+ * of whole entries) or a code of store_db_error(). */
+int store_simhash_add(struct store *s, MDB_txn *txn, uint64_t hash,
+		      const unsigned char rep[SC_KEY_LEN]) SC_WUR;
+
+/* Finds the fingerprint nearest to HASH within Hamming distance K
+ * (0..STORE_SIMHASH_MAX_K), in any transaction.  Of several, the one at
+ * the smallest distance wins, then the earliest added, so the answer does
+ * not depend on the tables' order.  Returns 0 and fills *ret,
+ * SC_E_NOTFOUND (none within K), SC_E_INVAL (K over the maximum, a NULL
+ * argument), SC_E_CORRUPT (a value of the wrong size) or a code of
+ * store_db_error(). */
+int store_simhash_find(struct store *s, MDB_txn *txn, uint64_t hash, unsigned k,
+		       struct store_simhash_hit *ret) SC_WUR;
 
 /* ---- Export (SPEC §5) -----------------------------------------------------
  */

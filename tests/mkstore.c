@@ -1,6 +1,7 @@
 /* mkstore.c — writes a small store of known records for the CLI tests.
  *
  * usage: mkstore DIR N [--corrupt]
+ *        mkstore DIR --jsonl FILE
  *
  * Record i (0 <= i < N) has normalized URL http://example.com/page/i and
  * url http://Example.com/page/i?utm_source=x, category "cat", depth i % 4.
@@ -9,18 +10,110 @@
  * simhash i, relevance i / 4; record 0 is titled `Hello, "world"`, the
  * others `Page i`.  Odd records were not fetched: robots_disallowed, no
  * optional field.  --corrupt adds a value that does not decode.  All in
- * one write transaction. */
+ * one write transaction.
+ *
+ * --jsonl reads records from FILE instead, one JSON object a line with
+ * "url", "normalized" (strings), and optionally "status" (a number; it
+ * makes the record fetched), "signature" (32 hex digits), "simhash" (16
+ * hex digits) and "duplicate_of" (a string); category is "cat". */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 #include "store.h"
+
+static bool hex_bytes(const char *hex, unsigned char *out, size_t n)
+{
+	if (!hex || strlen(hex) != 2 * n)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned v;
+		if (sscanf(hex + 2 * i, "%2x", &v) != 1)
+			return false;
+		out[i] = (unsigned char)v;
+	}
+	return true;
+}
+
+/* One record of a --jsonl line; 0 or an error message. */
+static const char *put_json(struct store *s, MDB_txn *txn, json_t *j)
+{
+	const char *url = json_string_value(json_object_get(j, "url"));
+	const char *norm = json_string_value(json_object_get(j, "normalized"));
+	json_t *status = json_object_get(j, "status");
+	json_t *sig = json_object_get(j, "signature");
+	json_t *sim = json_object_get(j, "simhash");
+	const char *dup = json_string_value(json_object_get(j, "duplicate_of"));
+	if (!url || !norm)
+		return "url and normalized are required strings";
+	struct store_record r = {
+		.url = url,
+		.url_len = strlen(url),
+		.normalized = norm,
+		.normalized_len = strlen(norm),
+		.category = "cat",
+		.category_len = 3,
+	};
+	if (status) {
+		if (!json_is_integer(status))
+			return "status is not an integer";
+		r.fetched = true;
+		r.status = (int)json_integer_value(status);
+	}
+	if (sig) {
+		if (!hex_bytes(json_string_value(sig), r.signature, 16))
+			return "signature is not 32 hex digits";
+		r.has_signature = true;
+	}
+	if (sim) {
+		unsigned char b[8];
+		if (!hex_bytes(json_string_value(sim), b, 8))
+			return "simhash is not 16 hex digits";
+		for (int i = 0; i < 8; i++)
+			r.simhash = r.simhash << 8 | b[i];
+		r.has_simhash = true;
+	}
+	if (dup) {
+		r.duplicate_of = dup;
+		r.duplicate_of_len = strlen(dup);
+	}
+	return store_put(s, txn, &r) ? "store_put failed" : NULL;
+}
+
+static int from_jsonl(struct store *s, MDB_txn *txn, const char *path)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		perror(path);
+		return 1;
+	}
+	char line[8192];
+	int n = 0;
+	while (fgets(line, sizeof(line), f)) {
+		n++;
+		json_error_t err;
+		json_t *j = json_loads(line, 0, &err);
+		const char *msg = j ? put_json(s, txn, j) : err.text;
+		json_decref(j);
+		if (msg) {
+			fprintf(stderr, "mkstore: %s:%d: %s\n", path, n, msg);
+			fclose(f);
+			return 1;
+		}
+	}
+	fclose(f);
+	return 0;
+}
 
 int main(int argc, char **argv)
 {
+	bool jsonl = argc == 4 && strcmp(argv[2], "--jsonl") == 0;
 	if (argc < 3 || argc > 4 ||
-	    (argc == 4 && strcmp(argv[3], "--corrupt") != 0)) {
-		fprintf(stderr, "usage: mkstore DIR N [--corrupt]\n");
+	    (argc == 4 && !jsonl && strcmp(argv[3], "--corrupt") != 0)) {
+		fprintf(stderr, "usage: mkstore DIR N [--corrupt]\n"
+				"       mkstore DIR --jsonl FILE\n");
 		return 2;
 	}
 	long n = strtol(argv[2], NULL, 10);
@@ -36,7 +129,9 @@ int main(int argc, char **argv)
 		fprintf(stderr, "mkstore: cannot open the records\n");
 		return 1;
 	}
-	for (long i = 0; i < n; i++) {
+	if (jsonl && from_jsonl(s, txn, argv[3]))
+		return 1;
+	for (long i = 0; !jsonl && i < n; i++) {
 		char url[64], norm[64], title[32];
 		snprintf(url, sizeof(url),
 			 "http://Example.com/page/%ld?utm_source=x", i);
@@ -77,7 +172,7 @@ int main(int argc, char **argv)
 			return 1;
 		}
 	}
-	if (argc == 4) {
+	if (argc == 4 && !jsonl) {
 		MDB_dbi dbi;
 		unsigned char key[SC_KEY_LEN];
 		sc_url_key("http://corrupt/", 15, key);

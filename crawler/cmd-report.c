@@ -1,0 +1,889 @@
+/* cmd-report.c — `sigcrawl report`: the metrics of SPEC §6 for the crawl
+ * in a store.  docs/report.md defines every number; this file follows it.
+ *
+ * The store is opened read-only and read in one read transaction.  The
+ * records' strings are borrowed from the map for the whole transaction
+ * (a read transaction never sees the map change), so a page costs a small
+ * struct and a few 16-byte keys, not copies of its URLs.  URLs are
+ * compared by their sc_url_key() (XXH3-128), which the whole project
+ * trusts as collision-free. */
+#include <errno.h>
+#include <getopt.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "commands.h"
+#include "normalize.h"
+#include "store.h"
+
+#define CMD "report"
+
+/* Longest truth line: a URL of NORM_INPUT_MAX bytes, escaped, and a doc. */
+#define TRUTH_LINE_MAX (64 * 1024)
+
+static void usage(FILE *f)
+{
+	fprintf(f,
+		"usage: sigcrawl report --store DIR [--truth FILE] [--json]\n"
+		"\n"
+		"Prints the metrics of the crawl in DIR (docs/report.md).  They\n"
+		"count the pages: records fetched with a 2xx status.\n"
+		"\n"
+		"  URL reduction (Soon & Lee): (U_std - U_fin) / U_std, where\n"
+		"    U_std = distinct strict-normalized forms of the pages' URLs,\n"
+		"    U_fin = classes left once pages sharing a strict form, a\n"
+		"    normalized URL or a representative (duplicate_of) are one.\n"
+		"  Per extended step (Hong et al.): pages with a signature are\n"
+		"    grouped by strict + that step; groups holding 2 or more\n"
+		"    strict forms are the D_i.  redundancy = sum(n - un) / sum n,\n"
+		"    coverage loss = 1 - groups / sum un (n = URLs, un = distinct\n"
+		"    signatures of a group).  Steps the crawl already applied\n"
+		"    show no groups: measure on a crawl with --profile strict.\n"
+		"  --truth FILE: JSON lines {\"url\": U, \"doc\": D} (D a string\n"
+		"    or an integer; same D = the same document), matched to the\n"
+		"    pages by strict form.  A page collapsed (duplicate_of) into\n"
+		"    a page of its doc is TP, of another doc FP; of the pages of\n"
+		"    a doc left uncollapsed, one is TN and the others FN.\n"
+		"    Pages or representatives not in the truth are not judged.\n"
+		"\n"
+		"  -s, --store DIR     the store directory (required)\n"
+		"  -t, --truth FILE    the true equivalence classes (JSONL)\n"
+		"  -j, --json          one JSON object instead of tables\n"
+		"  -h, --help          this text\n"
+		"\n"
+		"Exit status: 0 success, 1 the store cannot be read, 2 bad usage\n"
+		"or a bad truth file (the message names the line).\n");
+}
+
+static const char *reason(int rc)
+{
+	return rc == SC_E_IO ? strerror(errno) : sc_strerror(rc);
+}
+
+/* ---- pages ---------------------------------------------------------------
+ */
+
+struct page {
+	const char *url, *dup; /* borrowed from the map; dup may be NULL */
+	size_t url_len, dup_len;
+	unsigned char std[SC_KEY_LEN];  /* key of the strict form of url */
+	unsigned char norm[SC_KEY_LEN]; /* key of the crawl's normalized */
+	unsigned char sig[16];
+	bool has_sig;
+};
+
+struct keyidx {
+	unsigned char key[SC_KEY_LEN];
+	size_t idx;
+};
+
+struct report {
+	MDB_txn *txn;
+	struct page *pages;
+	size_t n_pages, cap_pages;
+	size_t n_records;
+	size_t n_unparsable; /* urls strict normalization rejected */
+	struct norm_opts strict;
+	int err;
+};
+
+static int cmp_keyidx(const void *a, const void *b)
+{
+	const struct keyidx *x = a, *y = b;
+	int c = memcmp(x->key, y->key, SC_KEY_LEN);
+	if (c)
+		return c;
+	return x->idx < y->idx ? -1 : x->idx > y->idx;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+	return memcmp(a, b, SC_KEY_LEN);
+}
+
+/* The key of URL under OPTS, or false if it does not normalize. */
+static bool norm_key(const struct norm_opts *opts, const char *url, size_t len,
+		     unsigned char key[SC_KEY_LEN])
+{
+	char buf[NORM_URL_MAX + 1];
+	struct norm_url u;
+	if (norm_url(opts, NULL, url, len, buf, sizeof(buf), &u))
+		return false;
+	sc_url_key(buf, u.len, key);
+	return true;
+}
+
+static int collect(void *arg, const struct store_record *r)
+{
+	struct report *rep = arg;
+	rep->n_records++;
+	if (!r->fetched || r->status < 200 || r->status > 299)
+		return 0;
+	if (rep->n_pages == rep->cap_pages) {
+		size_t cap = rep->cap_pages ? 2 * rep->cap_pages : 1024;
+		struct page *p = realloc(rep->pages, cap * sizeof(*p));
+		if (!p)
+			return SC_E_NOMEM;
+		rep->pages = p;
+		rep->cap_pages = cap;
+	}
+	struct page *p = &rep->pages[rep->n_pages++];
+	memset(p, 0, sizeof(*p));
+	p->url = r->url ? r->url : "";
+	p->url_len = r->url ? r->url_len : 0;
+	p->dup = r->duplicate_of;
+	p->dup_len = r->duplicate_of_len;
+	sc_url_key(r->normalized, r->normalized_len, p->norm);
+	/* A URL the crawl recorded always normalizes; if one did not, its
+	 * normalized form stands in for its strict one. */
+	if (!norm_key(&rep->strict, p->url, p->url_len, p->std)) {
+		memcpy(p->std, p->norm, SC_KEY_LEN);
+		rep->n_unparsable++;
+	}
+	p->has_sig = r->has_signature;
+	if (r->has_signature)
+		memcpy(p->sig, r->signature, 16);
+	return 0;
+}
+
+/* ---- URL reduction ------------------------------------------------------ */
+
+static size_t uf_find(size_t *parent, size_t i)
+{
+	while (parent[i] != i) {
+		parent[i] = parent[parent[i]];
+		i = parent[i];
+	}
+	return i;
+}
+
+struct reduction {
+	size_t u_std, u_fin;
+};
+
+/* U_std: distinct strict keys.  U_fin: connected classes of pages that
+ * share a strict key, a normalized key, or a representative (the key of
+ * duplicate_of equals the representative's normalized key). */
+static int url_reduction(const struct report *rep, struct reduction *ret)
+{
+	size_t n = rep->n_pages;
+	struct keyidx *ki = malloc((3 * n + 1) * sizeof(*ki));
+	size_t *parent = malloc((n + 1) * sizeof(*parent));
+	if (!ki || !parent) {
+		free(ki);
+		free(parent);
+		return SC_E_NOMEM;
+	}
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		const struct page *p = &rep->pages[i];
+		memcpy(ki[m].key, p->std, SC_KEY_LEN);
+		ki[m++].idx = i;
+	}
+	qsort(ki, m, sizeof(*ki), cmp_keyidx);
+	ret->u_std = 0;
+	for (size_t i = 0; i < m; i++)
+		if (i == 0 || memcmp(ki[i].key, ki[i - 1].key, SC_KEY_LEN))
+			ret->u_std++;
+	for (size_t i = 0; i < n; i++) {
+		const struct page *p = &rep->pages[i];
+		parent[i] = i;
+		memcpy(ki[m].key, p->norm, SC_KEY_LEN);
+		ki[m++].idx = i;
+		if (p->dup) {
+			sc_url_key(p->dup, p->dup_len, ki[m].key);
+			ki[m++].idx = i;
+		}
+	}
+	qsort(ki, m, sizeof(*ki), cmp_keyidx);
+	for (size_t i = 1; i < m; i++)
+		if (memcmp(ki[i].key, ki[i - 1].key, SC_KEY_LEN) == 0)
+			parent[uf_find(parent, ki[i].idx)] = uf_find(
+				parent, ki[i - 1].idx);
+	ret->u_fin = 0;
+	for (size_t i = 0; i < n; i++)
+		if (uf_find(parent, i) == i)
+			ret->u_fin++;
+	free(ki);
+	free(parent);
+	return 0;
+}
+
+/* ---- extended steps (Hong et al.) ---------------------------------------
+ */
+
+struct step_row {
+	uint32_t step;
+	size_t groups, urls, unique;
+};
+
+/* Distinct 16-byte values among N, sorting them in place. */
+static size_t distinct16(unsigned char (*v)[16], size_t n)
+{
+	qsort(v, n, 16, cmp_key);
+	size_t d = 0;
+	for (size_t i = 0; i < n; i++)
+		if (i == 0 || memcmp(v[i], v[i - 1], 16))
+			d++;
+	return d;
+}
+
+/* Groups the pages with a signature by their form under strict + STEP. */
+static int step_metrics(const struct report *rep, uint32_t step,
+			struct step_row *row)
+{
+	struct norm_opts opts = rep->strict;
+	opts.steps |= step;
+	size_t n = rep->n_pages, m = 0;
+	struct keyidx *ki = malloc((n + 1) * sizeof(*ki));
+	unsigned char(*tmp)[16] = malloc((n + 1) * 16);
+	if (!ki || !tmp) {
+		free(ki);
+		free(tmp);
+		return SC_E_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		const struct page *p = &rep->pages[i];
+		if (!p->has_sig)
+			continue;
+		if (!norm_key(&opts, p->url, p->url_len, ki[m].key))
+			memcpy(ki[m].key, p->std, SC_KEY_LEN);
+		ki[m++].idx = i;
+	}
+	qsort(ki, m, sizeof(*ki), cmp_keyidx);
+	memset(row, 0, sizeof(*row));
+	row->step = step;
+	for (size_t a = 0, b; a < m; a = b) {
+		for (b = a + 1;
+		     b < m && !memcmp(ki[a].key, ki[b].key, SC_KEY_LEN); b++)
+			;
+		if (b - a < 2)
+			continue;
+		for (size_t i = a; i < b; i++)
+			memcpy(tmp[i - a], rep->pages[ki[i].idx].std, 16);
+		if (distinct16(tmp, b - a) < 2)
+			continue; /* strict alone merges these already */
+		for (size_t i = a; i < b; i++)
+			memcpy(tmp[i - a], rep->pages[ki[i].idx].sig, 16);
+		row->groups++;
+		row->urls += b - a;
+		row->unique += distinct16(tmp, b - a);
+	}
+	free(ki);
+	free(tmp);
+	return 0;
+}
+
+/* ---- truth ---------------------------------------------------------------
+ */
+
+struct truth_url {
+	unsigned char key[SC_KEY_LEN]; /* strict form */
+	size_t doc;                    /* index into docs, then doc id */
+	size_t line;
+	bool matched;
+};
+
+struct truth {
+	struct truth_url *urls;
+	size_t n, cap;
+	char **docs;      /* canonical: 's' + string or 'i' + integer */
+	size_t n_strings; /* docs allocated (n before repeats are dropped) */
+	size_t n_docs;
+	size_t lines;
+};
+
+static void truth_free(struct truth *t)
+{
+	for (size_t i = 0; i < t->n_strings; i++)
+		free(t->docs[i]);
+	free(t->docs);
+	free(t->urls);
+}
+
+/* Parses one line into *u and its canonical doc *doc.  Returns 0, or an
+ * error message in MSG. */
+static int truth_line(const char *line, size_t len, const struct norm_opts *o,
+		      struct truth_url *u, char **doc, char *msg, size_t cap)
+{
+	json_error_t jerr;
+	json_t *j = json_loadb(line, len, JSON_REJECT_DUPLICATES, &jerr);
+	if (!j) {
+		snprintf(msg, cap, "bad JSON: %s", jerr.text);
+		return -1;
+	}
+	int rc = -1;
+	json_t *url = json_object_get(j, "url"), *d = json_object_get(j, "doc");
+	if (!json_is_object(j)) {
+		snprintf(msg, cap, "not a JSON object");
+	} else if (!json_is_string(url)) {
+		snprintf(msg, cap, "\"url\" missing or not a string");
+	} else if (!json_is_string(d) && !json_is_integer(d)) {
+		snprintf(msg, cap,
+			 "\"doc\" missing or not a string or an integer");
+	} else if (!norm_key(o, json_string_value(url), json_string_length(url),
+			     u->key)) {
+		snprintf(msg, cap, "the url does not normalize");
+	} else {
+		char *s;
+		int n = json_is_string(d)
+				? asprintf(&s, "s%s", json_string_value(d))
+				: asprintf(&s, "i%lld",
+					   (long long)json_integer_value(d));
+		if (n < 0) {
+			snprintf(msg, cap, "out of memory");
+		} else {
+			*doc = s;
+			rc = 0;
+		}
+	}
+	json_decref(j);
+	return rc;
+}
+
+static bool blank(const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (!strchr(" \t\r", s[i]))
+			return false;
+	return true;
+}
+
+static int cmp_truth_key(const void *a, const void *b)
+{
+	const struct truth_url *x = a, *y = b;
+	int c = memcmp(x->key, y->key, SC_KEY_LEN);
+	if (c)
+		return c;
+	return x->line < y->line ? -1 : x->line > y->line;
+}
+
+static const char *const *cmp_docs_base;
+
+static int cmp_doc_idx(const void *a, const void *b)
+{
+	const size_t *x = a, *y = b;
+	int c = strcmp(cmp_docs_base[*x], cmp_docs_base[*y]);
+	if (c)
+		return c;
+	return *x < *y ? -1 : *x > *y;
+}
+
+/* Reads FILE.  Returns EXIT_OK, or EXIT_USAGE after a message naming the
+ * line, or EXIT_RUNTIME when memory runs out. */
+static int truth_read(const char *path, const struct norm_opts *o,
+		      struct truth *t)
+{
+	FILE *f = fopen(path, "r");
+	if (!f) {
+		sc_errorf(CMD, "%s: %s", path, strerror(errno));
+		return EXIT_USAGE;
+	}
+	char *line = NULL;
+	size_t lcap = 0;
+	ssize_t got;
+	int status = EXIT_OK;
+	char msg[256];
+	while ((got = getline(&line, &lcap, f)) >= 0) {
+		size_t len = (size_t)got;
+		t->lines++;
+		if (len > TRUTH_LINE_MAX) {
+			sc_errorf(CMD, "%s:%zu: line longer than %d bytes",
+				  path, t->lines, TRUTH_LINE_MAX);
+			status = EXIT_USAGE;
+			break;
+		}
+		if (len && line[len - 1] == '\n')
+			len--;
+		if (blank(line, len))
+			continue;
+		if (t->n == t->cap) {
+			size_t cap = t->cap ? 2 * t->cap : 256;
+			struct truth_url *u = realloc(t->urls,
+						      cap * sizeof(*u));
+			char **d = u ? realloc(t->docs, cap * sizeof(*d))
+				     : NULL;
+			if (u)
+				t->urls = u;
+			if (!u || !d) {
+				sc_errorf(CMD, "out of memory");
+				status = EXIT_RUNTIME;
+				break;
+			}
+			t->docs = d;
+			t->cap = cap;
+		}
+		struct truth_url *u = &t->urls[t->n];
+		memset(u, 0, sizeof(*u));
+		u->line = t->lines;
+		u->doc = t->n;
+		if (truth_line(line, len, o, u, &t->docs[t->n], msg,
+			       sizeof(msg))) {
+			sc_errorf(CMD, "%s:%zu: %s", path, t->lines, msg);
+			status = EXIT_USAGE;
+			break;
+		}
+		t->n++;
+		t->n_strings = t->n;
+	}
+	if (status == EXIT_OK && ferror(f)) {
+		sc_errorf(CMD, "%s: %s", path, strerror(errno));
+		status = EXIT_USAGE;
+	}
+	free(line);
+	fclose(f);
+	return status;
+}
+
+/* Turns the docs into ids, sorts the URLs by key and drops repeats; a URL
+ * given twice with different docs is an error. */
+static int truth_index(const char *path, struct truth *t)
+{
+	size_t *order = malloc((t->n + 1) * sizeof(*order));
+	size_t *id = malloc((t->n + 1) * sizeof(*id));
+	if (!order || !id) {
+		free(order);
+		free(id);
+		sc_errorf(CMD, "out of memory");
+		return EXIT_RUNTIME;
+	}
+	for (size_t i = 0; i < t->n; i++)
+		order[i] = i;
+	cmp_docs_base = (const char *const *)t->docs;
+	qsort(order, t->n, sizeof(*order), cmp_doc_idx);
+	t->n_docs = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (i > 0 &&
+		    strcmp(t->docs[order[i]], t->docs[order[i - 1]]) != 0)
+			t->n_docs++;
+		id[order[i]] = t->n_docs;
+	}
+	if (t->n)
+		t->n_docs++;
+	for (size_t i = 0; i < t->n; i++)
+		t->urls[i].doc = id[t->urls[i].doc];
+	free(order);
+	free(id);
+
+	qsort(t->urls, t->n, sizeof(*t->urls), cmp_truth_key);
+	size_t w = 0;
+	for (size_t i = 0; i < t->n; i++) {
+		if (w > 0 &&
+		    !memcmp(t->urls[i].key, t->urls[w - 1].key, SC_KEY_LEN)) {
+			if (t->urls[i].doc != t->urls[w - 1].doc) {
+				sc_errorf(CMD,
+					  "%s:%zu: the URL of line %zu (same "
+					  "strict form) with another doc",
+					  path, t->urls[i].line,
+					  t->urls[w - 1].line);
+				return EXIT_USAGE;
+			}
+			continue;
+		}
+		t->urls[w++] = t->urls[i];
+	}
+	t->n = w;
+	return EXIT_OK;
+}
+
+static struct truth_url *truth_find(struct truth *t,
+				    const unsigned char key[SC_KEY_LEN])
+{
+	size_t lo = 0, hi = t->n;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		int c = memcmp(t->urls[mid].key, key, SC_KEY_LEN);
+		if (c == 0)
+			return &t->urls[mid];
+		if (c < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+struct contingency {
+	size_t tp, fn, fp, tn;
+	size_t unjudged;  /* pages not in the truth, or collapsed into one */
+	size_t unmatched; /* truth URLs that are no page */
+};
+
+static int contingency(const struct report *rep, struct truth *t,
+		       struct contingency *c)
+{
+	size_t n = rep->n_pages;
+	struct keyidx *byn = malloc((n + 1) * sizeof(*byn));
+	size_t *kept = calloc(t->n_docs + 1, sizeof(*kept));
+	if (!byn || !kept) {
+		free(byn);
+		free(kept);
+		return SC_E_NOMEM;
+	}
+	for (size_t i = 0; i < n; i++) {
+		memcpy(byn[i].key, rep->pages[i].norm, SC_KEY_LEN);
+		byn[i].idx = i;
+	}
+	qsort(byn, n, sizeof(*byn), cmp_keyidx);
+	memset(c, 0, sizeof(*c));
+	for (size_t i = 0; i < n; i++) {
+		const struct page *p = &rep->pages[i];
+		struct truth_url *u = truth_find(t, p->std);
+		if (!u) {
+			c->unjudged++;
+			continue;
+		}
+		u->matched = true;
+		if (!p->dup) {
+			kept[u->doc]++;
+			continue;
+		}
+		struct keyidx want = { .idx = 0 };
+		sc_url_key(p->dup, p->dup_len, want.key);
+		struct keyidx *r = bsearch(&want, byn, n, sizeof(*byn),
+					   cmp_key);
+		struct truth_url *ru = r ? truth_find(t, rep->pages[r->idx].std)
+					 : NULL;
+		if (!ru)
+			c->unjudged++;
+		else if (ru->doc == u->doc)
+			c->tp++;
+		else
+			c->fp++;
+	}
+	for (size_t d = 0; d < t->n_docs; d++) {
+		if (kept[d]) {
+			c->tn++;
+			c->fn += kept[d] - 1;
+		}
+	}
+	for (size_t i = 0; i < t->n; i++)
+		if (!t->urls[i].matched)
+			c->unmatched++;
+	free(byn);
+	free(kept);
+	return 0;
+}
+
+/* ---- output ------------------------------------------------------------- */
+
+/* NUM / DEN, or a negative number when DEN is 0 (printed as null or -). */
+static double ratio(double num, double den)
+{
+	return den > 0 ? num / den : -1.0;
+}
+
+static json_t *jrate(double r)
+{
+	return r < 0 ? json_null() : json_real(r);
+}
+
+static void print_rate(const char *label, double r)
+{
+	if (r < 0)
+		printf("  %-14s -\n", label);
+	else
+		printf("  %-14s %.2f %%\n", label, 100 * r);
+}
+
+static void print_fraction(double r)
+{
+	if (r < 0)
+		printf(" %13s", "-");
+	else
+		printf(" %13.4f", r);
+}
+
+struct results {
+	const char *store, *truth_path;
+	const struct report *rep;
+	struct reduction red;
+	struct step_row steps[NORM_STEP_COUNT];
+	size_t n_steps;
+	const struct truth *truth;
+	struct contingency con;
+};
+
+static double redundancy(const struct step_row *s)
+{
+	return ratio((double)(s->urls - s->unique), (double)s->urls);
+}
+
+static double coverage_loss(const struct step_row *s)
+{
+	double r = ratio((double)s->groups, (double)s->unique);
+	return r < 0 ? r : 1.0 - r;
+}
+
+static void print_table(const struct results *x)
+{
+	const struct report *rep = x->rep;
+	printf("store %s: %zu records, %zu pages (fetched, status 2xx)\n\n",
+	       x->store, rep->n_records, rep->n_pages);
+	printf("URL reduction (Soon & Lee)\n");
+	printf("  U_std          %zu  distinct strict-normalized URLs\n",
+	       x->red.u_std);
+	printf("  U_fin          %zu  left after normalization and "
+	       "signatures\n",
+	       x->red.u_fin);
+	print_rate("reduction", ratio((double)(x->red.u_std - x->red.u_fin),
+				      (double)x->red.u_std));
+	printf("\nExtended steps (Hong et al.), pages with a signature\n");
+	printf("  %-24s %6s %6s %6s %13s %13s\n", "step", "groups", "URLs",
+	       "unique", "redundancy", "coverage loss");
+	for (size_t i = 0; i < x->n_steps; i++) {
+		const struct step_row *s = &x->steps[i];
+		printf("  %-24s %6zu %6zu %6zu", norm_step_name(s->step),
+		       s->groups, s->urls, s->unique);
+		print_fraction(redundancy(s));
+		print_fraction(coverage_loss(s));
+		printf("\n");
+	}
+	if (!x->truth)
+		return;
+	const struct contingency *c = &x->con;
+	size_t all = c->tp + c->fn + c->fp + c->tn;
+	printf("\nAgainst the truth in %s\n", x->truth_path);
+	printf("  %zu URLs of %zu docs; %zu pages judged, %zu not judged, "
+	       "%zu truth URLs not among the pages\n",
+	       x->truth->n, x->truth->n_docs, all, c->unjudged, c->unmatched);
+	printf("  %-14s %-14s %s\n", "", "collapsed", "kept");
+	printf("  %-14s TP %-11zu FN %zu\n", "redundant", c->tp, c->fn);
+	printf("  %-14s FP %-11zu TN %zu\n", "not redundant", c->fp, c->tn);
+	print_rate("sensitivity",
+		   ratio((double)c->tp, (double)(c->tp + c->fn)));
+	print_rate("specificity",
+		   ratio((double)c->tn, (double)(c->tn + c->fp)));
+	print_rate("precision", ratio((double)c->tp, (double)(c->tp + c->fp)));
+	print_rate("accuracy", ratio((double)(c->tp + c->tn), (double)all));
+}
+
+static int set(json_t *o, const char *key, json_t *v)
+{
+	return json_object_set_new(o, key, v);
+}
+
+static int set_size(json_t *o, const char *key, size_t v)
+{
+	return set(o, key, json_integer((json_int_t)v));
+}
+
+static json_t *results_json(const struct results *x)
+{
+	const struct report *rep = x->rep;
+	json_t *o = json_object(), *red = json_object(), *steps = json_array();
+	int bad = !o || !red || !steps;
+	bad |= set(o, "store", json_string(x->store));
+	bad |= set_size(o, "records", rep->n_records);
+	bad |= set_size(o, "pages", rep->n_pages);
+	bad |= set_size(red, "u_std", x->red.u_std);
+	bad |= set_size(red, "u_fin", x->red.u_fin);
+	bad |= set(red, "rate",
+		   jrate(ratio((double)(x->red.u_std - x->red.u_fin),
+			       (double)x->red.u_std)));
+	bad |= set(o, "url_reduction", red);
+	for (size_t i = 0; i < x->n_steps; i++) {
+		const struct step_row *s = &x->steps[i];
+		json_t *r = json_object();
+		bad |= !r;
+		bad |= set(r, "step", json_string(norm_step_name(s->step)));
+		bad |= set_size(r, "groups", s->groups);
+		bad |= set_size(r, "urls", s->urls);
+		bad |= set_size(r, "unique", s->unique);
+		bad |= set(r, "redundancy", jrate(redundancy(s)));
+		bad |= set(r, "coverage_loss", jrate(coverage_loss(s)));
+		bad |= json_array_append_new(steps, r);
+	}
+	bad |= set(o, "steps", steps);
+	if (x->truth) {
+		const struct contingency *c = &x->con;
+		size_t all = c->tp + c->fn + c->fp + c->tn;
+		json_t *t = json_object();
+		bad |= !t;
+		bad |= set(t, "file", json_string(x->truth_path));
+		bad |= set_size(t, "urls", x->truth->n);
+		bad |= set_size(t, "docs", x->truth->n_docs);
+		bad |= set_size(t, "judged", all);
+		bad |= set_size(t, "unjudged", c->unjudged);
+		bad |= set_size(t, "unmatched", c->unmatched);
+		bad |= set_size(t, "tp", c->tp);
+		bad |= set_size(t, "fn", c->fn);
+		bad |= set_size(t, "fp", c->fp);
+		bad |= set_size(t, "tn", c->tn);
+		bad |= set(
+			t, "sensitivity",
+			jrate(ratio((double)c->tp, (double)(c->tp + c->fn))));
+		bad |= set(
+			t, "specificity",
+			jrate(ratio((double)c->tn, (double)(c->tn + c->fp))));
+		bad |= set(
+			t, "precision",
+			jrate(ratio((double)c->tp, (double)(c->tp + c->fp))));
+		bad |= set(t, "accuracy",
+			   jrate(ratio((double)(c->tp + c->tn), (double)all)));
+		bad |= set(o, "truth", t);
+	}
+	if (bad) {
+		json_decref(o);
+		return NULL;
+	}
+	return o;
+}
+
+/* ---- the command -------------------------------------------------------- */
+
+static int compute(struct results *x, struct truth *truth)
+{
+	const struct report *rep = x->rep;
+	int rc = url_reduction(rep, &x->red);
+	uint32_t strict = norm_profile_steps(NORM_PROFILE_STRICT);
+	for (unsigned b = 0; !rc && b < NORM_STEP_COUNT; b++) {
+		uint32_t step = 1u << b;
+		if (strict & step)
+			continue;
+		rc = step_metrics(rep, step, &x->steps[x->n_steps++]);
+	}
+	if (!rc && truth) {
+		x->truth = truth;
+		rc = contingency(rep, truth, &x->con);
+	}
+	return rc;
+}
+
+static int print_results(const struct results *x, bool json)
+{
+	static char outbuf[1 << 16];
+	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
+	if (json) {
+		json_t *o = results_json(x);
+		if (!o) {
+			sc_errorf(CMD, "out of memory");
+			return EXIT_RUNTIME;
+		}
+		int rc = json_dumpf(o, stdout, JSON_REAL_PRECISION(17));
+		json_decref(o);
+		if (rc || putchar('\n') == EOF)
+			goto fail;
+	} else {
+		print_table(x);
+	}
+	if (fflush(stdout) == 0 && !ferror(stdout))
+		return EXIT_OK;
+fail:
+	sc_errorf(CMD, "writing stdout failed");
+	return EXIT_RUNTIME;
+}
+
+static int open_store(const char *dir, MDB_env **env, MDB_txn **txn,
+		      struct store **s)
+{
+	int rc = store_env_open(dir, STORE_RDONLY, env);
+	if (rc == SC_E_NOTFOUND) {
+		sc_errorf(CMD, "%s: no store there", dir);
+		return -1;
+	} else if (rc) {
+		sc_errorf(CMD, "%s: cannot open the store: %s", dir,
+			  reason(rc));
+		return -1;
+	}
+	int mrc = mdb_txn_begin(*env, NULL, MDB_RDONLY, txn);
+	if (mrc) {
+		sc_errorf(CMD, "%s: cannot read the store: %s", dir,
+			  mdb_strerror(mrc));
+		return -1;
+	}
+	rc = store_open(*env, *txn, s);
+	if (rc == SC_E_NOTFOUND) {
+		sc_errorf(CMD, "%s: the store holds no records database", dir);
+		return -1;
+	} else if (rc) {
+		sc_errorf(CMD, "%s: cannot open the records: %s", dir,
+			  reason(rc));
+		return -1;
+	}
+	return 0;
+}
+
+int cmd_report(int argc, char **argv)
+{
+	static const struct option longopts[] = {
+		{ "store", required_argument, NULL, 's' },
+		{ "truth", required_argument, NULL, 't' },
+		{ "json", no_argument, NULL, 'j' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL, *truth_path = NULL;
+	bool json = false;
+	int c;
+
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, "s:t:jh", longopts, NULL)) != -1) {
+		switch (c) {
+		case 's': dir = optarg; break;
+		case 't': truth_path = optarg; break;
+		case 'j': json = true; break;
+		case 'h': usage(stdout); return EXIT_OK;
+		default:
+			sc_errorf(CMD, "bad option '%s' (see --help)",
+				  argv[optind - 1]);
+			return EXIT_USAGE;
+		}
+	}
+	if (optind < argc) {
+		sc_errorf(CMD, "unexpected argument '%s' (see --help)",
+			  argv[optind]);
+		return EXIT_USAGE;
+	}
+	if (!dir || !*dir) {
+		sc_errorf(CMD, "no store given: use --store DIR");
+		return EXIT_USAGE;
+	}
+
+	struct report rep = { 0 };
+	rep.strict.steps = norm_profile_steps(NORM_PROFILE_STRICT);
+	struct truth truth = { 0 };
+	int status = EXIT_OK;
+	/* The truth first: a bad file is a usage error, whatever the store. */
+	if (truth_path) {
+		status = truth_read(truth_path, &rep.strict, &truth);
+		if (status == EXIT_OK)
+			status = truth_index(truth_path, &truth);
+		if (status != EXIT_OK) {
+			truth_free(&truth);
+			return status;
+		}
+	}
+
+	MDB_env *env = NULL;
+	MDB_txn *txn = NULL;
+	struct store *s = NULL;
+	status = EXIT_RUNTIME;
+	if (open_store(dir, &env, &txn, &s))
+		goto out;
+	int rc = store_foreach(s, txn, collect, &rep);
+	if (rc) {
+		sc_errorf(CMD, "%s: reading the records failed: %s", dir,
+			  reason(rc));
+		goto out;
+	}
+	struct results x = { .store = dir,
+			     .truth_path = truth_path,
+			     .rep = &rep };
+	rc = compute(&x, truth_path ? &truth : NULL);
+	if (rc) {
+		sc_errorf(CMD, "%s", reason(rc));
+		goto out;
+	}
+	status = print_results(&x, json);
+out:
+	if (txn)
+		mdb_txn_abort(txn);
+	store_close(s);
+	store_env_close(env);
+	free(rep.pages);
+	truth_free(&truth);
+	return status;
+}

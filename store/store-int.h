@@ -1,0 +1,20 @@
+/* store-int.h — what the files of store/ share and nobody else sees. */
+#ifndef STORE_INT_H
+#define STORE_INT_H
+
+#include "store.h"
+
+struct store {
+	MDB_dbi records;
+	MDB_dbi sigs;    /* signature -> representative's normalized URL */
+	MDB_dbi simhash; /* (table, block) -> hash | seq | rep key, dupsort */
+	bool has_index;  /* sigs and simhash are open (else: absent, read-only)
+			  */
+};
+
+/* Opens the index databases of S in TXN (sigindex.c); CREATE as for
+ * mdb_dbi_open().  Absent databases in a read-only transaction leave
+ * has_index false and return 0. */
+int store_index_open(struct store *s, MDB_txn *txn, bool create);
+
+#endif
