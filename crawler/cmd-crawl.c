@@ -241,5 +241,9 @@ int cmd_crawl(int argc, char **argv)
 	}
 	if (any)
 		putchar('\n');
+	if (s.warc_exchanges || s.warc_skipped)
+		printf("warc: %llu exchanges written, %llu left out\n",
+		       (unsigned long long)s.warc_exchanges,
+		       (unsigned long long)s.warc_skipped);
 	return EXIT_OK;
 }

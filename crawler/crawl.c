@@ -71,6 +71,13 @@ struct job {
 	char location[NORM_URL_MAX * 2]; /* absolute, as curl resolved it */
 	char *body;
 	size_t body_len, body_cap;
+	/* For the WARC files ([store] warc): the URL requested, the request
+	 * and response header blocks as sent and received, the peer. */
+	char *fetch_url;
+	char *req_head, *resp_head;
+	size_t req_len, resp_len, resp_cap;
+	bool head_overflow;
+	char ip[48];
 	/* From the parser. */
 	char title[PARSE_TITLE_MAX + 1];
 	bool has_redirect;
@@ -96,6 +103,9 @@ static void job_free(struct job *j)
 		return;
 	parse_robots_free(j->rules);
 	free(j->body);
+	free(j->fetch_url);
+	free(j->req_head);
+	free(j->resp_head);
 	free(j->links);
 	free(j->link_text);
 	free(j);
@@ -165,6 +175,7 @@ struct crawl {
 	MDB_env *env;
 	struct store *store;
 	struct frontier *fr;
+	struct warc_writer *warc; /* the writer thread's, or NULL */
 
 	struct robots_slot *robots;
 	size_t n_robots;
@@ -338,6 +349,60 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	return 0;
 }
 
+/* Did the response carry a Content-Encoding (other than identity), which
+ * libcurl then decoded? */
+static bool head_has_encoding(const char *h, size_t len)
+{
+	static const char name[] = "content-encoding:";
+	const size_t nl = sizeof(name) - 1;
+	for (size_t i = 0; i < len;) {
+		const char *eol = memchr(h + i, '\n', len - i);
+		size_t end = eol ? (size_t)(eol - h) : len;
+		if (end - i > nl && strncasecmp(h + i, name, nl) == 0) {
+			const char *v = h + i + nl;
+			while (v < h + end && (*v == ' ' || *v == '\t'))
+				v++;
+			if (v < h + end && strncasecmp(v, "identity", 8) != 0)
+				return true;
+		}
+		i = end + 1;
+	}
+	return false;
+}
+
+/* A fetched page's request and response, into the WARC files.  Pages
+ * whose exchange the writer refuses (no response head, an oversized or
+ * malformed one) are counted and left out; a write failure is fatal. */
+static int write_warc(struct crawl *c, const struct job *j)
+{
+	if (j->kind != JOB_PAGE || !j->fetched)
+		return 0;
+	int rc = SC_E_INVAL;
+	if (j->status > 0 && j->req_head && j->resp_head && !j->head_overflow) {
+		struct warc_exchange x = {
+			.target_uri = j->fetch_url,
+			.fetched_at = (int64_t)j->fetched_at,
+			.ip = j->ip[0] ? j->ip : NULL,
+			.request = j->req_head,
+			.request_len = j->req_len,
+			.response_head = j->resp_head,
+			.response_head_len = j->resp_len,
+			.payload = j->body,
+			.payload_len = j->body_len,
+			.payload_decoded = head_has_encoding(j->resp_head,
+							     j->resp_len),
+		};
+		rc = warc_write_exchange(c->warc, &x);
+	}
+	pthread_mutex_lock(&c->mu);
+	if (rc == 0)
+		c->sum.warc_exchanges++;
+	else if (rc == SC_E_INVAL)
+		c->sum.warc_skipped++;
+	pthread_mutex_unlock(&c->mu);
+	return rc == SC_E_INVAL ? 0 : rc;
+}
+
 static void *writer_main(void *arg)
 {
 	struct crawl *c = arg;
@@ -381,6 +446,14 @@ static void *writer_main(void *arg)
 			queued = frontier_add_batch(c->fr, txn, fu, n_fu, NULL);
 			if (queued < 0)
 				rc = queued;
+		}
+		/* The WARC records are on disk before the records that
+		 * say the pages were fetched. */
+		if (c->warc) {
+			for (size_t i = 0; i < n && !rc; i++)
+				rc = write_warc(c, batch[i]);
+			if (!rc)
+				rc = warc_flush(c->warc);
 		}
 		if (!rc && mdb_txn_commit(txn))
 			rc = SC_E_DB;
@@ -511,10 +584,12 @@ static void parse_job(struct crawl *c, struct job *j)
 			free(pg);
 		}
 	}
-	/* The body is not kept (yet): free it before the writer's queue. */
-	free(j->body);
-	j->body = NULL;
-	j->body_cap = 0;
+	/* The body goes no further, unless to the WARC files. */
+	if (!o->warc) {
+		free(j->body);
+		j->body = NULL;
+		j->body_cap = 0;
+	}
 }
 
 /* The rules of a robots.txt answer: RFC 9309 §2.3.1.3 (4xx: allow all). */
@@ -635,6 +710,53 @@ static size_t write_cb(char *data, size_t size, size_t nmemb, void *arg)
 	return x->truncated ? 0 : size * nmemb;
 }
 
+/* The response header block, kept for the WARC files (at most
+ * WARC_HEAD_MAX bytes: more is an overflow, and the page's exchange is
+ * left out of them). */
+static size_t header_cb(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct job *j = arg;
+	size_t n = size * nmemb;
+	if (j->head_overflow)
+		return n;
+	if (j->resp_len + n > WARC_HEAD_MAX) {
+		j->head_overflow = true;
+		return n;
+	}
+	if (j->resp_len + n > j->resp_cap) {
+		size_t cap = j->resp_cap ? j->resp_cap * 2 : 1024;
+		while (cap < j->resp_len + n)
+			cap *= 2;
+		char *h = realloc(j->resp_head, cap);
+		if (!h)
+			return 0; /* ends the transfer: CURLE_WRITE_ERROR */
+		j->resp_head = h;
+		j->resp_cap = cap;
+	}
+	memcpy(j->resp_head + j->resp_len, data, n);
+	j->resp_len += n;
+	return n;
+}
+
+/* The request header block as sent, for the WARC files: libcurl shows it
+ * only through its debug callback. */
+static int debug_cb(CURL *e, curl_infotype type, char *data, size_t size,
+		    void *arg)
+{
+	(void)e;
+	struct job *j = arg;
+	if (type != CURLINFO_HEADER_OUT || size > WARC_HEAD_MAX)
+		return 0;
+	char *r = malloc(size ? size : 1);
+	if (!r)
+		return 0;
+	memcpy(r, data, size);
+	free(j->req_head);
+	j->req_head = r;
+	j->req_len = size;
+	return 0;
+}
+
 static int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 {
 	const struct crawl_opts *o = c->o;
@@ -663,6 +785,13 @@ static int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	if (x->job->kind == JOB_PAGE) {
 		/* Redirects are the crawler's: the target is queued. */
 		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+		if (c->warc) {
+			curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
+			curl_easy_setopt(e, CURLOPT_HEADERDATA, x->job);
+			curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, debug_cb);
+			curl_easy_setopt(e, CURLOPT_DEBUGDATA, x->job);
+			curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
+		}
 	} else {
 		/* robots.txt: RFC 9309 §2.3.1.2, follow at least five. */
 		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
@@ -854,6 +983,11 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 	j->fetched = true;
 	j->fetched_at = wall_ms();
 	j->truncated = x->truncated;
+	char *ip = NULL;
+	if (c->warc &&
+	    curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK &&
+	    ip && strlen(ip) < sizeof(j->ip))
+		strcpy(j->ip, ip);
 	if (cc == CURLE_OK || (cc == CURLE_WRITE_ERROR && x->truncated)) {
 		j->status = status;
 		char *ct = NULL;
@@ -1055,6 +1189,12 @@ static void start_lease(struct crawl *c, struct job *j)
 	}
 	x->job = j;
 	x->limit = o->max_body_bytes;
+	if (c->warc && !(j->fetch_url = strdup(fetch))) {
+		free(x);
+		job_free(j);
+		die(c, SC_E_NOMEM, "transfer");
+		return;
+	}
 	c->started++;
 	if ((rc = start_xfer(c, x, fetch))) {
 		free(x);
@@ -1356,6 +1496,17 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 	}
 	if ((rc = add_seeds(c)))
 		goto out;
+	if (o->warc) {
+		char dir[4096];
+		snprintf(dir, sizeof(dir), "%s/warc", o->store_dir);
+		struct warc_opts wo = { .software = o->user_agent };
+		if ((rc = warc_open(dir, &wo, &c->warc))) {
+			fprintf(stderr, "sigcrawl crawl: %s: %s\n", dir,
+				rc == SC_E_IO ? strerror(errno)
+					      : sc_strerror(rc));
+			goto out;
+		}
+	}
 
 	for (size_t i = 0; i < o->n_connect_to; i++) {
 		struct curl_slist *l = curl_slist_append(c->connect_to,
@@ -1467,6 +1618,11 @@ out:
 		event_free(c->sigterm);
 	if (c->base)
 		event_base_free(c->base);
+	if (c->warc && warc_close(c->warc) && !rc) {
+		fprintf(stderr, "sigcrawl crawl: closing the WARC file: %s\n",
+			strerror(errno));
+		rc = SC_E_IO;
+	}
 	frontier_close(c->fr);
 	store_close(c->store);
 	store_env_close(c->env);

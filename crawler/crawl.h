@@ -69,8 +69,10 @@ struct crawl_summary {
 	uint64_t by_error[STORE_ERROR_COUNT];
 	uint64_t by_class[6]; /* status 1xx..5xx; [0]: no status */
 	uint64_t robots_disallowed;
-	uint64_t links_bad; /* links that failed to normalize */
-	uint64_t queued;    /* new URLs queued */
+	uint64_t links_bad;      /* links that failed to normalize */
+	uint64_t queued;         /* new URLs queued */
+	uint64_t warc_exchanges; /* pages written to the WARC files */
+	uint64_t warc_skipped;   /* pages whose exchange could not be */
 	double seconds;
 	bool interrupted; /* stopped by a signal */
 };
