@@ -15,6 +15,7 @@
  * freed in one go instead.
  */
 #include <setjmp.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,7 +24,7 @@
 #include <gumbo.h>
 #include <xxhash.h>
 
-#include "parse.h"
+#include "parse-int.h"
 
 /* ---- the arena ------------------------------------------------------- */
 
@@ -361,7 +362,11 @@ struct walk {
 	struct parse_page *page;
 	parse_link_fn fn;
 	void *ctx;
-	uint64_t *set; /* open addressing, 0 = empty */
+	struct text_sink *text; /* NULL: no body text wanted */
+	const GumboNode *skip;  /* the excluded element whose text is
+				 * being skipped, or NULL */
+	uint64_t body_size;     /* what md5_size hashes */
+	uint64_t *set;          /* open addressing, 0 = empty */
 	size_t set_mask, set_used, set_cap;
 	char url[NORM_URL_MAX + 1];
 };
@@ -445,18 +450,132 @@ static int report(struct walk *w, const char *href, size_t len, uint8_t kind,
 	return w->fn(w->ctx, &l);
 }
 
-/* First walk: base, robots, title, canonical; returns the number of link
- * attributes. */
+/* ---- body text --------------------------------------------------------- */
+
+/* Elements whose text is not body text (SPEC §5), in any namespace. */
+static bool text_excluded(const GumboNode *n)
+{
+	if (n->type == GUMBO_NODE_TEMPLATE)
+		return true;
+	if (n->type != GUMBO_NODE_ELEMENT)
+		return false;
+	switch (n->v.element.tag) {
+	case GUMBO_TAG_SCRIPT:
+	case GUMBO_TAG_STYLE:
+	case GUMBO_TAG_NOSCRIPT:
+	case GUMBO_TAG_TEMPLATE: return true;
+	default: return false;
+	}
+}
+
+/* Inline HTML elements, whose edges do not separate words (parse.h).
+ * Unknown tags (custom elements) are inline too, as CSS makes them. */
+static bool is_inline(const GumboNode *n)
+{
+	if (n->v.element.tag_namespace != GUMBO_NAMESPACE_HTML)
+		return false;
+	switch (n->v.element.tag) {
+	case GUMBO_TAG_A:
+	case GUMBO_TAG_ABBR:
+	case GUMBO_TAG_B:
+	case GUMBO_TAG_BDI:
+	case GUMBO_TAG_BDO:
+	case GUMBO_TAG_CITE:
+	case GUMBO_TAG_CODE:
+	case GUMBO_TAG_DATA:
+	case GUMBO_TAG_DFN:
+	case GUMBO_TAG_EM:
+	case GUMBO_TAG_FONT:
+	case GUMBO_TAG_I:
+	case GUMBO_TAG_KBD:
+	case GUMBO_TAG_MARK:
+	case GUMBO_TAG_Q:
+	case GUMBO_TAG_S:
+	case GUMBO_TAG_SAMP:
+	case GUMBO_TAG_SMALL:
+	case GUMBO_TAG_SPAN:
+	case GUMBO_TAG_STRONG:
+	case GUMBO_TAG_SUB:
+	case GUMBO_TAG_SUP:
+	case GUMBO_TAG_TIME:
+	case GUMBO_TAG_U:
+	case GUMBO_TAG_VAR:
+	case GUMBO_TAG_BIG:
+	case GUMBO_TAG_TT:
+	case GUMBO_TAG_STRIKE:
+	case GUMBO_TAG_LABEL:
+	case GUMBO_TAG_NOBR:
+	case GUMBO_TAG_WBR:
+	case GUMBO_TAG_UNKNOWN: return true;
+	default: return false;
+	}
+}
+
+static void text_enter(struct walk *w, const GumboNode *n)
+{
+	if (!w->text || w->skip)
+		return;
+	switch (n->type) {
+	case GUMBO_NODE_TEXT:
+	case GUMBO_NODE_CDATA:
+	case GUMBO_NODE_WHITESPACE: text_feed(w->text, n->v.text.text); break;
+	case GUMBO_NODE_ELEMENT:
+	case GUMBO_NODE_TEMPLATE:
+		if (text_excluded(n))
+			w->skip = n;
+		else if (!is_inline(n))
+			text_break(w->text);
+		break;
+	default: break;
+	}
+}
+
+static void text_leave(struct walk *w, const GumboNode *n)
+{
+	if (!w->text ||
+	    (n->type != GUMBO_NODE_ELEMENT && n->type != GUMBO_NODE_TEMPLATE))
+		return;
+	if (w->skip == n)
+		w->skip = NULL;
+	else if (!w->skip && !is_inline(n))
+		text_break(w->text);
+}
+
+/* next_node(), telling the text sink which elements it leaves. */
+static const GumboNode *next_node_text(struct walk *w, const GumboNode *n)
+{
+	const GumboVector *ch = children_of(n);
+
+	if (ch && ch->length)
+		return ch->data[0];
+	for (;;) {
+		const GumboVector *sib;
+		size_t i;
+
+		text_leave(w, n);
+		if (!n->parent)
+			return NULL;
+		sib = children_of(n->parent);
+		i = n->index_within_parent + 1;
+		if (sib && i < sib->length)
+			return sib->data[i];
+		n = n->parent;
+	}
+}
+
+/* First walk: base, robots, title, canonical, and the body text; returns
+ * the number of link attributes. */
 static size_t scan_page(struct walk *w, const GumboNode *root)
 {
 	struct parse_page *page = w->page;
 	bool have_title = false, have_base = false;
 	size_t links = 0;
 
-	for (const GumboNode *n = root; n; n = next_node(n)) {
+	for (const GumboNode *n = root; n; n = next_node_text(w, n)) {
 		const char *v;
 		uint8_t kind;
 
+		text_enter(w, n);
 		if (n->type != GUMBO_NODE_ELEMENT)
 			continue;
 		if (link_attr(n, &kind))
@@ -532,6 +651,14 @@ static int parse_tree(struct walk *w, GumboOutput *out)
 	size_t links, cap = 16;
 
 	links = scan_page(w, out->document);
+	/* The signatures are final before any link is reported, so that a
+	 * stop by fn still leaves them in the page. */
+	if (w->text) {
+		int r = text_end(w->text, w->body_size, w->page);
+
+		if (r)
+			return r;
+	}
 	/* Room for every link twice (both keys) at most half full, but no
 	 * more than the report limit needs. */
 	if (links > PARSE_LINKS_MAX + 16)
@@ -572,18 +699,28 @@ static int parse_with_arena(struct walk *w, const char *html, size_t len)
 	return r;
 }
 
-int parse_html(const char *html, size_t len, const char *page_url,
-	       size_t page_url_len, const struct norm_opts *opts,
-	       parse_link_fn fn, void *ctx, struct parse_page *ret)
+/* parse_html() and parse_document(): decode says whether the charset is
+ * to be found and converted, popts is never NULL. */
+static int parse_common(const char *html, size_t len, const char *page_url,
+			size_t page_url_len, const struct norm_opts *opts,
+			const struct parse_doc_opts *popts, bool decode,
+			parse_link_fn fn, void *ctx, struct parse_page *ret)
 {
+	struct decoded dec = { 0 };
 	struct walk *w;
+	unsigned text_flags = PARSE_TEXT | PARSE_MD5 | PARSE_MD5_SIZE |
+			      PARSE_SIMHASH;
 	int r;
 
 	if ((!html && len) || !page_url || !opts || !ret)
 		return SC_E_INVAL;
-	/* About 6 KiB: on the heap, since parser threads may have small
+	if ((popts->flags & PARSE_TEXT) && !popts->text)
+		return SC_E_INVAL;
+	/* About 11 KiB: on the heap, since parser threads may have small
 	 * stacks. */
-	w = calloc(1, sizeof(*w));
+	w = calloc(1, sizeof(*w) + ((popts->flags & text_flags)
+					    ? sizeof(struct text_sink)
+					    : 0));
 	if (!w)
 		return SC_E_NOMEM;
 	r = norm_base_set(&w->page_base, NULL, page_url, page_url_len);
@@ -596,9 +733,53 @@ int parse_html(const char *html, size_t len, const char *page_url,
 	w->fn = fn;
 	w->ctx = ctx;
 	w->page = ret;
+	w->body_size = popts->body_size ? popts->body_size : len;
 	memset(ret, 0, sizeof(*ret));
-	r = parse_with_arena(w, html ? html : "", len);
+	if (!html)
+		html = "";
+	if (decode) {
+		charset_decode(html, len, popts->content_type, &dec);
+		snprintf(ret->charset, sizeof(ret->charset), "%s",
+			 dec.cs->name);
+		ret->charset_from = dec.from;
+		ret->charset_converted = dec.converted;
+		ret->charset_fallback = dec.fallback;
+		html = dec.html;
+		len = dec.len;
+	}
+	if (popts->flags & text_flags) {
+		w->text = (struct text_sink *)(w + 1);
+		r = text_begin(w->text, popts->flags & text_flags, popts->text);
+		if (r)
+			w->text = NULL;
+	}
+	if (r == 0)
+		r = parse_with_arena(w, html, len);
+	if (w->text)
+		text_release(w->text);
+	free(dec.buf);
 	free(w->set);
 	free(w);
 	return r;
+}
+
+int parse_html(const char *html, size_t len, const char *page_url,
+	       size_t page_url_len, const struct norm_opts *opts,
+	       parse_link_fn fn, void *ctx, struct parse_page *ret)
+{
+	static const struct parse_doc_opts none;
+
+	return parse_common(html, len, page_url, page_url_len, opts, &none,
+			    false, fn, ctx, ret);
+}
+
+int parse_document(const char *html, size_t len, const char *page_url,
+		   size_t page_url_len, const struct norm_opts *opts,
+		   const struct parse_doc_opts *popts, parse_link_fn fn,
+		   void *ctx, struct parse_page *ret)
+{
+	static const struct parse_doc_opts none;
+
+	return parse_common(html, len, page_url, page_url_len, opts,
+			    popts ? popts : &none, true, fn, ctx, ret);
 }

@@ -85,6 +85,20 @@ struct parse_page {
 	/* links_bad by error: links_bad_by_code[-code] for an sc_err code
 	 * (SC_E_SCHEME is the usual one: mailto:, javascript:). */
 	unsigned links_bad_by_code[32];
+
+	/* Filled by parse_document() only (zero after parse_html()). */
+	char charset[16];           /* WHATWG name of the charset used: "UTF-8",
+				     * "windows-1252", "Shift_JIS", ... */
+	uint8_t charset_from;       /* enum parse_charset_from */
+	bool charset_converted;     /* iconv converted the body to UTF-8 */
+	bool charset_fallback;      /* unknown label or failed conversion: the
+				     * body was read as UTF-8 */
+	bool text_empty;            /* the body text has no words */
+	uint64_t text_bytes;        /* length of the whole body text */
+	uint64_t text_words;        /* its words (as SimHash counts them) */
+	unsigned char md5[16];      /* PARSE_MD5 */
+	unsigned char md5_size[16]; /* PARSE_MD5_SIZE */
+	uint64_t simhash;           /* PARSE_SIMHASH */
 };
 
 /* Extract the links of an HTML page.
@@ -122,6 +136,129 @@ struct parse_page {
 SC_WUR int parse_html(const char *html, size_t len, const char *page_url,
 		      size_t page_url_len, const struct norm_opts *opts,
 		      parse_link_fn fn, void *ctx, struct parse_page *ret);
+
+/* ---- body text, charset and signatures (SPEC §5, §7) ---------------- */
+
+/* What parse_document() computes besides the links (bits of
+ * parse_doc_opts.flags). */
+enum parse_doc_flags {
+	PARSE_TEXT = 1u << 0,     /* keep the body text in opts->text */
+	PARSE_MD5 = 1u << 1,      /* parse_page.md5 */
+	PARSE_MD5_SIZE = 1u << 2, /* parse_page.md5_size */
+	PARSE_SIMHASH = 1u << 3,  /* parse_page.simhash */
+};
+
+/* The most body text kept in a parse_text, in bytes without the NUL; the
+ * text is cut there at a UTF-8 character boundary.  The signatures always
+ * cover the whole text, and parse_page.text_bytes counts all of it. */
+#define PARSE_TEXT_MAX (1024u * 1024)
+
+/* A caller-owned growable buffer for the body text, meant to be reused
+ * from page to page (it only grows, up to PARSE_TEXT_MAX + 1 bytes).
+ * Zero-initialize it; free it with parse_text_free().  After a successful
+ * parse_document() with PARSE_TEXT, buf holds len bytes of text and a NUL
+ * (buf is then never NULL). */
+struct parse_text {
+	char *buf;
+	size_t len, cap;
+};
+
+/* Free a parse_text's buffer and zero it; NULL is allowed. */
+void parse_text_free(struct parse_text *t);
+
+/* Options of parse_document(); zero-initialized means "UTF-8 unless the
+ * page says otherwise, no text, no signatures". */
+struct parse_doc_opts {
+	/* The Content-Type header's value ("text/html; charset=koi8-r"),
+	 * NUL-terminated, or NULL; only its charset parameter is used. */
+	const char *content_type;
+	/* The page size that PARSE_MD5_SIZE hashes: the body's length as
+	 * fetched (after any Content-Encoding was undone).  0 means len. */
+	uint64_t body_size;
+	unsigned flags;          /* enum parse_doc_flags */
+	struct parse_text *text; /* with PARSE_TEXT: where the text goes */
+};
+
+/* Where the charset came from (parse_page.charset_from). */
+enum parse_charset_from {
+	PARSE_CHARSET_DEFAULT = 0, /* nothing said: UTF-8 */
+	PARSE_CHARSET_BOM,         /* a byte order mark */
+	PARSE_CHARSET_HEADER,      /* the Content-Type charset parameter */
+	PARSE_CHARSET_META,        /* <meta charset> or http-equiv in the
+				    * first 1024 bytes */
+};
+
+/* Extract links, like parse_html(), and also decode the page and compute
+ * its body text and signatures.
+ *
+ * The charset is, in order: a byte order mark (UTF-8, UTF-16LE/BE); the
+ * charset parameter of popts->content_type; a <meta charset=...> or
+ * <meta http-equiv=content-type content="...; charset=..."> in the first
+ * 1024 bytes (HTML's prescan, simplified: comments and other tags are
+ * skipped, attributes are read with HTML's quoting rules); UTF-8.  Labels
+ * are those of the WHATWG Encoding standard, so "iso-8859-1", "latin1"
+ * and "us-ascii" mean windows-1252 as in browsers; a <meta> naming UTF-16
+ * means UTF-8.  Anything but UTF-8 is converted to UTF-8 with iconv, an
+ * invalid byte becoming U+FFFD.  An unknown label, or a conversion that
+ * fails, leaves the bytes to be read as UTF-8 and sets charset_fallback.
+ *
+ * The body text (SPEC §5) is the content of every text and CDATA node
+ * outside <script>, <style>, <noscript> and <template> (of any
+ * namespace), in document order, including the <title>; comments are not
+ * text.  Runs of white space (ASCII space, tab, LF, FF, CR, and U+00A0
+ * NO-BREAK SPACE) become one space and the ends are trimmed.  Decision:
+ * the boundary of an element that is not inline (anything but a, abbr,
+ * b, bdi, bdo, cite, code, data, dfn, em, font, i, kbd, mark, q, s, samp,
+ * small, span, strong, sub, sup, time, u, var, big, tt, strike, label,
+ * nobr) also separates words, as a rendered page separates them:
+ * "<p>a</p><p>b</p>" and "a<br>b" give "a b" (textContent would give
+ * "ab"), while "a<b>b</b>" gives "ab".
+ *
+ * Signatures (flags), all over the whole text even past PARSE_TEXT_MAX:
+ *   PARSE_MD5       md5 = MD5(text), the SPEC's signature;
+ *   PARSE_MD5_SIZE  md5_size = MD5(text || size), size the body size as 8
+ *                   bytes big-endian (Soon & Lee's option 2; the size
+ *                   comes last so that one MD5 state serves both);
+ *   PARSE_SIMHASH   a 64-bit SimHash: words are the runs of ASCII letters
+ *                   and digits and bytes >= 0x80 (so any non-ASCII
+ *                   character is a word character), ASCII lower-cased;
+ *                   each word is hashed with XXH3-64 (a word longer
+ *                   than 64 bytes in 64-byte blocks, each block's hash
+ *                   ORed with 1 being the next block's seed); each
+ *                   shingle of 2 consecutive words is hashed with XXH3-64
+ *                   of the 2 word hashes (16 bytes, little-endian); bit
+ *                   i of the SimHash is set when more than half of the
+ *                   shingles have it.  Decision: 2-word shingles keep
+ *                   word order but let one changed word move fewer bits
+ *                   than 3-word ones (text.c has the numbers).  A text of
+ *                   1 word makes one shingle of it; a text of no words
+ *                   gives 0 and sets text_empty.
+ *
+ * html, len, page_url, page_url_len, opts, fn, ctx: as for parse_html().
+ * popts: NULL acts as zero-initialized options.
+ * ret:   filled as by parse_html(), plus the fields of this section.
+ *
+ * Returns what parse_html() returns; SC_E_INVAL also for PARSE_TEXT
+ * without popts->text; SC_E_NOMEM also when the MD5 context could not be
+ * set up.  The work added to parse_html() is linear in len. */
+SC_WUR int parse_document(const char *html, size_t len, const char *page_url,
+			  size_t page_url_len, const struct norm_opts *opts,
+			  const struct parse_doc_opts *popts, parse_link_fn fn,
+			  void *ctx, struct parse_page *ret);
+
+/* The number of bits in which two SimHashes differ (0..64). */
+static inline unsigned parse_simhash_distance(uint64_t a, uint64_t b)
+{
+	return (unsigned)__builtin_popcountll(a ^ b);
+}
+
+/* Write n bytes as 2n lower-case hex digits and a NUL into out, which
+ * must have room for 2n + 1 bytes (33 for an MD5).  Returns out. */
+char *parse_hex(const unsigned char *bytes, size_t n, char *out);
+
+/* Write a SimHash as 16 lower-case hex digits and a NUL (SPEC §5's
+ * "simhash" field); out must have room for 17 bytes.  Returns out. */
+char *parse_simhash_hex(uint64_t simhash, char *out);
 
 /* ---- robots.txt (RFC 9309) ------------------------------------------- */
 
