@@ -241,6 +241,9 @@ int cmd_crawl(int argc, char **argv)
 	}
 	if (any)
 		putchar('\n');
+	printf("duplicates %llu  (signature %llu, near %llu)\n",
+	       (unsigned long long)(s.dup_exact + s.dup_near),
+	       (unsigned long long)s.dup_exact, (unsigned long long)s.dup_near);
 	if (s.warc_exchanges || s.warc_skipped)
 		printf("warc: %llu exchanges written, %llu left out\n",
 		       (unsigned long long)s.warc_exchanges,

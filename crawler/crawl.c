@@ -1,5 +1,6 @@
 /* crawl.c — the crawl engine (see crawl.h): event loop, parsers, writer. */
 #include "crawl.h"
+#include "conf.h"
 
 #include <curl/curl.h>
 #include <errno.h>
@@ -52,6 +53,8 @@ struct link {
 	struct norm_url u;
 };
 
+enum dup_kind { DUP_EXACT = 1, DUP_NEAR = 2 };
+
 enum job_kind {
 	JOB_PAGE,   /* a leased URL */
 	JOB_ROBOTS, /* a host's robots.txt: looked up, fetched, parsed, kept */
@@ -80,6 +83,12 @@ struct job {
 	char ip[48];
 	/* From the parser. */
 	char title[PARSE_TITLE_MAX + 1];
+	bool has_sig, has_simhash, text_empty;
+	unsigned char sig[16]; /* the [dedup] signature of the body text */
+	uint64_t simhash;
+	/* From the writer: the representative it duplicates, if any. */
+	char dup_of[NORM_URL_MAX + 1];
+	uint8_t dup; /* 0, DUP_EXACT or DUP_NEAR */
 	bool has_redirect;
 	char redirect[NORM_URL_MAX + 1];
 	struct norm_url redirect_u;
@@ -262,6 +271,58 @@ static bool redirect_loops(struct crawl *c, MDB_txn *txn, const struct job *j)
 	return false;
 }
 
+/* Is the page a duplicate?  Its signature is claimed (the first page with
+ * it is the representative), else its SimHash is looked up among the
+ * representatives' and filed when none is near enough.  A page without
+ * words is never collapsed: every empty page has the same signature. */
+static int dedup(struct crawl *c, MDB_txn *txn, struct job *j)
+{
+	const struct crawl_opts *o = c->o;
+	if (j->text_empty)
+		return 0;
+	if (j->has_sig) {
+		const char *rep;
+		size_t len;
+		int rc = store_sig_claim(c->store, txn, j->sig, j->lease.url,
+					 j->lease.url_len, &rep, &len);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			/* rep is valid until the next write: copy it. */
+			if (len >= sizeof(j->dup_of))
+				return SC_E_CORRUPT;
+			memcpy(j->dup_of, rep, len);
+			j->dup_of[len] = '\0';
+			j->dup = DUP_EXACT;
+			return 0;
+		}
+	}
+	if (!j->has_simhash || o->near_k < 0)
+		return 0;
+	struct store_simhash_hit hit;
+	int rc = store_simhash_find(c->store, txn, j->simhash,
+				    (unsigned)o->near_k, &hit);
+	if (rc == 0) {
+		struct store_record r;
+		if ((rc = store_get(c->store, txn, hit.rep, &r)))
+			return rc == SC_E_NOTFOUND ? SC_E_CORRUPT : rc;
+		if (r.normalized_len == j->lease.url_len &&
+		    memcmp(r.normalized, j->lease.url, r.normalized_len) == 0)
+			return 0; /* itself, fetched again after a crash */
+		if (r.normalized_len >= sizeof(j->dup_of))
+			return SC_E_CORRUPT;
+		memcpy(j->dup_of, r.normalized, r.normalized_len);
+		j->dup_of[r.normalized_len] = '\0';
+		j->dup = DUP_NEAR;
+		return 0;
+	}
+	if (rc != SC_E_NOTFOUND)
+		return rc;
+	unsigned char key[SC_KEY_LEN];
+	sc_url_key(j->lease.url, j->lease.url_len, key);
+	return store_simhash_add(c->store, txn, j->simhash, key);
+}
+
 static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		     struct frontier_url **fu, size_t *n_fu, size_t *cap_fu)
 {
@@ -271,6 +332,9 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		return j->fetched && j->rules ? write_robots(c, txn, j) : 0;
 	if (j->has_redirect && !j->error && redirect_loops(c, txn, j))
 		j->error = STORE_ERROR_REDIRECT_LOOP;
+	int rc = dedup(c, txn, j);
+	if (rc)
+		return rc;
 	r.url = j->lease.found;
 	r.url_len = j->lease.found_len;
 	r.normalized = j->lease.url;
@@ -303,8 +367,19 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		r.redirect = j->redirect;
 		r.redirect_len = strlen(j->redirect);
 	}
-	int rc = store_put(c->store, txn, &r);
-	if (rc)
+	if (j->has_sig) {
+		r.has_signature = true;
+		memcpy(r.signature, j->sig, sizeof(r.signature));
+	}
+	if (j->has_simhash) {
+		r.has_simhash = true;
+		r.simhash = j->simhash;
+	}
+	if (j->dup) {
+		r.duplicate_of = j->dup_of;
+		r.duplicate_of_len = strlen(j->dup_of);
+	}
+	if ((rc = store_put(c->store, txn, &r)))
 		return rc;
 	if ((rc = frontier_done(c->fr, txn, &j->lease)) && rc != SC_E_NOTFOUND)
 		return rc;
@@ -333,7 +408,8 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 			.redirects = (uint8_t)(j->lease.redirects + 1),
 		};
 	}
-	if (j->lease.depth + 1u <= o->max_depth) {
+	if (j->lease.depth + 1u <= o->max_depth &&
+	    (!j->dup || o->follow_duplicate_links)) {
 		for (size_t i = 0; i < j->n_links; i++) {
 			struct link *l = &j->links[i];
 			(*fu)[(*n_fu)++] = (struct frontier_url){
@@ -494,6 +570,10 @@ static void *writer_main(void *arg)
 				if (b->error == STORE_ERROR_ROBOTS_DISALLOWED)
 					c->sum.robots_disallowed++;
 				c->sum.links_bad += b->links_bad;
+				if (b->dup == DUP_EXACT)
+					c->sum.dup_exact++;
+				else if (b->dup == DUP_NEAR)
+					c->sum.dup_near++;
 			}
 			job_free(b);
 		}
@@ -574,12 +654,32 @@ static void parse_job(struct crawl *c, struct job *j)
 	} else if (j->status >= 200 && j->status < 300 && is_html(j)) {
 		struct parse_page *pg = malloc(sizeof(*pg));
 		if (pg) {
-			int rc = parse_html(j->body, j->body_len, j->lease.url,
-					    j->lease.url_len, &o->norm,
-					    keep_link, j, pg);
+			unsigned sig =
+				o->signature == CONF_SIGNATURE_MD5_TEXT
+					? PARSE_MD5
+				: o->signature == CONF_SIGNATURE_MD5_TEXT_SIZE
+					? PARSE_MD5_SIZE
+					: 0;
+			struct parse_doc_opts po = {
+				.content_type = j->content_type,
+				.body_size = j->body_len,
+				.flags = sig | PARSE_SIMHASH,
+			};
+			int rc = parse_document(j->body, j->body_len,
+						j->lease.url, j->lease.url_len,
+						&o->norm, &po, keep_link, j,
+						pg);
 			if (rc == 0) {
 				memcpy(j->title, pg->title, sizeof(j->title));
 				j->links_bad += pg->links_bad;
+				j->has_sig = sig != 0;
+				memcpy(j->sig,
+				       sig == PARSE_MD5 ? pg->md5
+							: pg->md5_size,
+				       sizeof(j->sig));
+				j->has_simhash = true;
+				j->simhash = pg->simhash;
+				j->text_empty = pg->text_empty;
 			}
 			free(pg);
 		}
@@ -1338,10 +1438,11 @@ static void progress(struct crawl *c, bool final)
 	double rate = el > 0 ? (double)s.pages / el : 0;
 	bool tty = isatty(2);
 	fprintf(stderr,
-		"%spages %llu  %.1f/s  queue %llu  hosts %u  errors %llu  "
-		"disallowed %llu  elapsed %.0fs%s",
+		"%spages %llu  %.1f/s  queue %llu  hosts %u  duplicates %llu  "
+		"errors %llu  disallowed %llu  elapsed %.0fs%s",
 		tty ? "\r\033[K" : "", (unsigned long long)s.pages, rate,
 		(unsigned long long)st.queued, st.hosts,
+		(unsigned long long)(s.dup_exact + s.dup_near),
 		(unsigned long long)s.errors,
 		(unsigned long long)s.robots_disallowed, el,
 		tty && !final ? "" : "\n");

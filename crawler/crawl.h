@@ -71,6 +71,8 @@ struct crawl_summary {
 	uint64_t robots_disallowed;
 	uint64_t links_bad;      /* links that failed to normalize */
 	uint64_t queued;         /* new URLs queued */
+	uint64_t dup_exact;      /* pages collapsed by their signature */
+	uint64_t dup_near;       /* pages collapsed by their SimHash */
 	uint64_t warc_exchanges; /* pages written to the WARC files */
 	uint64_t warc_skipped;   /* pages whose exchange could not be */
 	double seconds;
