@@ -1,10 +1,14 @@
 /* html.c — link extraction from HTML with gumbo-parser.
  *
- * Three steps per page:
+ * Three steps per page (four with parse_document()):
+ *   0. parse_document() only: charset.c finds the charset and converts
+ *      the body to UTF-8;
  *   1. gumbo builds the tree, allocating from a per-call arena (below);
  *   2. a first walk finds what applies to the whole page: the first
  *      <base href>, <meta name=robots>, the first <title>, and the
- *      number of link attributes (to size the dedup set);
+ *      number of link attributes (to size the dedup set); with
+ *      parse_document() it also streams the body text to text.c, which
+ *      computes the signatures on the way;
  *   3. a second walk normalizes and reports the links, and takes the
  *      first rel=canonical that normalizes against the final base.
  *

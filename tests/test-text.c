@@ -298,6 +298,8 @@ static char *make_page(unsigned seed, size_t n, size_t change, bool insert)
 	char *s = malloc(n * 16 + 64), *p = s;
 	uint32_t x = seed * 2654435761u + 1;
 
+	if (!s)
+		abort();
 	p += sprintf(p, "<div>");
 	for (size_t i = 0; i < n; i++) {
 		char w[12];
@@ -424,6 +426,8 @@ static void test_big(void)
 	struct parse_page p;
 	unsigned char md[16];
 
+	if (!html || !want)
+		abort();
 	n = (size_t)sprintf(html, "<p>");
 	for (size_t i = 0; i < words; i++) {
 		memcpy(html + n, i % 7 ? "ab " : "\xc3\xa9 ", 3);

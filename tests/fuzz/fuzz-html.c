@@ -1,18 +1,25 @@
-/* fuzz-html.c — libFuzzer target for parse_html().
+/* fuzz-html.c — libFuzzer target for parse_document() (and so for
+ * parse_html(), which is the same walk without charset and text).
  *
  * Input layout:
  *   byte 0      bits 0-1: profile (strict, extended, aggressive, adaptive)
+ *               bits 2-5: the Content-Type charset (labels[] below)
  *   the rest    the HTML, parsed as the page http://fuzz.example/dir/p.html
  *
  * Every reported link must be normalized already (norm_url() under the
  * same options gives it back unchanged, with consistent components), the
  * counts must agree with the calls, and the title must be trimmed,
- * collapsed, bounded and valid UTF-8.  A broken promise aborts. */
+ * collapsed, bounded and valid UTF-8.  The body text must be valid UTF-8
+ * without NUL, leading, trailing or double spaces or other white space;
+ * its MD5 must be the MD5 of the text; and a second parse must give the
+ * same text and signatures.  A broken promise aborts. */
 #include <stdbool.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#include <openssl/evp.h>
 
 #include "parse.h"
 #include "url-parts.h"
@@ -64,8 +71,57 @@ static bool utf8_ok(const unsigned char *s)
 	return true;
 }
 
+/* Content-Types the first byte chooses from: none, known labels of
+ * every decoder family, aliases, and labels that are not known. */
+static const char *const types[16] = {
+	NULL,
+	"text/html",
+	"text/html; charset=utf-8",
+	"text/html; charset=iso-8859-1",
+	"text/html; charset=Shift_JIS",
+	"text/html; charset=utf-16le",
+	"text/html; charset=\"utf-16be\"",
+	"text/html; charset=iso-2022-jp",
+	"text/html; charset=gb18030",
+	"text/html; charset=big5",
+	"text/html; charset=euc-kr",
+	"text/html; charset=koi8-r",
+	"text/html; charset=euc-jp",
+	"text/html; charset=windows-1258",
+	"text/html; charset=x-klingon",
+	"text/html; charset=",
+};
+
+static void check_text(const struct parse_page *page,
+		       const struct parse_text *t)
+{
+	unsigned char md[16];
+
+	ASSERT(t->buf && t->buf[t->len] == '\0', NULL);
+	ASSERT(memchr(t->buf, '\0', t->len) == NULL, NULL);
+	ASSERT(t->len <= PARSE_TEXT_MAX, NULL);
+	ASSERT(t->len == 0 || (t->buf[0] != ' ' && t->buf[t->len - 1] != ' '),
+	       t->buf);
+	ASSERT(strstr(t->buf, "  ") == NULL, t->buf);
+	ASSERT(strpbrk(t->buf, "\t\n\r\f") == NULL, t->buf);
+	ASSERT(strstr(t->buf, "\xc2\xa0") == NULL, t->buf);
+	ASSERT(utf8_ok((const unsigned char *)t->buf), t->buf);
+	ASSERT(page->text_bytes >= t->len, NULL);
+	ASSERT(page->text_empty == (page->text_words == 0), NULL);
+	ASSERT(!page->text_empty || page->simhash == 0, NULL);
+	ASSERT(page->charset[0] != '\0', NULL);
+	if (page->text_bytes == t->len) {
+		ASSERT(EVP_Digest(t->buf, t->len, md, NULL, EVP_md5(), NULL),
+		       NULL);
+		ASSERT(memcmp(md, page->md5, 16) == 0, t->buf);
+	}
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	static struct parse_text text, text2;
+	struct parse_doc_opts dopts = { 0 };
+	struct parse_page page2;
 	static const enum norm_profile profiles[] = {
 		NORM_PROFILE_STRICT,
 		NORM_PROFILE_EXTENDED,
@@ -83,6 +139,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (size < 1)
 		return 0;
 	opts.steps = norm_profile_steps(profiles[data[0] & 3]);
+	dopts.content_type = types[(data[0] >> 2) & 15];
+	dopts.flags = PARSE_TEXT | PARSE_MD5 | PARSE_MD5_SIZE | PARSE_SIMHASH;
+	dopts.text = &text;
 	data++;
 	size--;
 	/* An exact-size copy, so that reading past the end is caught. */
@@ -91,10 +150,23 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		abort();
 	memcpy(html, data, size);
 
-	r = parse_html(html, size, PAGE, strlen(PAGE), &opts, on_link, &c,
-		       &page);
+	r = parse_document(html, size, PAGE, strlen(PAGE), &opts, &dopts,
+			   on_link, &c, &page);
+	ASSERT(r == 0, NULL);
+	check_text(&page, &text);
+	dopts.text = &text2;
+	r = parse_document(html, size, PAGE, strlen(PAGE), &opts, &dopts, NULL,
+			   NULL, &page2);
 	free(html);
 	ASSERT(r == 0, NULL);
+	ASSERT(text2.len == text.len &&
+		       memcmp(text2.buf, text.buf, text.len) == 0,
+	       text.buf);
+	ASSERT(memcmp(page.md5, page2.md5, 16) == 0, NULL);
+	ASSERT(memcmp(page.md5_size, page2.md5_size, 16) == 0, NULL);
+	ASSERT(page.simhash == page2.simhash, NULL);
+	ASSERT(page.text_bytes == page2.text_bytes, NULL);
+	ASSERT(strcmp(page.charset, page2.charset) == 0, page.charset);
 	ASSERT(c.calls == page.links_ok, NULL);
 	ASSERT(page.links_ok <= PARSE_LINKS_MAX, NULL);
 	for (size_t i = 0; i < 32; i++)
