@@ -405,6 +405,7 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 			.found = j->redirect,
 			.found_len = j->redirect_u.len,
 			.depth = j->lease.depth,
+			.category = j->lease.category,
 			.redirects = (uint8_t)(j->lease.redirects + 1),
 		};
 	}
@@ -419,6 +420,7 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 				.found = j->link_text + l->off,
 				.found_len = l->u.len,
 				.depth = (uint16_t)(j->lease.depth + 1),
+				.category = j->lease.category,
 			};
 		}
 	}

@@ -205,9 +205,12 @@ store = store-c
 per_host_delay_ms = 0
 max_depth = 1
 connect_to = ::127.0.0.1:PORT
+[category first]
+seeds = seeds-first
 [category web]
 seeds = seeds
 EOF2
+printf 'http://z.test/\n' >"$tmp/seeds-first"
 "$sigcrawl" crawl --store "$tmp/s3" --profile bogus >/dev/null 2>&1
 check_true "bad profile: exit 2" [ $? -eq 2 ]
 "$sigcrawl" crawl --help | grep -q "usage: sigcrawl crawl"
@@ -220,6 +223,8 @@ stop_fixture
 check_true "its store is relative to the config file" [ -f "$tmp/store-c/data.mdb" ]
 r=$(record "$tmp/store-c" http://a.test/)
 check_true "records carry the config's category" eval 'echo "$r" | grep -q "\"category\":\"web\""'
+r=$(record "$tmp/store-c" http://a.test/a)
+check_true "pages found from a seed carry its category" eval 'echo "$r" | grep -q "\"category\":\"web\""'
 check_true "max_depth 1 from the file: no depth-2 fetch" [ "$(requests a.test /bin "$tmp/log4")" -eq 0 ]
 
 finish
