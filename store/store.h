@@ -582,8 +582,7 @@ struct search_page {
 /* Indexes P, replacing the page of the same URL if there is one, and
  * removes the URL from the aliases.  Returns 0, SC_E_INVAL (NULL or empty
  * URL, a string over 1 GiB) or an error as above. */
-int search_put_page(struct search_index *s, const struct search_page *p)
-	SC_WUR;
+int search_put_page(struct search_index *s, const struct search_page *p) SC_WUR;
 
 /* Records ALIAS as a duplicate of REP with evidence E, replacing what was
  * known about ALIAS (its page row too).  Returns 0, SC_E_INVAL (NULL or
@@ -595,8 +594,7 @@ int search_put_alias(struct search_index *s, const char *rep, size_t rep_len,
 /* Removes URL as a page and as an alias (a page that says noindex).
  * Removing what is not there is not an error.  Returns 0, SC_E_INVAL or an
  * error as above. */
-int search_forget(struct search_index *s, const char *url, size_t len)
-	SC_WUR;
+int search_forget(struct search_index *s, const char *url, size_t len) SC_WUR;
 
 /* Removes every alias (search_put_alias() then adds them again: `sigcrawl
  * index` rebuilds them from the records).  Returns 0 or an error. */
@@ -604,8 +602,7 @@ int search_clear_aliases(struct search_index *s) SC_WUR;
 
 /* Sets *pages and *aliases to the numbers of rows.  Either may be NULL.
  * Returns 0 or an error. */
-int search_count(struct search_index *s, size_t *pages, size_t *aliases)
-	SC_WUR;
+int search_count(struct search_index *s, size_t *pages, size_t *aliases) SC_WUR;
 
 /* Calls FN(ARG, url, len) for every page row, in URL order; the URL is
  * borrowed for the call.  FN may call search_forget() and the other write
@@ -647,7 +644,7 @@ struct search_hit {
 	/* Up to 16 tokens of the body around the match, the matched words
 	 * between '[' and ']', cut ends marked "...". */
 	const char *snippet;
-	double score; /* bm25(): lower is better */
+	double score;                       /* bm25(): lower is better */
 	const struct search_alias *aliases; /* in URL order */
 	size_t n_aliases;
 };
