@@ -475,6 +475,11 @@ static int set_warc(struct setctx *x, const char *v)
 	return parse_bool(x, v, &x->c->store.warc);
 }
 
+static int set_search_index(struct setctx *x, const char *v)
+{
+	return parse_bool(x, v, &x->c->store.search_index);
+}
+
 /* ---- [control] ---------------------------------------------------------- */
 
 static bool is_loopback(const char *host)
@@ -728,6 +733,7 @@ static const struct key dedup_keys[] = {
 };
 static const struct key store_keys[] = {
 	{ "warc", set_warc, false },
+	{ "search_index", set_search_index, false },
 	{ NULL, NULL, false },
 };
 static const struct key control_keys[] = {
@@ -812,6 +818,7 @@ int conf_default(struct conf **ret)
 	c->dedup.near_duplicate = -1;
 	c->dedup.follow_duplicate_links = true;
 	c->store.warc = false;
+	c->store.search_index = true;
 	c->control.kind = CONF_LISTEN_UNIX;
 	c->control.listen = strdup(CONF_DEFAULT_LISTEN);
 	c->control.unix_path = strdup(&CONF_DEFAULT_LISTEN[5]);
@@ -1243,6 +1250,7 @@ static const struct {
 	{ "near-duplicate", SECT_DEDUP, "near_duplicate" },
 	{ "follow-duplicate-links", SECT_DEDUP, "follow_duplicate_links" },
 	{ "warc", SECT_STORE, "warc" },
+	{ "search-index", SECT_STORE, "search_index" },
 };
 
 static SC_PRINTF(4, 5) int override_fail(char *err, size_t errlen,

@@ -118,6 +118,9 @@ struct conf {
 
 	struct {
 		bool warc; /* default false */
+		/* Keep STORE/search.sqlite, the full-text index of the pages'
+		 * text, up to date as pages are stored.  Default true. */
+		bool search_index;
 	} store;
 
 	struct {

@@ -46,6 +46,8 @@ static void usage(FILE *f)
 		"  --follow-duplicate-links yes|no  queue a duplicate's links\n"
 		"                        (default yes)\n"
 		"  --warc yes|no         write WARC files into STORE/warc\n"
+		"  --search-index yes|no keep STORE/search.sqlite, the index of\n"
+		"                        `sigcrawl search` (default yes)\n"
 		"  --no-robots           ignore robots.txt (for testing only)\n"
 		"  --quiet               no progress lines\n",
 		SC_VERSION);
@@ -72,6 +74,7 @@ int cmd_crawl(int argc, char **argv)
 		O_NEAR,
 		O_FOLLOW,
 		O_WARC,
+		O_SEARCH_INDEX,
 		O_NO_ROBOTS,
 		O_QUIET,
 	};
@@ -95,6 +98,7 @@ int cmd_crawl(int argc, char **argv)
 		{ "near-duplicate", required_argument, NULL, O_NEAR },
 		{ "follow-duplicate-links", required_argument, NULL, O_FOLLOW },
 		{ "warc", required_argument, NULL, O_WARC },
+		{ "search-index", required_argument, NULL, O_SEARCH_INDEX },
 		{ "no-robots", no_argument, NULL, O_NO_ROBOTS },
 		{ "quiet", no_argument, NULL, O_QUIET },
 		{ "help", no_argument, NULL, 'h' },
@@ -196,6 +200,7 @@ int cmd_crawl(int argc, char **argv)
 		.near_k = cf->dedup.near_duplicate,
 		.follow_duplicate_links = cf->dedup.follow_duplicate_links,
 		.warc = cf->store.warc,
+		.search_index = cf->store.search_index,
 		.connect_to = (const char *const *)cf->crawl.connect_to,
 		.n_connect_to = cf->crawl.n_connect_to,
 		.quiet = quiet,

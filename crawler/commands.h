@@ -14,6 +14,8 @@ int cmd_normalize(int argc, char **argv);
 int cmd_crawl(int argc, char **argv);
 int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
+int cmd_search(int argc, char **argv);
+int cmd_index(int argc, char **argv);
 
 /* Print "sigcrawl CMD: message" to stderr. */
 void sc_errorf(const char *cmd, const char *fmt, ...) SC_PRINTF(2, 3);

@@ -92,6 +92,11 @@ struct job {
 	bool has_redirect;
 	char redirect[NORM_URL_MAX + 1];
 	struct norm_url redirect_u;
+	/* With search_index: the body text (PARSE_TEXT), NULL when the page
+	 * was not parsed, and whether it said noindex. */
+	char *page_text;
+	size_t page_text_len;
+	bool noindex;
 	struct link *links;
 	size_t n_links, cap_links;
 	char *link_text;
@@ -112,6 +117,7 @@ static void job_free(struct job *j)
 		return;
 	parse_robots_free(j->rules);
 	free(j->body);
+	free(j->page_text);
 	free(j->fetch_url);
 	free(j->req_head);
 	free(j->resp_head);
@@ -184,7 +190,8 @@ struct crawl {
 	MDB_env *env;
 	struct store *store;
 	struct frontier *fr;
-	struct warc_writer *warc; /* the writer thread's, or NULL */
+	struct warc_writer *warc;    /* the writer thread's, or NULL */
+	struct search_index *search; /* the writer thread's, or NULL */
 
 	struct robots_slot *robots;
 	size_t n_robots;
@@ -481,6 +488,67 @@ static int write_warc(struct crawl *c, const struct job *j)
 	return rc == SC_E_INVAL ? 0 : rc;
 }
 
+/* One page of the batch into the search index.  A page that says
+ * noindex is removed (it may have been indexed before it said so); a
+ * duplicate is an alias of its representative, never a page of its own;
+ * a page that was not parsed (an error, a redirect, not HTML) has no
+ * text and is left alone. */
+static int index_job(struct crawl *c, const struct job *j)
+{
+	if (j->kind != JOB_PAGE || !j->page_text)
+		return 0;
+	const char *url = j->lease.url;
+	size_t len = j->lease.url_len;
+	if (j->noindex)
+		return search_forget(c->search, url, len);
+	if (j->dup)
+		return search_put_alias(
+			c->search, j->dup_of, strlen(j->dup_of), url, len,
+			j->dup == DUP_NEAR ? SEARCH_NEAR_DUPLICATE
+					   : SEARCH_SAME_SIGNATURE);
+	const char *cat = j->lease.category < c->o->n_categories
+				  ? c->o->categories[j->lease.category].name
+				  : "";
+	struct search_page p = {
+		.url = url,
+		.url_len = len,
+		.category = cat,
+		.category_len = strlen(cat),
+		.title = j->title,
+		.title_len = strlen(j->title),
+		.text = j->page_text,
+		.text_len = j->page_text_len,
+	};
+	return search_put_page(c->search, &p);
+}
+
+/* The batch's pages into the search index, in one SQLite transaction
+ * committed BEFORE the LMDB transaction of the same batch.  So a kill -9
+ * or a power cut never leaves a committed record without its text: at
+ * worst the index holds pages whose records were not committed; those
+ * are still queued, are fetched again, and are written again over
+ * themselves (every write of search_put_*() is an upsert of one URL's
+ * whole truth, so a page that turns out a duplicate the second time
+ * leaves the pages for the aliases).  If the LMDB commit fails after
+ * this one succeeded, the crawl stops, with the same outcome. */
+static int index_batch(struct crawl *c, struct job **batch, size_t n)
+{
+	int rc = search_begin(c->search);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = index_job(c, batch[i]);
+	if (!rc)
+		rc = search_commit(c->search);
+	else
+		search_rollback(c->search);
+	if (rc) {
+		char what[320];
+		snprintf(what, sizeof(what), "writing the search index (%s)",
+			 search_errmsg(c->search));
+		die(c, rc, what);
+	}
+	return rc;
+}
+
 static void *writer_main(void *arg)
 {
 	struct crawl *c = arg;
@@ -533,6 +601,8 @@ static void *writer_main(void *arg)
 			if (!rc)
 				rc = warc_flush(c->warc);
 		}
+		if (!rc && c->search)
+			rc = index_batch(c, batch, n);
 		if (!rc && mdb_txn_commit(txn))
 			rc = SC_E_DB;
 		else if (rc)
@@ -639,6 +709,19 @@ static bool is_html(const struct job *j)
 	       strncasecmp(t, "application/xhtml+xml", 21) == 0;
 }
 
+/* The body text goes to the writer for the search index: the parser's
+ * buffer itself, trimmed to its length. */
+static void keep_text(struct job *j, struct parse_text *t, bool noindex)
+{
+	if (!t->buf)
+		return;
+	char *s = realloc(t->buf, t->len + 1);
+	j->page_text = s ? s : t->buf;
+	j->page_text_len = t->len;
+	j->noindex = noindex;
+	*t = (struct parse_text){ 0 };
+}
+
 static void parse_job(struct crawl *c, struct job *j)
 {
 	const struct crawl_opts *o = c->o;
@@ -662,10 +745,13 @@ static void parse_job(struct crawl *c, struct job *j)
 				: o->signature == CONF_SIGNATURE_MD5_TEXT_SIZE
 					? PARSE_MD5_SIZE
 					: 0;
+			struct parse_text text = { 0 };
 			struct parse_doc_opts po = {
 				.content_type = j->content_type,
 				.body_size = j->body_len,
-				.flags = sig | PARSE_SIMHASH,
+				.flags = sig | PARSE_SIMHASH |
+					 (o->search_index ? PARSE_TEXT : 0),
+				.text = &text,
 			};
 			int rc = parse_document(j->body, j->body_len,
 						j->lease.url, j->lease.url_len,
@@ -682,7 +768,9 @@ static void parse_job(struct crawl *c, struct job *j)
 				j->has_simhash = true;
 				j->simhash = pg->simhash;
 				j->text_empty = pg->text_empty;
+				keep_text(j, &text, pg->noindex);
 			}
+			parse_text_free(&text);
 			free(pg);
 		}
 	}
@@ -1599,6 +1687,13 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 	}
 	if ((rc = add_seeds(c)))
 		goto out;
+	if (o->search_index &&
+	    (rc = search_open(o->store_dir, 0, &c->search))) {
+		fprintf(stderr, "sigcrawl crawl: %s/%s: %s\n", o->store_dir,
+			SEARCH_DB_NAME,
+			rc == SC_E_IO ? strerror(errno) : sc_strerror(rc));
+		goto out;
+	}
 	if (o->warc) {
 		char dir[4096];
 		snprintf(dir, sizeof(dir), "%s/warc", o->store_dir);
@@ -1726,6 +1821,7 @@ out:
 			strerror(errno));
 		rc = SC_E_IO;
 	}
+	search_close(c->search);
 	frontier_close(c->fr);
 	store_close(c->store);
 	store_env_close(c->env);

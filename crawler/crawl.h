@@ -54,6 +54,7 @@ struct crawl_opts {
 	int near_k;
 	bool follow_duplicate_links;
 	bool warc;                     /* WARC files in STORE/warc */
+	bool search_index;             /* STORE/search.sqlite kept up to date */
 	const char *const *connect_to; /* curl's HOST1:PORT1:HOST2:PORT2 */
 	size_t n_connect_to;
 	unsigned parser_threads; /* 0: one per core */

@@ -18,6 +18,10 @@ static const struct command {
 	  "print every record of a store as JSONL or CSV" },
 	{ "report", cmd_report,
 	  "URL reduction, redundancy, coverage loss and truth metrics" },
+	{ "search", cmd_search,
+	  "keyword search over the crawled pages, duplicates collapsed" },
+	{ "index", cmd_index,
+	  "reconcile the search index with the store's records" },
 };
 
 static void usage(FILE *f)

@@ -49,6 +49,8 @@ static void dump(const struct conf *c)
 		printf("dedup.near_duplicate = simhash:%d\n",
 		       c->dedup.near_duplicate);
 	printf("store.warc = %s\n", c->store.warc ? "yes" : "no");
+	printf("store.search_index = %s\n",
+	       c->store.search_index ? "yes" : "no");
 	printf("control.listen = %s\n", c->control.listen);
 	if (c->control.kind == CONF_LISTEN_UNIX)
 		printf("control.unix = %s\n", c->control.unix_path);

@@ -111,6 +111,9 @@ static const struct bad_case bad_cases[] = {
 	{ "[store]\nwarc = 2\n",
 	  "t.conf:2: [store] warc: expected yes or no (true/false, on/off, "
 	  "1/0), got \"2\"" },
+	{ "[store]\nsearch_index = sometimes\n",
+	  "t.conf:2: [store] search_index: expected yes or no (true/false, "
+	  "on/off, 1/0), got \"sometimes\"" },
 	{ "[crawl]\nstore =\n", "t.conf:2: [crawl] store: empty path" },
 	/* connect_to shapes */
 	{ "[crawl]\nconnect_to = a:1:b\n",
@@ -310,6 +313,7 @@ static void check_defaults(const struct conf *c)
 	CHECK(c->dedup.signature == CONF_SIGNATURE_MD5_TEXT);
 	CHECK(c->dedup.near_duplicate == -1);
 	CHECK(!c->store.warc);
+	CHECK(c->store.search_index);
 	CHECK(c->control.kind == CONF_LISTEN_UNIX);
 	CHECK_STR(c->control.listen, CONF_DEFAULT_LISTEN);
 	CHECK_STR(c->control.unix_path, "/run/sigcrawl/control.sock");
@@ -366,6 +370,7 @@ static void test_every_key(void)
 		"near_duplicate = simhash:3\n"
 		"[store]\n"
 		"warc = yes\n"
+		"search_index = no\n"
 		"[control]\n"
 		"listen = tcp:127.0.0.1:7070\n"
 		"[category news]\n"
@@ -407,6 +412,7 @@ static void test_every_key(void)
 	CHECK(c->dedup.signature == CONF_SIGNATURE_MD5_TEXT_SIZE);
 	CHECK(c->dedup.near_duplicate == 3);
 	CHECK(c->store.warc);
+	CHECK(!c->store.search_index);
 	CHECK(c->control.kind == CONF_LISTEN_TCP);
 	CHECK_STR(c->control.listen, "tcp:127.0.0.1:7070");
 	CHECK_STR(c->control.tcp_host, "127.0.0.1");
@@ -722,6 +728,11 @@ static void test_overrides(void)
 	CHECK(!c->dedup.follow_duplicate_links);
 	CHECK(conf_override(c, "warc", "yes", err, sizeof(err)) == 0);
 	CHECK(c->store.warc);
+	CHECK(conf_override(c, "search-index", "no", err, sizeof(err)) == 0);
+	CHECK(!c->store.search_index);
+	CHECK(conf_override(c, "search-index", "x", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK(!c->store.search_index);
 	CHECK(conf_override(c, "near-duplicate", "simhash:9", err,
 			    sizeof(err)) == SC_E_INVAL);
 	CHECK(c->dedup.near_duplicate == 2);

@@ -84,4 +84,13 @@ check_true "one record per URL" [ "$dups" -eq 0 ]
 every=$(requested_since 1 | uniq | wc -l)
 check_true "every page requested at least once ($every)" [ "$every" -eq "$total" ]
 
+# The search index is committed before LMDB (docs/search.md): after all
+# the kills, every parsed page has its text in it, and no page lacks a
+# committed record.
+"$sigcrawl" index --store "$tmp/store" >"$tmp/index" 2>&1
+check_true "search index: no page without its text after the kills ($(grep '^missing' "$tmp/index"))" \
+	grep -q "^missing 0 of [1-9]" "$tmp/index"
+check_true "search index: no page without a record ($(grep '^removed' "$tmp/index"))" \
+	grep -q "^removed 0 " "$tmp/index"
+
 finish
