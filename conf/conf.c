@@ -1353,6 +1353,9 @@ int conf_override_seeds(struct conf *c, const char *category, const char *seeds,
 			return idx;
 		}
 		cat = &c->categories[idx];
+		/* A category no section configured has no focus: no
+		 * keywords, and links lead anywhere (docs/focus.md). */
+		cat->scope = CONF_SCOPE_ANY;
 	}
 	free(cat->seeds);
 	cat->seeds = probe.seeds;

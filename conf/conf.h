@@ -167,7 +167,8 @@ SC_WUR int conf_override(struct conf *c, const char *option, const char *value,
 
 /* Apply --seeds FILE with an optional --category NAME: the category's
  * seeds become FILE (relative to the working directory), and the category
- * is added with default settings if the config has none of that name.
+ * is added if the config has none of that name, with default settings
+ * but scope any: a category that no section configured is not focused.
  * Without a name (NULL) the only category is meant; with no category at
  * all one named "default" is added; with several it is an error.
  * Returns 0, SC_E_INVAL or SC_E_NOMEM; messages as conf_override(). */

@@ -178,9 +178,18 @@ int cmd_crawl(int argc, char **argv)
 		conf_free(cf);
 		return EXIT_RUNTIME;
 	}
-	for (size_t i = 0; i < cf->n_categories; i++)
-		cats[i] = (struct crawl_category){ cf->categories[i].name,
-						   cf->categories[i].seeds };
+	for (size_t i = 0; i < cf->n_categories; i++) {
+		const struct conf_category *cc = &cf->categories[i];
+		cats[i] = (struct crawl_category){
+			.name = cc->name,
+			.seeds_file = cc->seeds,
+			.keywords = (const char *const *)cc->keywords,
+			.n_keywords = cc->n_keywords,
+			.scope = (int)cc->scope,
+			.min_relevance = cc->min_relevance,
+			.tunnel = cc->tunnel,
+		};
+	}
 	struct crawl_opts o = {
 		.store_dir = cf->crawl.store,
 		.categories = cats,
@@ -249,6 +258,12 @@ int cmd_crawl(int argc, char **argv)
 	printf("duplicates %llu  (signature %llu, near %llu)\n",
 	       (unsigned long long)(s.dup_exact + s.dup_near),
 	       (unsigned long long)s.dup_exact, (unsigned long long)s.dup_near);
+	if (s.pruned_scope || s.pruned_relevance || s.also)
+		printf("focus: links pruned by scope %llu, by relevance %llu; "
+		       "reached from a second category %llu\n",
+		       (unsigned long long)s.pruned_scope,
+		       (unsigned long long)s.pruned_relevance,
+		       (unsigned long long)s.also);
 	if (s.warc_exchanges || s.warc_skipped)
 		printf("warc: %llu exchanges written, %llu left out\n",
 		       (unsigned long long)s.warc_exchanges,

@@ -16,6 +16,7 @@
 
 #include "commands.h"
 #include "normalize.h"
+#include "report-focus.h"
 #include "store.h"
 
 #define CMD "report"
@@ -47,6 +48,11 @@ static void usage(FILE *f)
 		"    a page of its doc is TP, of another doc FP; of the pages of\n"
 		"    a doc left uncollapsed, one is TN and the others FN.\n"
 		"    Pages or representatives not in the truth are not judged.\n"
+		"\n"
+		"  Per category: pages scored (with a relevance), on topic\n"
+		"    (relevance >= min_relevance), harvest rate = on / scored,\n"
+		"    links pruned by scope and by relevance, URLs reached from\n"
+		"    a second category (recorded under the first).\n"
 		"\n"
 		"  -s, --store DIR     the store directory (required)\n"
 		"  -t, --truth FILE    the true equivalence classes (JSONL)\n"
@@ -604,6 +610,7 @@ struct results {
 	size_t n_steps;
 	const struct truth *truth;
 	struct contingency con;
+	const struct focus_report *focus;
 };
 
 static double redundancy(const struct step_row *s)
@@ -697,6 +704,7 @@ static json_t *results_json(const struct results *x)
 		bad |= json_array_append_new(steps, r);
 	}
 	bad |= set(o, "steps", steps);
+	bad |= set(o, "categories", focus_report_json(x->focus));
 	if (x->truth) {
 		const struct contingency *c = &x->con;
 		size_t all = c->tp + c->fn + c->fp + c->tn;
@@ -768,6 +776,7 @@ static int print_results(const struct results *x, bool json)
 			goto fail;
 	} else {
 		print_table(x);
+		focus_report_print(x->focus);
 	}
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return EXIT_OK;
@@ -860,6 +869,7 @@ int cmd_report(int argc, char **argv)
 	MDB_env *env = NULL;
 	MDB_txn *txn = NULL;
 	struct store *s = NULL;
+	struct focus_report *fr = NULL;
 	status = EXIT_RUNTIME;
 	if (open_store(dir, &env, &txn, &s))
 		goto out;
@@ -869,9 +879,14 @@ int cmd_report(int argc, char **argv)
 			  reason(rc));
 		goto out;
 	}
-	struct results x = { .store = dir,
-			     .truth_path = truth_path,
-			     .rep = &rep };
+	if ((rc = focus_report_collect(s, txn, &fr))) {
+		sc_errorf(CMD, "%s: reading the categories failed: %s", dir,
+			  reason(rc));
+		goto out;
+	}
+	struct results x = {
+		.store = dir, .truth_path = truth_path, .rep = &rep, .focus = fr
+	};
 	rc = compute(&x, truth_path ? &truth : NULL);
 	if (rc) {
 		sc_errorf(CMD, "%s", reason(rc));
@@ -879,6 +894,7 @@ int cmd_report(int argc, char **argv)
 	}
 	status = print_results(&x, json);
 out:
+	focus_report_free(fr);
 	if (txn)
 		mdb_txn_abort(txn);
 	store_close(s);

@@ -14,6 +14,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "focus.h"
 #include "frontier.h"
 #include "parse.h"
 #include "store.h"
@@ -86,6 +87,8 @@ struct job {
 	bool has_sig, has_simhash, text_empty;
 	unsigned char sig[16]; /* the [dedup] signature of the body text */
 	uint64_t simhash;
+	bool has_relevance;
+	double relevance;
 	/* From the writer: the representative it duplicates, if any. */
 	char dup_of[NORM_URL_MAX + 1];
 	uint8_t dup; /* 0, DUP_EXACT or DUP_NEAR */
@@ -192,6 +195,7 @@ struct crawl {
 	struct frontier *fr;
 	struct warc_writer *warc;    /* the writer thread's, or NULL */
 	struct search_index *search; /* the writer thread's, or NULL */
+	struct focus *focus;
 
 	struct robots_slot *robots;
 	size_t n_robots;
@@ -382,6 +386,8 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		r.has_simhash = true;
 		r.simhash = j->simhash;
 	}
+	r.has_relevance = j->has_relevance;
+	r.relevance = j->relevance;
 	if (j->dup) {
 		r.duplicate_of = j->dup_of;
 		r.duplicate_of_len = strlen(j->dup_of);
@@ -404,7 +410,13 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		*fu = v;
 		*cap_fu = cap;
 	}
-	if (j->has_redirect && !j->error) {
+	/* A redirect out of scope is recorded, not followed. */
+	if (j->has_redirect && !j->error &&
+	    !focus_in_scope(c->focus, j->lease.category, j->lease.url,
+			    &j->lease_u, j->redirect, &j->redirect_u))
+		focus_count(c->focus, j->lease.category,
+			    STORE_FOCUS_PRUNED_SCOPE, 1);
+	else if (j->has_redirect && !j->error) {
 		(*fu)[(*n_fu)++] = (struct frontier_url){
 			.url = j->redirect,
 			.url_len = j->redirect_u.len,
@@ -414,12 +426,27 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 			.depth = j->lease.depth,
 			.category = j->lease.category,
 			.redirects = (uint8_t)(j->lease.redirects + 1),
+			.offtopic = j->lease.offtopic,
 		};
 	}
+	uint8_t off;
+	bool follow = focus_follow(c->focus, j->lease.category,
+				   j->has_relevance, j->relevance,
+				   j->lease.offtopic, &off);
 	if (j->lease.depth + 1u <= o->max_depth &&
 	    (!j->dup || o->follow_duplicate_links)) {
-		for (size_t i = 0; i < j->n_links; i++) {
+		if (!follow)
+			focus_count(c->focus, j->lease.category,
+				    STORE_FOCUS_PRUNED_RELEVANCE, j->n_links);
+		for (size_t i = 0; i < j->n_links && follow; i++) {
 			struct link *l = &j->links[i];
+			if (!focus_in_scope(c->focus, j->lease.category,
+					    j->lease.url, &j->lease_u,
+					    j->link_text + l->off, &l->u)) {
+				focus_count(c->focus, j->lease.category,
+					    STORE_FOCUS_PRUNED_SCOPE, 1);
+				continue;
+			}
 			(*fu)[(*n_fu)++] = (struct frontier_url){
 				.url = j->link_text + l->off,
 				.url_len = l->u.len,
@@ -428,6 +455,7 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 				.found_len = l->u.len,
 				.depth = (uint16_t)(j->lease.depth + 1),
 				.category = j->lease.category,
+				.offtopic = off,
 			};
 		}
 	}
@@ -549,11 +577,25 @@ static int index_batch(struct crawl *c, struct job **batch, size_t n)
 	return rc;
 }
 
+/* Room for n entries in the writer's other[] (frontier_add_batch_cat). */
+static int grow_other(uint16_t **other, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return 0;
+	uint16_t *v = realloc(*other, n * sizeof(*v));
+	if (!v)
+		return SC_E_NOMEM;
+	*other = v;
+	*cap = n;
+	return 0;
+}
+
 static void *writer_main(void *arg)
 {
 	struct crawl *c = arg;
 	struct frontier_url *fu = NULL;
-	size_t cap_fu = 0;
+	uint16_t *other = NULL;
+	size_t cap_fu = 0, cap_other = 0;
 	struct job *batch[WRITE_BATCH];
 
 	for (;;) {
@@ -588,11 +630,19 @@ static void *writer_main(void *arg)
 		for (size_t i = 0; i < n && !rc; i++)
 			rc = write_job(c, txn, batch[i], &fu, &n_fu, &cap_fu);
 		int queued = 0;
+		if (!rc && n_fu)
+			rc = grow_other(&other, &cap_other, n_fu);
 		if (!rc && n_fu) {
-			queued = frontier_add_batch(c->fr, txn, fu, n_fu, NULL);
+			queued = frontier_add_batch_cat(c->fr, txn, fu, n_fu,
+							NULL, other);
 			if (queued < 0)
 				rc = queued;
+			else
+				rc = focus_note_also(c->focus, c->store, txn,
+						     fu, n_fu, other);
 		}
+		if (!rc)
+			rc = focus_flush(c->focus, c->store, txn);
 		/* The WARC records are on disk before the records that
 		 * say the pages were fetched. */
 		if (c->warc) {
@@ -651,11 +701,13 @@ static void *writer_main(void *arg)
 		}
 		if (!rc)
 			c->sum.queued += (uint64_t)queued;
+		focus_batch_end(c->focus, !rc, &c->sum);
 		c->in_pipeline -= pages;
 		pthread_mutex_unlock(&c->mu);
 		event_active(c->wakeup, EV_READ, 0);
 	}
 	free(fu);
+	free(other);
 	return NULL;
 }
 
@@ -752,6 +804,8 @@ static void parse_job(struct crawl *c, struct job *j)
 				.flags = sig | PARSE_SIMHASH |
 					 (o->search_index ? PARSE_TEXT : 0),
 				.text = &text,
+				.keywords = focus_keywords(c->focus,
+							   j->lease.category),
 			};
 			int rc = parse_document(j->body, j->body_len,
 						j->lease.url, j->lease.url_len,
@@ -769,6 +823,8 @@ static void parse_job(struct crawl *c, struct job *j)
 				j->simhash = pg->simhash;
 				j->text_empty = pg->text_empty;
 				keep_text(j, &text, pg->noindex);
+				j->has_relevance = pg->has_relevance;
+				j->relevance = pg->relevance;
 			}
 			parse_text_free(&text);
 			free(pg);
@@ -1555,6 +1611,22 @@ static void on_tick(evutil_socket_t fd, short kind, void *arg)
  * Seeds
  */
 
+/* Queue a seed, noting it when another category queued it first.
+ * Returns 1 if queued, 0 if not, or an sc_err code. */
+static int add_seed(struct crawl *c, MDB_txn *txn,
+		    const struct frontier_url *fu)
+{
+	uint16_t other;
+	int8_t added;
+	int rc = frontier_add_batch_cat(c->fr, txn, fu, 1, &added, &other);
+	if (rc >= 0)
+		rc = focus_note_also(c->focus, c->store, txn, fu, 1, &other);
+	if (rc >= 0)
+		rc = focus_flush(c->focus, c->store, txn);
+	focus_batch_end(c->focus, rc >= 0, &c->sum);
+	return rc < 0 ? rc : added;
+}
+
 static int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat,
 			const char *path, int *added)
 {
@@ -1607,7 +1679,7 @@ static int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat,
 			.depth = 0,
 			.category = cat,
 		};
-		if ((r = frontier_add(c->fr, txn, &fu)) < 0) {
+		if ((r = add_seed(c, txn, &fu)) < 0) {
 			rc = r;
 			break;
 		}
@@ -1625,7 +1697,7 @@ static int add_seeds(struct crawl *c)
 	MDB_txn *txn;
 	if (mdb_txn_begin(c->env, NULL, 0, &txn))
 		return SC_E_DB;
-	int rc = 0, added = 0;
+	int rc = focus_put_categories(c->focus, c->store, txn), added = 0;
 	for (size_t i = 0; i < o->n_categories && !rc; i++)
 		if (o->categories[i].seeds_file)
 			rc = add_seeds_of(c, txn, (uint16_t)i,
@@ -1685,7 +1757,7 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		rc = SC_E_DB;
 		goto out;
 	}
-	if ((rc = add_seeds(c)))
+	if ((rc = focus_open(o, &c->focus)) || (rc = add_seeds(c)))
 		goto out;
 	if (o->search_index &&
 	    (rc = search_open(o->store_dir, 0, &c->search))) {
@@ -1823,6 +1895,7 @@ out:
 	}
 	search_close(c->search);
 	frontier_close(c->fr);
+	focus_close(c->focus);
 	store_close(c->store);
 	store_env_close(c->env);
 	free(c->parsers);

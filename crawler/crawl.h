@@ -30,6 +30,15 @@
 struct crawl_category {
 	const char *name;
 	const char *seeds_file; /* one URL per line, '#' comments; or NULL */
+	/* Focus (crawler/focus.h, docs/focus.md): the topic's keywords
+	 * (none: no relevance, nothing pruned by it), where links may lead
+	 * (enum conf_scope; 0 is host), the least relevance of a page whose
+	 * links are followed, and the off-topic pages in a row allowed. */
+	const char *const *keywords;
+	size_t n_keywords;
+	int scope;
+	double min_relevance;
+	unsigned tunnel;
 };
 
 struct crawl_opts {
@@ -70,12 +79,16 @@ struct crawl_summary {
 	uint64_t by_error[STORE_ERROR_COUNT];
 	uint64_t by_class[6]; /* status 1xx..5xx; [0]: no status */
 	uint64_t robots_disallowed;
-	uint64_t links_bad;      /* links that failed to normalize */
-	uint64_t queued;         /* new URLs queued */
-	uint64_t dup_exact;      /* pages collapsed by their signature */
-	uint64_t dup_near;       /* pages collapsed by their SimHash */
-	uint64_t warc_exchanges; /* pages written to the WARC files */
-	uint64_t warc_skipped;   /* pages whose exchange could not be */
+	uint64_t links_bad;        /* links that failed to normalize */
+	uint64_t queued;           /* new URLs queued */
+	uint64_t dup_exact;        /* pages collapsed by their signature */
+	uint64_t dup_near;         /* pages collapsed by their SimHash */
+	uint64_t warc_exchanges;   /* pages written to the WARC files */
+	uint64_t warc_skipped;     /* pages whose exchange could not be */
+	uint64_t pruned_scope;     /* links out of their category's scope */
+	uint64_t pruned_relevance; /* links of off-topic pages, past the
+				    * tunnel */
+	uint64_t also;             /* URLs reached from a second category */
 	double seconds;
 	bool interrupted; /* stopped by a signal */
 };

@@ -9,12 +9,19 @@
  * Encodings
  */
 
-#define ENTRY_VERSION 1
+#define ENTRY_VERSION 2
 #define META_VERSION 1
 
 /* Queue entry: version, depth, category, url length, found length (0:
- * same as url), redirects, url bytes, found bytes.  Integers big-endian. */
-#define ENTRY_HEAD 10
+ * same as url), redirects, off-topic hops (version 2 only), url bytes,
+ * found bytes.  Integers big-endian.  Version 1 entries, without the
+ * off-topic byte, are still read (as 0 hops). */
+#define ENTRY_HEAD_V1 10
+#define ENTRY_HEAD 11
+
+/* Seen value: the category the URL was first queued under (2 bytes,
+ * big-endian); empty in stores written before categories were kept. */
+#define SEEN_LEN 2
 
 static void put_be16(unsigned char *p, uint16_t v)
 {
@@ -541,6 +548,7 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	put_be16(v + 5, (uint16_t)fu->url_len);
 	put_be16(v + 7, (uint16_t)flen);
 	v[9] = fu->redirects;
+	v[10] = fu->offtopic;
 	memcpy(v + ENTRY_HEAD, fu->url, fu->url_len);
 	memcpy(v + ENTRY_HEAD + fu->url_len, fu->found, flen);
 
@@ -582,9 +590,10 @@ int frontier_add(struct frontier *f, MDB_txn *txn,
 {
 	if (!url_ok(fu))
 		return SC_E_INVAL;
-	unsigned char k[SC_KEY_LEN];
+	unsigned char k[SC_KEY_LEN], cat[SEEN_LEN];
 	sc_url_key(fu->url, fu->url_len, k);
-	MDB_val skey = { sizeof(k), k }, sval = { 0, "" };
+	put_be16(cat, fu->category);
+	MDB_val skey = { sizeof(k), k }, sval = { SEEN_LEN, cat };
 	int rc = mdb_put(txn, f->seen, &skey, &sval, MDB_NOOVERWRITE);
 	if (rc == MDB_KEYEXIST)
 		return 0;
@@ -604,6 +613,20 @@ static int probe_cmp(const void *a, const void *b)
 
 int frontier_add_batch(struct frontier *f, MDB_txn *txn,
 		       const struct frontier_url *fu, size_t n, int8_t *added)
+{
+	return frontier_add_batch_cat(f, txn, fu, n, added, NULL);
+}
+
+/* The category a seen value holds, or FRONTIER_NO_CATEGORY. */
+static uint16_t seen_category(const MDB_val *v)
+{
+	return v->mv_size == SEEN_LEN ? get_be16(v->mv_data)
+				      : FRONTIER_NO_CATEGORY;
+}
+
+int frontier_add_batch_cat(struct frontier *f, MDB_txn *txn,
+			   const struct frontier_url *fu, size_t n,
+			   int8_t *added, uint16_t *other)
 {
 	if (n == 0)
 		return 0;
@@ -631,18 +654,35 @@ int frontier_add_batch(struct frontier *f, MDB_txn *txn,
 	/* Seen set in key order: neighbouring probes share pages. */
 	int8_t *is_new = f->probe_added;
 	const unsigned char *prev = NULL;
+	uint16_t prev_cat = FRONTIER_NO_CATEGORY;
 	for (size_t i = 0; i < n; i++) {
 		struct probe *p = &f->probe[i];
+		uint16_t cat = fu[p->idx].category;
 		is_new[p->idx] = 0;
-		if (prev && memcmp(prev, p->key, SC_KEY_LEN) == 0)
-			continue; /* a repeat inside the batch: first wins */
+		if (other)
+			other[p->idx] = FRONTIER_NO_CATEGORY;
+		if (prev && memcmp(prev, p->key, SC_KEY_LEN) == 0) {
+			/* A repeat inside the batch: first wins. */
+			if (other && prev_cat != cat)
+				other[p->idx] = prev_cat;
+			continue;
+		}
 		prev = p->key;
-		MDB_val skey = { SC_KEY_LEN, p->key }, sval = { 0, "" };
+		prev_cat = cat;
+		unsigned char cb[SEEN_LEN];
+		put_be16(cb, cat);
+		MDB_val skey = { SC_KEY_LEN, p->key }, sval = { SEEN_LEN, cb };
 		int rc = mdb_put(txn, f->seen, &skey, &sval, MDB_NOOVERWRITE);
-		if (rc == 0)
+		if (rc == 0) {
 			is_new[p->idx] = 1;
-		else if (rc != MDB_KEYEXIST)
+		} else if (rc == MDB_KEYEXIST) {
+			/* LMDB points sval at the value already there. */
+			prev_cat = seen_category(&sval);
+			if (other && prev_cat != cat)
+				other[p->idx] = prev_cat;
+		} else {
 			return SC_E_DB;
+		}
 	}
 	/* The queue in discovery order, which its sequence numbers keep. */
 	int count = 0;
@@ -758,11 +798,13 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	}
 
 	const unsigned char *v = val.mv_data;
-	size_t ul, fl;
-	if (val.mv_size < ENTRY_HEAD || v[0] != ENTRY_VERSION ||
+	size_t ul, fl, head = ENTRY_HEAD;
+	if (val.mv_size && v[0] == 1)
+		head = ENTRY_HEAD_V1;
+	if (val.mv_size < head || (v[0] != ENTRY_VERSION && v[0] != 1) ||
 	    (ul = get_be16(v + 5)) > NORM_URL_MAX ||
 	    (fl = get_be16(v + 7)) > NORM_URL_MAX ||
-	    val.mv_size != ENTRY_HEAD + ul + fl) {
+	    val.mv_size != head + ul + fl) {
 		mdb_cursor_close(c);
 		return SC_E_CORRUPT;
 	}
@@ -771,12 +813,12 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	ret->depth = get_be16(v + 1);
 	ret->category = get_be16(v + 3);
 	ret->redirects = v[9];
+	ret->offtopic = head == ENTRY_HEAD ? v[10] : 0;
 	ret->url_len = (uint16_t)ul;
-	memcpy(ret->url, v + ENTRY_HEAD, ul);
+	memcpy(ret->url, v + head, ul);
 	ret->url[ul] = '\0';
 	ret->found_len = (uint16_t)(fl ? fl : ul);
-	memcpy(ret->found, fl ? v + ENTRY_HEAD + ul : v + ENTRY_HEAD,
-	       ret->found_len);
+	memcpy(ret->found, fl ? v + head + ul : v + head, ret->found_len);
 	ret->found[ret->found_len] = '\0';
 
 	if (h->n_leased == h->cap_leased) {

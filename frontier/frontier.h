@@ -3,7 +3,8 @@
  * What is kept where:
  *
  *   LMDB (the caller's environment, shared with store/):
- *     "seen"   url key (sc_url_key) -> nothing: every URL ever queued.
+ *     "seen"   url key (sc_url_key) -> the category it was first queued
+ *              under (2 bytes): every URL ever queued.
  *     "queue"  host id | depth | seq -> entry: the URLs still to fetch,
  *              per host in breadth-first order (depth, then discovery).
  *     "hosts"  host name -> host id, and "hostids" id -> name.
@@ -79,7 +80,14 @@ struct frontier_url {
 	uint16_t depth;    /* hops from the seed */
 	uint16_t category; /* the crawl's category index */
 	uint8_t redirects; /* redirects followed to reach it (SPEC: <= 10) */
+	/* Off-topic pages in a row on the way from the seed, ending with
+	 * the page that linked here (0: that page was on topic): the
+	 * category's tunnel bounds it. */
+	uint8_t offtopic;
 };
+
+/* No category: in frontier_add_batch_cat()'s other[]. */
+#define FRONTIER_NO_CATEGORY UINT16_MAX
 
 /* A leased URL: a copy, valid as long as the caller keeps it. */
 struct frontier_lease {
@@ -88,6 +96,7 @@ struct frontier_lease {
 	uint16_t depth;
 	uint16_t category;
 	uint8_t redirects;
+	uint8_t offtopic;
 	uint16_t url_len, found_len;
 	char url[NORM_URL_MAX + 1];
 	char found[NORM_URL_MAX + 1];
@@ -128,6 +137,15 @@ SC_WUR int frontier_add(struct frontier *f, MDB_txn *txn,
 SC_WUR int frontier_add_batch(struct frontier *f, MDB_txn *txn,
 			      const struct frontier_url *fu, size_t n,
 			      int8_t *added);
+
+/* frontier_add_batch(), which also says, when other is not NULL, which
+ * URLs were queued before under another category: other[i] is then that
+ * category (of the earlier URL in the batch, or as the seen set holds
+ * it), else FRONTIER_NO_CATEGORY (queued now, seen under the same
+ * category, or seen in a store that did not keep categories). */
+SC_WUR int frontier_add_batch_cat(struct frontier *f, MDB_txn *txn,
+				  const struct frontier_url *fu, size_t n,
+				  int8_t *added, uint16_t *other);
 
 /* Is the URL (normalized) in the seen set, as txn sees it?  Returns 1, 0
  * or SC_E_DB. */

@@ -714,6 +714,7 @@ static int parse_common(const char *html, size_t len, const char *page_url,
 	struct walk *w;
 	unsigned text_flags = PARSE_TEXT | PARSE_MD5 | PARSE_MD5_SIZE |
 			      PARSE_SIMHASH;
+	bool want_text;
 	int r;
 
 	if ((!html && len) || !page_url || !opts || !ret)
@@ -722,9 +723,9 @@ static int parse_common(const char *html, size_t len, const char *page_url,
 		return SC_E_INVAL;
 	/* About 11 KiB: on the heap, since parser threads may have small
 	 * stacks. */
-	w = calloc(1, sizeof(*w) + ((popts->flags & text_flags)
-					    ? sizeof(struct text_sink)
-					    : 0));
+	want_text = (popts->flags & text_flags) ||
+		    (popts->keywords && parse_keywords_count(popts->keywords));
+	w = calloc(1, sizeof(*w) + (want_text ? sizeof(struct text_sink) : 0));
 	if (!w)
 		return SC_E_NOMEM;
 	r = norm_base_set(&w->page_base, NULL, page_url, page_url_len);
@@ -751,9 +752,10 @@ static int parse_common(const char *html, size_t len, const char *page_url,
 		html = dec.html;
 		len = dec.len;
 	}
-	if (popts->flags & text_flags) {
+	if (want_text) {
 		w->text = (struct text_sink *)(w + 1);
-		r = text_begin(w->text, popts->flags & text_flags, popts->text);
+		r = text_begin(w->text, popts->flags & text_flags, popts->text,
+			       popts->keywords);
 		if (r)
 			w->text = NULL;
 	}

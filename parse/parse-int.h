@@ -43,6 +43,10 @@ void charset_decode(const char *html, size_t len, const char *content_type,
 
 /* ---- text.c ------------------------------------------------------------ */
 
+/* A sink flag of its own, beside enum parse_doc_flags: words are
+ * tokenized for relevance. */
+#define PARSE_RELEVANCE_INT (1u << 30)
+
 /* Bytes of collapsed text buffered before they go to MD5, SimHash and
  * the caller's parse_text. */
 #define TEXT_STAGE 4096
@@ -65,15 +69,24 @@ struct text_sink {
 	unsigned acc_n;   /* shingles in acc since the last flush */
 	uint64_t acc[8];  /* 64 byte-wide counters, see text.c */
 	uint32_t cnt[64]; /* bit counts of all shingles */
+	/* Relevance (NULL kw: none): the hashes of the last words, for
+	 * phrases, and each keyword's occurrences.  Kept before word[] so
+	 * that text_begin() zeroes them. */
+	const struct parse_keywords *kw;
+	uint64_t rel_last[PARSE_PHRASE_WORDS];
+	uint32_t tf[PARSE_KEYWORDS_MAX];
+
 	unsigned char word[64];
 
 	size_t stage_len;
 	char stage[TEXT_STAGE];
 };
 
-/* Set up a sink; with no flags it does nothing and costs nothing.
- * Returns 0 or SC_E_NOMEM (the MD5 context). */
-int text_begin(struct text_sink *t, unsigned flags, struct parse_text *out);
+/* Set up a sink; with no flags and no keywords (kw NULL or empty) it
+ * does nothing and costs nothing.  Returns 0 or SC_E_NOMEM (the MD5
+ * context). */
+int text_begin(struct text_sink *t, unsigned flags, struct parse_text *out,
+	       const struct parse_keywords *kw);
 
 /* Add a text node's NUL-terminated content. */
 void text_feed(struct text_sink *t, const char *s);
@@ -90,5 +103,17 @@ int text_end(struct text_sink *t, uint64_t size, struct parse_page *page);
 
 /* Free what text_begin() allocated; safe after text_end() and twice. */
 void text_release(struct text_sink *t);
+
+/* ---- relevance.c ------------------------------------------------------- */
+
+/* The hash of one word (lower-cased bytes) as the SimHash tokenizer
+ * computes it: XXH3-64 in 64-byte blocks chained through the seed. */
+uint64_t text_word_hash(const unsigned char *w, size_t n);
+
+/* A word of the body text ended; t->words counts it already. */
+void rel_word(struct text_sink *t, uint64_t h);
+
+/* Fill page->relevance from the counts and page->title. */
+void rel_end(const struct text_sink *t, struct parse_page *page);
 
 #endif

@@ -99,6 +99,8 @@ struct parse_page {
 	unsigned char md5[16];      /* PARSE_MD5 */
 	unsigned char md5_size[16]; /* PARSE_MD5_SIZE */
 	uint64_t simhash;           /* PARSE_SIMHASH */
+	bool has_relevance;         /* popts->keywords had a keyword */
+	double relevance;           /* 0.0..1.0, see parse_keywords_new() */
 };
 
 /* Extract the links of an HTML page.
@@ -148,6 +150,60 @@ enum parse_doc_flags {
 	PARSE_SIMHASH = 1u << 3,  /* parse_page.simhash */
 };
 
+/* ---- relevance to a category's keywords (SPEC §1, §3) ---------------- */
+
+/* The most keywords a parse_keywords holds, and the most words in one. */
+#define PARSE_KEYWORDS_MAX 64
+#define PARSE_PHRASE_WORDS 4
+
+/* A category's keywords, compiled once for any number of pages and
+ * threads (immutable once built). */
+struct parse_keywords;
+
+/* Compile n keywords.  Each is split into words by the rule of
+ * PARSE_SIMHASH (runs of ASCII letters and digits and bytes >= 0x80,
+ * ASCII lower-cased), so matching ignores ASCII case and punctuation.
+ * Decision: a keyword of several words is a phrase, matched where its
+ * words follow each other in the text ("black hole" matches "Black
+ * Hole!" but not "black ... hole"); it counts as one keyword.  Keywords
+ * with no word, and repeats (the same words), are skipped.
+ *
+ * Relevance of a page (parse_page.relevance), with K keywords, N the
+ * words of the body text (the title is part of it), tf_k the occurrences
+ * of keyword k in the body text, t_k 1 when k is in the <title>:
+ *
+ *     c   = 1 + ln(1 + N / 50)                 length allowance
+ *     b_k = tf_k / (tf_k + c)                  saturating frequency
+ *     e_k = 1 - (1 - b_k) (1 - t_k / 2)        title adds half a proof
+ *     S   = sum of e_k                         keywords in evidence
+ *     h   = min(K, 3) / 2
+ *     relevance = S / (S + h) * (K + h) / K    in [0, 1]
+ *
+ * Why: like BM25, one keyword repeated saturates (tf / (tf + c)), so a
+ * page cannot score by stuffing one word; the allowance c grows with the
+ * log of the length, so a long page needs a few more occurrences than a
+ * short one but is not favoured or ruined by its size; the sum over
+ * distinct keywords rewards coverage of the topic's vocabulary, and
+ * S / (S + h) saturates again so that a page showing about three
+ * keywords well is clearly on topic whatever K is; the last factor makes
+ * a page with every keyword at full strength score 1.  A title is a
+ * short, deliberate summary: a keyword there is strong evidence alone.
+ * Examples (K = 10): 300 words with 7 keywords twice each: 0.75; the
+ * same page with one stray keyword: 0.16.  docs/focus.md has more.
+ *
+ * Returns 0 and sets *ret (free with parse_keywords_free()), SC_E_INVAL
+ * (NULL arguments, n > PARSE_KEYWORDS_MAX, a keyword of more than
+ * PARSE_PHRASE_WORDS words) or SC_E_NOMEM.  A set of no keywords is
+ * valid: pages then get no relevance (has_relevance false). */
+SC_WUR int parse_keywords_new(const char *const *kw, size_t n,
+			      struct parse_keywords **ret);
+
+/* The number of distinct keywords compiled. */
+size_t parse_keywords_count(const struct parse_keywords *k);
+
+/* Free; NULL is allowed. */
+void parse_keywords_free(struct parse_keywords *k);
+
 /* The most body text kept in a parse_text, in bytes without the NUL; the
  * text is cut there at a UTF-8 character boundary.  The signatures always
  * cover the whole text, and parse_page.text_bytes counts all of it. */
@@ -177,6 +233,10 @@ struct parse_doc_opts {
 	uint64_t body_size;
 	unsigned flags;          /* enum parse_doc_flags */
 	struct parse_text *text; /* with PARSE_TEXT: where the text goes */
+	/* Score the page against these keywords (parse_page.relevance),
+	 * in the same pass over the text as the signatures; NULL or none:
+	 * no relevance. */
+	const struct parse_keywords *keywords;
 };
 
 /* Where the charset came from (parse_page.charset_from). */

@@ -21,11 +21,14 @@
 
 #include "parse-int.h"
 
-int text_begin(struct text_sink *t, unsigned flags, struct parse_text *out)
+int text_begin(struct text_sink *t, unsigned flags, struct parse_text *out,
+	       const struct parse_keywords *kw)
 {
 	memset(t, 0, offsetof(struct text_sink, word));
 	t->stage_len = 0;
-	t->flags = flags;
+	t->kw = kw && parse_keywords_count(kw) ? kw : NULL;
+	/* Relevance needs the words, which the SimHash tokenizer makes. */
+	t->flags = flags | (t->kw ? PARSE_RELEVANCE_INT : 0);
 	t->out = (flags & PARSE_TEXT) ? out : NULL;
 	if (t->out)
 		t->out->len = 0;
@@ -155,7 +158,10 @@ static void word_end(struct text_sink *t)
 	t->last[0] = t->last[1];
 	t->last[1] = t->last[2];
 	t->last[2] = h;
-	if (++t->words >= SHINGLE_WORDS)
+	t->words++;
+	if (t->kw)
+		rel_word(t, h);
+	if ((t->flags & PARSE_SIMHASH) && t->words >= SHINGLE_WORDS)
 		shingle(t, SHINGLE_WORDS);
 }
 
@@ -200,7 +206,7 @@ static void flush(struct text_sink *t)
 		EVP_DigestUpdate(t->md, t->stage, t->stage_len);
 	if (t->out)
 		keep(t, t->stage, t->stage_len);
-	if (t->flags & PARSE_SIMHASH)
+	if (t->flags & (PARSE_SIMHASH | PARSE_RELEVANCE_INT))
 		tokenize(t, (const unsigned char *)t->stage, t->stage_len);
 	t->bytes += t->stage_len;
 	t->stage_len = 0;
@@ -273,11 +279,13 @@ int text_end(struct text_sink *t, uint64_t size, struct parse_page *page)
 	flush(t);
 	if (t->out)
 		finish_text(t, page);
+	if (in_word(t))
+		word_end(t);
+	if (t->kw)
+		rel_end(t, page);
 	if (t->flags & PARSE_SIMHASH) {
 		uint64_t sh = 0;
 
-		if (in_word(t))
-			word_end(t);
 		if (t->words && t->words < SHINGLE_WORDS)
 			shingle(t, (unsigned)t->words);
 		votes_flush(t);

@@ -10,7 +10,12 @@ struct store {
 	MDB_dbi simhash; /* (table, block) -> hash | seq | rep key, dupsort */
 	bool has_index;  /* sigs and simhash are open (else: absent, read-only)
 			  */
+	MDB_dbi focus;   /* categories, counters, second categories */
+	bool has_focus;  /* focus is open (else: absent, read-only) */
 };
+
+/* Opens the focus database (focus.c), as store_index_open(). */
+int store_focus_open(struct store *s, MDB_txn *txn, bool create);
 
 /* Opens the index databases of S in TXN (sigindex.c); CREATE as for
  * mdb_dbi_open().  Absent databases in a read-only transaction leave

@@ -112,6 +112,8 @@ int store_open(MDB_env *env, MDB_txn *txn, struct store **ret)
 		return rc == EACCES ? SC_E_NOTFOUND : store_db_error(rc);
 	}
 	rc = store_index_open(s, txn, open_flags & MDB_CREATE);
+	if (!rc)
+		rc = store_focus_open(s, txn, open_flags & MDB_CREATE);
 	if (rc) {
 		free(s);
 		return rc;

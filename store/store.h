@@ -329,6 +329,84 @@ int store_simhash_add(struct store *s, MDB_txn *txn, uint64_t hash,
 int store_simhash_find(struct store *s, MDB_txn *txn, uint64_t hash, unsigned k,
 		       struct store_simhash_hit *ret) SC_WUR;
 
+/* ---- Focused crawling (SPEC §1, §3, §6) ------------------------------------
+ *
+ * The "focus" database, opened by store_open() and written in the
+ * caller's write transaction: what `report` needs to know of the
+ * categories without the config (their settings, for the harvest rate),
+ * the crawl's counters per category, and the URLs that a second category
+ * reached after a first one had queued them (a URL is fetched once and
+ * recorded under the first category; the second is noted here).  A store
+ * opened read-only from before this database reads as if it were empty
+ * (the functions that write then return SC_E_INVAL). */
+
+/* The longest category name kept (conf: CONF_CATEGORY_NAME_MAX). */
+#define STORE_CATEGORY_NAME_MAX 64
+
+/* A category's settings, as the crawl that wrote them had them. */
+struct store_category {
+	const char *name; /* 1..STORE_CATEGORY_NAME_MAX bytes */
+	size_t name_len;
+	const char *keywords; /* ", "-separated; may be empty */
+	size_t keywords_len;
+	unsigned scope; /* enum conf_scope: 0 host, 1 domain, 2 any */
+	unsigned tunnel;
+	double min_relevance; /* 0.0..1.0 */
+};
+
+/* Counters per category (store_focus_count_add()), by index. */
+enum store_focus_counter {
+	STORE_FOCUS_PRUNED_SCOPE,     /* links out of the category's scope */
+	STORE_FOCUS_PRUNED_RELEVANCE, /* links of off-topic pages past the
+				       * tunnel */
+	STORE_FOCUS_ALSO,             /* URLs reached from this category
+				       * after another had queued them */
+	STORE_FOCUS_COUNTERS
+};
+
+/* Keep c's settings under its name, replacing older ones.  Returns 0,
+ * SC_E_INVAL or a code of store_db_error(). */
+int store_category_put(struct store *s, MDB_txn *txn,
+		       const struct store_category *c) SC_WUR;
+
+/* The settings kept for the category name (len bytes).  The strings of
+ * *ret: name is the caller's, keywords borrowed as in store_get().
+ * Returns 0, SC_E_NOTFOUND, SC_E_CORRUPT, SC_E_INVAL or a code of
+ * store_db_error(). */
+int store_category_get(struct store *s, MDB_txn *txn, const char *name,
+		       size_t len, struct store_category *ret) SC_WUR;
+
+/* Calls fn for every category kept, in name order (the name is borrowed
+ * for the call).  Stops at fn's first nonzero value and returns it. */
+int store_category_foreach(struct store *s, MDB_txn *txn,
+			   int (*fn)(void *arg, const char *name, size_t len),
+			   void *arg) SC_WUR;
+
+/* Add add[i] to the category's counter i.  Returns 0, SC_E_INVAL,
+ * SC_E_CORRUPT or a code of store_db_error(). */
+int store_focus_count_add(struct store *s, MDB_txn *txn, const char *name,
+			  size_t len, const uint64_t add[STORE_FOCUS_COUNTERS])
+	SC_WUR;
+
+/* The category's counters (all 0 when none were kept). */
+int store_focus_count_get(struct store *s, MDB_txn *txn, const char *name,
+			  size_t len, uint64_t ret[STORE_FOCUS_COUNTERS])
+	SC_WUR;
+
+/* Note that the URL whose key is key was reached from the category name
+ * as well.  Returns 1 when noted now, 0 when it was already, SC_E_INVAL
+ * or a code of store_db_error(). */
+int store_also_add(struct store *s, MDB_txn *txn,
+		   const unsigned char key[SC_KEY_LEN], const char *name,
+		   size_t len) SC_WUR;
+
+/* Calls fn for every note, in key order (all the notes of one URL
+ * together).  Stops at fn's first nonzero value and returns it. */
+int store_also_foreach(struct store *s, MDB_txn *txn,
+		       int (*fn)(void *arg, const unsigned char key[SC_KEY_LEN],
+				 const char *name, size_t len),
+		       void *arg) SC_WUR;
+
 /* ---- Export (SPEC §5) -----------------------------------------------------
  */
 

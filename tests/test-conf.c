@@ -791,8 +791,9 @@ static void test_overrides(void)
 	CHECK(conf_override_seeds(c, "sport", "/s.txt", err, sizeof(err)) == 0);
 	CHECK(c->n_categories == 2);
 	const struct conf_category *s = conf_category_find(c, "sport");
+	/* A category no section configured is not focused. */
 	CHECK(s && strcmp(s->seeds, "/s.txt") == 0 &&
-	      s->scope == CONF_SCOPE_HOST && s->n_keywords == 0);
+	      s->scope == CONF_SCOPE_ANY && s->n_keywords == 0);
 	CHECK(conf_override_seeds(c, NULL, "b.txt", err, sizeof(err)) ==
 	      SC_E_INVAL);
 	CHECK_STR(err, "--seeds: the config has 2 categories; say which with "

@@ -314,6 +314,94 @@ static void test_robots_cache(void)
 	mdb_env_close(env);
 }
 
+/* Categories and off-topic hops: a batch says which URLs another category
+ * queued first, the lease carries both fields, and a queue entry of
+ * format 1 (without the off-topic byte) still reads. */
+static void test_categories(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 8, 0);
+	static const struct norm_opts strict = { .steps = 0xff };
+	const char *urls[] = { "http://c.test/a", "http://c.test/b",
+			       "http://c.test/a", "http://c.test/c" };
+	char out[4][NORM_URL_MAX + 1];
+	struct norm_url u[4];
+	struct frontier_url fu[4];
+	for (int i = 0; i < 4; i++) {
+		CHECK(norm_url(&strict, NULL, urls[i], strlen(urls[i]), out[i],
+			       sizeof(out[i]), &u[i]) == 0);
+		fu[i] = (struct frontier_url){ .url = out[i],
+					       .url_len = u[i].len,
+					       .u = &u[i],
+					       .found = out[i],
+					       .found_len = u[i].len,
+					       .depth = 1,
+					       .category = (uint16_t)(i % 2),
+					       .offtopic = (uint8_t)(i + 1) };
+	}
+	MDB_txn *txn;
+	int8_t added[4];
+	uint16_t other[4];
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_add_batch_cat(f, txn, fu, 2, added, other) == 2);
+	CHECK(other[0] == FRONTIER_NO_CATEGORY &&
+	      other[1] == FRONTIER_NO_CATEGORY);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	/* a again from category 0 (the same), b from 0 (was 1), a from 1
+	 * inside the batch after a from 0. */
+	fu[1].category = 0;
+	fu[2].category = 1;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_add_batch_cat(f, txn, fu, 4, added, other) == 1);
+	CHECK(added[0] == 0 && added[1] == 0 && added[2] == 0 && added[3] == 1);
+	CHECK(other[0] == FRONTIER_NO_CATEGORY && other[1] == 1 &&
+	      other[2] == 0 && other[3] == FRONTIER_NO_CATEGORY);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+
+	/* A format-1 entry, written by hand under a queue key after the
+	 * others of the host: depth 1, category 5, no off-topic byte. */
+	MDB_dbi q;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(mdb_dbi_open(txn, "frontier.queue", 0, &q) == 0);
+	MDB_cursor *cur;
+	MDB_val k, v;
+	unsigned char key[FRONTIER_QKEY_LEN], val[10 + 15];
+	CHECK(mdb_cursor_open(txn, q, &cur) == 0);
+	CHECK(mdb_cursor_get(cur, &k, &v, MDB_LAST) == 0);
+	memcpy(key, k.mv_data, sizeof(key));
+	mdb_cursor_close(cur);
+	key[FRONTIER_QKEY_LEN - 1]++;
+	memcpy(val, "\x01\x00\x01\x00\x05\x00\x0f\x00\x00\x00", 10);
+	memcpy(val + 10, "http://c.test/d", 15);
+	k = (MDB_val){ sizeof(key), key };
+	v = (MDB_val){ sizeof(val), val };
+	CHECK(mdb_put(txn, q, &k, &v, 0) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+
+	struct frontier_lease l;
+	uint64_t wait;
+	int seen = 0;
+	while (frontier_next(f, 0, &l, &wait) == 0) {
+		if (strcmp(l.url, "http://c.test/a") == 0)
+			CHECK(l.category == 0 && l.offtopic == 1);
+		else if (strcmp(l.url, "http://c.test/b") == 0)
+			CHECK(l.category == 1 && l.offtopic == 2);
+		else if (strcmp(l.url, "http://c.test/c") == 0)
+			CHECK(l.category == 1 && l.offtopic == 4);
+		else if (strcmp(l.url, "http://c.test/d") == 0)
+			CHECK(l.category == 5 && l.offtopic == 0 &&
+			      l.depth == 1 && l.found_len == 15);
+		else
+			CHECK(!"an unexpected URL");
+		seen++;
+	}
+	CHECK(seen == 4);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -321,9 +409,10 @@ int main(void)
 		return 99;
 	}
 	/* Each test starts from an empty environment. */
-	void (*tests[])(void) = { test_order_and_politeness,
-				  test_late_shallow_url, test_seen_and_abort,
-				  test_restart, test_robots_cache };
+	void (*tests[])(
+		void) = { test_order_and_politeness, test_late_shallow_url,
+			  test_seen_and_abort,       test_restart,
+			  test_robots_cache,         test_categories };
 	for (size_t i = 0; i < sizeof(tests) / sizeof(*tests); i++) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/data.mdb", dir);

@@ -1,0 +1,216 @@
+/* focus.c — focused crawling for the engine (see focus.h). */
+#include "focus.h"
+#include "conf.h"
+
+#include <libpsl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct focus {
+	const struct crawl_opts *o;
+	size_t n;
+	struct parse_keywords **kw; /* per category; NULL: none */
+	psl_ctx_t *psl_own;         /* psl_latest()'s, freed at the end */
+	const psl_ctx_t *psl;
+	uint64_t (*batch)[STORE_FOCUS_COUNTERS]; /* the writer's batch */
+	bool dirty;
+};
+
+int focus_open(const struct crawl_opts *o, struct focus **ret)
+{
+	struct focus *f = calloc(1, sizeof(*f));
+	if (!f)
+		return SC_E_NOMEM;
+	f->o = o;
+	f->n = o->n_categories;
+	f->kw = calloc(f->n ? f->n : 1, sizeof(*f->kw));
+	f->batch = calloc(f->n ? f->n : 1, sizeof(*f->batch));
+	if (!f->kw || !f->batch) {
+		focus_close(f);
+		return SC_E_NOMEM;
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		const struct crawl_category *cat = &o->categories[i];
+		if (!cat->n_keywords)
+			continue;
+		int rc = parse_keywords_new(cat->keywords, cat->n_keywords,
+					    &f->kw[i]);
+		if (rc) {
+			fprintf(stderr,
+				"sigcrawl crawl: [category %s] "
+				"keywords: %s\n",
+				cat->name, sc_strerror(rc));
+			focus_close(f);
+			return rc;
+		}
+	}
+	/* The newer of the built-in list and the system's
+	 * (publicsuffix package), as libpsl recommends. */
+	f->psl_own = psl_latest(NULL);
+	f->psl = f->psl_own ? f->psl_own : psl_builtin();
+	*ret = f;
+	return 0;
+}
+
+void focus_close(struct focus *f)
+{
+	if (!f)
+		return;
+	for (size_t i = 0; f->kw && i < f->n; i++)
+		parse_keywords_free(f->kw[i]);
+	free(f->kw);
+	free(f->batch);
+	psl_free(f->psl_own);
+	free(f);
+}
+
+const struct parse_keywords *focus_keywords(const struct focus *f, uint16_t cat)
+{
+	return cat < f->n ? f->kw[cat] : NULL;
+}
+
+int focus_put_categories(struct focus *f, struct store *s, MDB_txn *txn)
+{
+	for (size_t i = 0; i < f->n; i++) {
+		const struct crawl_category *cat = &f->o->categories[i];
+		char kw[4096];
+		size_t len = 0;
+		for (size_t k = 0; k < cat->n_keywords && len < sizeof(kw);
+		     k++) {
+			int w = snprintf(kw + len, sizeof(kw) - len, "%s%s",
+					 k ? ", " : "", cat->keywords[k]);
+			if (w < 0 || (size_t)w >= sizeof(kw) - len)
+				return SC_E_TOOLONG;
+			len += (size_t)w;
+		}
+		struct store_category sc = {
+			.name = cat->name,
+			.name_len = strlen(cat->name),
+			.keywords = kw,
+			.keywords_len = len,
+			.scope = (unsigned)cat->scope,
+			.tunnel = cat->tunnel,
+			.min_relevance = cat->min_relevance,
+		};
+		int rc = store_category_put(s, txn, &sc);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* The registrable domain of a host (NUL-terminated, lower case), or the
+ * host itself when it has none: an IP address, a public suffix, a name
+ * of one label. */
+static const char *domain_of(const psl_ctx_t *psl, const char *host)
+{
+	const char *d = psl ? psl_registrable_domain(psl, host) : NULL;
+	return d ? d : host;
+}
+
+bool focus_in_scope(const struct focus *f, uint16_t cat, const char *page,
+		    const struct norm_url *pu, const char *link,
+		    const struct norm_url *lu)
+{
+	if (cat >= f->n)
+		return true;
+	int scope = f->o->categories[cat].scope;
+	if (scope == CONF_SCOPE_ANY)
+		return true;
+	const char *ph = page + pu->host_off, *lh = link + lu->host_off;
+	if (pu->host_len == lu->host_len &&
+	    strncasecmp(ph, lh, pu->host_len) == 0)
+		return true;
+	if (scope != CONF_SCOPE_DOMAIN || pu->host_type != NORM_HOST_NAME ||
+	    lu->host_type != NORM_HOST_NAME)
+		return false;
+	char a[FRONTIER_HOST_MAX + 1], b[FRONTIER_HOST_MAX + 1];
+	if (pu->host_len > FRONTIER_HOST_MAX ||
+	    lu->host_len > FRONTIER_HOST_MAX)
+		return false;
+	for (size_t i = 0; i < pu->host_len; i++)
+		a[i] = (char)((ph[i] >= 'A' && ph[i] <= 'Z') ? ph[i] + 32
+							     : ph[i]);
+	for (size_t i = 0; i < lu->host_len; i++)
+		b[i] = (char)((lh[i] >= 'A' && lh[i] <= 'Z') ? lh[i] + 32
+							     : lh[i]);
+	a[pu->host_len] = b[lu->host_len] = '\0';
+	return strcmp(domain_of(f->psl, a), domain_of(f->psl, b)) == 0;
+}
+
+bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
+		  double relevance, uint8_t offtopic, uint8_t *child)
+{
+	*child = 0;
+	if (cat >= f->n || !has_relevance)
+		return true;
+	const struct crawl_category *c = &f->o->categories[cat];
+	if (relevance >= c->min_relevance)
+		return true;
+	unsigned run = offtopic + 1u; /* this page included */
+	*child = (uint8_t)(run > UINT8_MAX ? UINT8_MAX : run);
+	return run <= c->tunnel;
+}
+
+void focus_count(struct focus *f, uint16_t cat, unsigned k, uint64_t n)
+{
+	if (cat >= f->n || k >= STORE_FOCUS_COUNTERS || !n)
+		return;
+	f->batch[cat][k] += n;
+	f->dirty = true;
+}
+
+int focus_note_also(struct focus *f, struct store *s, MDB_txn *txn,
+		    const struct frontier_url *fu, size_t n,
+		    const uint16_t *other)
+{
+	for (size_t i = 0; i < n; i++) {
+		uint16_t cat = fu[i].category;
+		if (other[i] == FRONTIER_NO_CATEGORY || cat >= f->n)
+			continue;
+		unsigned char key[SC_KEY_LEN];
+		const char *name = f->o->categories[cat].name;
+		sc_url_key(fu[i].url, fu[i].url_len, key);
+		int rc = store_also_add(s, txn, key, name, strlen(name));
+		if (rc < 0)
+			return rc;
+		focus_count(f, cat, STORE_FOCUS_ALSO, (uint64_t)rc);
+	}
+	return 0;
+}
+
+int focus_flush(struct focus *f, struct store *s, MDB_txn *txn)
+{
+	if (!f->dirty)
+		return 0;
+	for (size_t i = 0; i < f->n; i++) {
+		uint64_t *b = f->batch[i], any = 0;
+		for (size_t k = 0; k < STORE_FOCUS_COUNTERS; k++)
+			any |= b[k];
+		if (!any)
+			continue;
+		const char *name = f->o->categories[i].name;
+		int rc = store_focus_count_add(s, txn, name, strlen(name), b);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+void focus_batch_end(struct focus *f, bool ok, struct crawl_summary *sum)
+{
+	if (!f->dirty)
+		return;
+	for (size_t i = 0; i < f->n; i++) {
+		if (ok) {
+			sum->pruned_scope +=
+				f->batch[i][STORE_FOCUS_PRUNED_SCOPE];
+			sum->pruned_relevance +=
+				f->batch[i][STORE_FOCUS_PRUNED_RELEVANCE];
+			sum->also += f->batch[i][STORE_FOCUS_ALSO];
+		}
+		memset(f->batch[i], 0, sizeof(f->batch[i]));
+	}
+	f->dirty = false;
+}

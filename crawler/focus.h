@@ -1,0 +1,70 @@
+/* focus.h — focused crawling for the engine (crawl.c): relevance, scope,
+ * tunnel and the first-category-wins rule (SPEC §1, §3, §6).  Inside
+ * crawler/, not a module of its own; docs/focus.md explains the choices.
+ *
+ * Threads: focus_keywords() and focus_in_scope() / focus_follow() are
+ * read-only and safe from any thread once focus_open() returned; the
+ * counting and note-taking functions are the writer's alone. */
+#ifndef FOCUS_H
+#define FOCUS_H
+
+#include <stdbool.h>
+#include <stdint.h>
+
+#include "crawl.h"
+#include "frontier.h"
+#include "parse.h"
+#include "store.h"
+
+struct focus;
+
+/* Compile the keywords of every category of o.  Returns 0 and sets
+ * *ret, or SC_E_NOMEM, SC_E_INVAL (with a message on stderr). */
+int focus_open(const struct crawl_opts *o, struct focus **ret);
+
+/* NULL is fine. */
+void focus_close(struct focus *f);
+
+/* The keywords of category cat, or NULL (none, or no such category). */
+const struct parse_keywords *focus_keywords(const struct focus *f,
+					    uint16_t cat);
+
+/* Keep every category's settings in the store, for `report`. */
+int focus_put_categories(struct focus *f, struct store *s, MDB_txn *txn);
+
+/* May a page of category cat at page (its components pu) lead to link
+ * (lu)?  host: the same host; domain: the same registrable domain,
+ * through the Public Suffix List (libpsl's built-in copy); any: yes.
+ * Pages are in scope by induction from their seed, so the page's host
+ * stands for the seed's. */
+bool focus_in_scope(const struct focus *f, uint16_t cat, const char *page,
+		    const struct norm_url *pu, const char *link,
+		    const struct norm_url *lu);
+
+/* Are the links of a page followed?  A page is off topic when it has a
+ * relevance under its category's min_relevance; its links are followed
+ * while the off-topic pages in a row, itself included, are at most the
+ * tunnel.  offtopic is the page's lease.offtopic; *child gets the count
+ * its links carry (0 after an on-topic page). */
+bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
+		  double relevance, uint8_t offtopic, uint8_t *child);
+
+/* Count n events of counter k (enum store_focus_counter) for cat, in
+ * the writer's current batch. */
+void focus_count(struct focus *f, uint16_t cat, unsigned k, uint64_t n);
+
+/* After frontier_add_batch_cat(): note in the store every URL of fu that
+ * was queued before under another category (other[i]), under fu[i]'s
+ * category, and count it. */
+int focus_note_also(struct focus *f, struct store *s, MDB_txn *txn,
+		    const struct frontier_url *fu, size_t n,
+		    const uint16_t *other);
+
+/* Before the batch commits: add its counts to the store. */
+int focus_flush(struct focus *f, struct store *s, MDB_txn *txn);
+
+/* After the commit (ok) or the abort: add the batch's counts to sum
+ * (under the caller's lock), and start a new batch. */
+void focus_batch_end(struct focus *f, bool ok, struct crawl_summary *sum);
+
+#endif
