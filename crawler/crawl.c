@@ -1454,7 +1454,8 @@ static void seeds_back(struct crawl *c, struct job *j)
 		j->seeds->done(j->seeds, j->seeds_rc, j->seeds->arg);
 	else if (!c->o->quiet || j->seeds_rc)
 		fprintf(stderr, "sigcrawl: reload: %s; %d new seeds queued\n",
-			j->seeds_rc ? sc_strerror(j->seeds_rc) : "seed files read",
+			j->seeds_rc ? sc_strerror(j->seeds_rc)
+				    : "seed files read",
 			j->seeds_added);
 	job_free(j);
 }
@@ -1922,9 +1923,8 @@ int crawl_reload(struct crawl *c, const struct crawl_opts *o)
 		l = n;
 	}
 	struct job *j = calloc(1, sizeof(*j));
-	struct curl_slist **v =
-		realloc(c->old_connect_to,
-			(c->n_old_connect_to + 1) * sizeof(*v));
+	struct curl_slist **v = realloc(c->old_connect_to,
+					(c->n_old_connect_to + 1) * sizeof(*v));
 	if (v)
 		c->old_connect_to = v;
 	if (!j || !v) {
