@@ -10,6 +10,7 @@
 #include <string.h>
 #include <strings.h>
 
+#include "conf.h"
 #include "store.h"
 
 #define JSON_TYPE "application/json"
@@ -20,6 +21,8 @@
 void control_error(struct control_answer *ans, int status, const char *msg)
 {
 	json_t *o = json_pack("{s:s}", "error", msg);
+	if (!o) /* msg is not UTF-8 */
+		o = json_pack("{s:s}", "error", "bad request");
 	ans->status = status;
 	ans->content_type = JSON_TYPE;
 	ans->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -291,6 +294,21 @@ static int query_category(struct control_seeds *s, const char *query,
 	return rc;
 }
 
+/* A category name as the config file allows them (conf.h). */
+static bool category_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n > CONF_CATEGORY_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
+		      s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
 int control_parse_seeds(const char *content_type, const char *query,
 			const char *body, size_t len,
 			const struct norm_opts *norm,
@@ -328,6 +346,12 @@ int control_parse_seeds(const char *content_type, const char *query,
 		control_error(ans, 400,
 			      "no category: use ?category=NAME or "
 			      "the \"category\" member");
+		rc = SC_E_INVAL;
+	}
+	if (!rc && !category_name_ok(s->category)) {
+		control_error(
+			ans, 400,
+			"bad category name: up to 40 of A-Z a-z 0-9 . _ -");
 		rc = SC_E_INVAL;
 	}
 	if (rc == SC_E_NOMEM)

@@ -1111,10 +1111,6 @@ static void robots_back(struct crawl *c, struct job *j)
 	}
 }
 
-const double crawl_latency_le[CRAWL_LATENCY_BUCKETS] = {
-	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
-};
-
 static void record_latency(struct crawl *c, uint64_t ms)
 {
 	double s = (double)ms / 1000.0;

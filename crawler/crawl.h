@@ -127,7 +127,9 @@ void crawl_pause(struct crawl *c, bool paused);
 
 /* Fetch latency histogram bounds, in seconds (Prometheus "le"). */
 #define CRAWL_LATENCY_BUCKETS 12
-extern const double crawl_latency_le[CRAWL_LATENCY_BUCKETS];
+static const double crawl_latency_le[CRAWL_LATENCY_BUCKETS] = {
+	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+};
 
 enum crawl_state { CRAWL_RUNNING, CRAWL_PAUSED, CRAWL_IDLE, CRAWL_STOPPING };
 
