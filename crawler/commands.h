@@ -16,6 +16,9 @@ int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_search(int argc, char **argv);
 int cmd_index(int argc, char **argv);
+int cmd_serve(int argc, char **argv);
+int cmd_submit(int argc, char **argv);
+int cmd_status(int argc, char **argv);
 
 /* Print "sigcrawl CMD: message" to stderr. */
 void sc_errorf(const char *cmd, const char *fmt, ...) SC_PRINTF(2, 3);

@@ -59,6 +59,8 @@ enum dup_kind { DUP_EXACT = 1, DUP_NEAR = 2 };
 enum job_kind {
 	JOB_PAGE,   /* a leased URL */
 	JOB_ROBOTS, /* a host's robots.txt: looked up, fetched, parsed, kept */
+	JOB_SEEDS,  /* seeds submitted at run time (crawl_add_seeds()) */
+	JOB_RELOAD, /* the seed files read again after crawl_reload() */
 };
 
 struct job {
@@ -112,6 +114,11 @@ struct job {
 	struct parse_robots *rules;
 	int64_t robots_expires;
 	bool robots_cached; /* the rules came from the store */
+	/* JOB_SEEDS: the caller's batch; JOB_SEEDS and JOB_RELOAD: the
+	 * writer's result (an sc_err), and the seeds queued. */
+	struct crawl_seeds *seeds;
+	int seeds_rc;
+	int seeds_added;
 };
 
 static void job_free(struct job *j)
@@ -184,7 +191,9 @@ struct xfer {
 };
 
 struct crawl {
-	const struct crawl_opts *o;
+	/* Atomic: crawl_reload() swaps it on the loop while the parsers and
+	 * the writer read it; every version lives until the end. */
+	const struct crawl_opts *_Atomic o;
 	struct event_base *base;
 	CURLM *multi;
 	struct event *curl_timer, *sched_timer, *tick, *wakeup;
@@ -223,6 +232,13 @@ struct crawl {
 	struct crawl_summary sum; /* under mu */
 	uint64_t last_pages;
 	uint64_t last_tick;
+
+	/* Long-running mode (o->daemon), all on the loop's thread. */
+	bool paused;
+	struct curl_slist **old_connect_to; /* lists of earlier configs */
+	size_t n_old_connect_to;
+	uint64_t latency_count[CRAWL_LATENCY_BUCKETS + 1];
+	double latency_sum;
 };
 
 static void fill(struct crawl *c);
@@ -334,6 +350,45 @@ static int dedup(struct crawl *c, MDB_txn *txn, struct job *j)
 	return store_simhash_add(c->store, txn, j->simhash, key);
 }
 
+static int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat,
+			const char *path, int *added);
+
+/* Seeds submitted at run time, or the seed files read again after a
+ * reload.  A seed file that cannot be read is reported and skipped: the
+ * rest of the batch still commits. */
+static int write_seeds(struct crawl *c, MDB_txn *txn, struct job *j)
+{
+	const struct crawl_opts *o = c->o;
+	if (j->kind == JOB_RELOAD) {
+		int rc = 0;
+		for (size_t i = 0; i < o->n_categories && rc != SC_E_DB; i++)
+			if (o->categories[i].seeds_file)
+				rc = add_seeds_of(c, txn, (uint16_t)i,
+						  o->categories[i].seeds_file,
+						  &j->seeds_added);
+		return rc == SC_E_DB ? rc : 0;
+	}
+	struct crawl_seeds *sd = j->seeds;
+	for (size_t i = 0; i < sd->n; i++) {
+		struct frontier_url fu = {
+			.url = sd->url[i],
+			.url_len = sd->u[i].len,
+			.u = &sd->u[i],
+			.found = sd->found[i],
+			.found_len = sd->found_u[i].len,
+			.category = sd->category,
+		};
+		int rc = frontier_add(c->fr, txn, &fu);
+		if (rc < 0 && rc != SC_E_INVAL)
+			return rc;
+		/* A host name too long for the frontier counts as known:
+		 * the caller's normalization bounds it, so this is rare. */
+		sd->added[i] = rc == 1;
+		j->seeds_added += rc == 1;
+	}
+	return 0;
+}
+
 static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		     struct frontier_url **fu, size_t *n_fu, size_t *cap_fu)
 {
@@ -341,6 +396,8 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	struct store_record r = { 0 };
 	if (j->kind == JOB_ROBOTS)
 		return j->fetched && j->rules ? write_robots(c, txn, j) : 0;
+	if (j->kind == JOB_SEEDS || j->kind == JOB_RELOAD)
+		return write_seeds(c, txn, j);
 	if (j->has_redirect && !j->error && redirect_loops(c, txn, j))
 		j->error = STORE_ERROR_REDIRECT_LOOP;
 	int rc = dedup(c, txn, j);
@@ -668,7 +725,8 @@ static void *writer_main(void *arg)
 		size_t pages = 0;
 		for (size_t i = 0; i < n; i++) {
 			struct job *b = batch[i];
-			if (b->kind == JOB_ROBOTS) {
+			if (b->kind != JOB_PAGE) { /* back to the loop */
+				b->seeds_rc = rc;
 				jobq_push(&c->to_loop, b);
 				continue;
 			}
@@ -1199,10 +1257,21 @@ static void robots_back(struct crawl *c, struct job *j)
 	}
 }
 
+static void record_latency(struct crawl *c, uint64_t ms)
+{
+	double s = (double)ms / 1000.0;
+	size_t i = 0;
+	while (i < CRAWL_LATENCY_BUCKETS && s > crawl_latency_le[i])
+		i++;
+	c->latency_count[i]++;
+	c->latency_sum += s;
+}
+
 static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 {
 	struct job *j = x->job;
 	struct robots_slot *s = robots_slot(c, j->lease.host_id);
+	record_latency(c, mono_ms() - x->started_ms);
 	long status = 0;
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 
@@ -1458,7 +1527,7 @@ static void fill(struct crawl *c)
 	if (fatal)
 		c->stopping = true;
 
-	while (!c->stopping && c->running < o->concurrency &&
+	while (!c->stopping && !c->paused && c->running < o->concurrency &&
 	       (!o->max_pages || c->started + c->parked < o->max_pages)) {
 		struct job *j = calloc(1, sizeof(*j));
 		if (!j) {
@@ -1500,6 +1569,9 @@ static void check_done(struct crawl *c)
 	if (pending)
 		return;
 	bool limit = c->o->max_pages && c->started >= c->o->max_pages;
+	/* Long-running mode waits for more seeds instead. */
+	if (c->o->daemon && !c->stopping && !fatal)
+		return;
 	if (c->stopping || fatal || limit || c->frontier_dry) {
 		/* A break before the loop runs would be forgotten by
 		 * libevent: the flag says it. */
@@ -1517,8 +1589,21 @@ static void on_sched_timer(evutil_socket_t fd, short kind, void *arg)
 	check_done(c);
 }
 
+/* A seed job is committed (or failed): tell its caller. */
+static void seeds_back(struct crawl *c, struct job *j)
+{
+	if (j->kind == JOB_SEEDS)
+		j->seeds->done(j->seeds, j->seeds_rc, j->seeds->arg);
+	else if (!c->o->quiet || j->seeds_rc)
+		fprintf(stderr, "sigcrawl: reload: %s; %d new seeds queued\n",
+			j->seeds_rc ? sc_strerror(j->seeds_rc)
+				    : "seed files read",
+			j->seeds_added);
+	job_free(j);
+}
+
 /* The writer committed a batch (new URLs may be ready), or robots.txt
- * jobs came back. */
+ * and seed jobs came back. */
 static void on_wakeup(evutil_socket_t fd, short kind, void *arg)
 {
 	(void)fd;
@@ -1530,7 +1615,10 @@ static void on_wakeup(evutil_socket_t fd, short kind, void *arg)
 		pthread_mutex_unlock(&c->mu);
 		if (!j)
 			break;
-		robots_back(c, j);
+		if (j->kind == JOB_ROBOTS)
+			robots_back(c, j);
+		else
+			seeds_back(c, j);
 	}
 	fill(c);
 	check_done(c);
@@ -1541,6 +1629,8 @@ static void stop_now(struct crawl *c)
 	if (c->stopping)
 		return;
 	c->stopping = true;
+	if (c->o->daemon && c->o->daemon->stopping)
+		c->o->daemon->stopping(c, c->o->daemon->arg);
 	/* Transfers in flight and parked leases are abandoned: their URLs
 	 * are still queued and are fetched after a restart. */
 	while (c->xfers) {
@@ -1600,6 +1690,8 @@ static void on_tick(evutil_socket_t fd, short kind, void *arg)
 	(void)kind;
 	struct crawl *c = arg;
 	uint64_t now = mono_ms();
+	if (c->o->daemon && c->o->daemon->tick)
+		c->o->daemon->tick(c, c->o->daemon->arg);
 	/* A live line every second on a terminal, else every 5 s. */
 	if (!c->o->quiet && (isatty(2) || now - c->last_tick >= 5000)) {
 		progress(c, false);
@@ -1835,11 +1927,14 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 	}
 	c->writer_started = true;
 
+	if (o->daemon && o->daemon->start &&
+	    (rc = o->daemon->start(c, o->daemon->arg)))
+		goto out;
 	fill(c);
 	check_done(c);
 	if (!c->done)
 		event_base_dispatch(c->base);
-	if (!o->quiet)
+	if (!c->o->quiet)
 		progress(c, true);
 
 out:
@@ -1868,8 +1963,17 @@ out:
 		stop_now(c);
 		curl_multi_cleanup(c->multi);
 	}
-	for (struct job *j; (j = jobq_pop(&c->to_loop));)
-		job_free(j);
+	for (struct job *j; (j = jobq_pop(&c->to_loop));) {
+		if (j->kind == JOB_SEEDS || j->kind == JOB_RELOAD)
+			seeds_back(c, j); /* committed, or failed */
+		else
+			job_free(j);
+	}
+	if (o->daemon && o->daemon->finish)
+		o->daemon->finish(c, o->daemon->arg);
+	for (size_t i = 0; i < c->n_old_connect_to; i++)
+		curl_slist_free_all(c->old_connect_to[i]);
+	free(c->old_connect_to);
 	for (size_t h = 0; h < c->n_robots; h++)
 		parse_robots_free(c->robots[h].rules);
 	free(c->robots);
@@ -1904,4 +2008,112 @@ out:
 	pthread_cond_destroy(&c->write_cv);
 	free(c);
 	return rc;
+}
+
+/* ---------------------------------------------------------------------
+ * The daemon's side (crawl.h): all on the loop's thread
+ */
+
+struct event_base *crawl_base(struct crawl *c)
+{
+	return c->base;
+}
+
+void crawl_stop(struct crawl *c)
+{
+	stop_now(c);
+}
+
+void crawl_pause(struct crawl *c, bool paused)
+{
+	if (c->paused == paused)
+		return;
+	c->paused = paused;
+	if (!paused) {
+		fill(c);
+		check_done(c);
+	}
+}
+
+void crawl_status(struct crawl *c, struct crawl_status *ret)
+{
+	struct frontier_stats st;
+	frontier_stats(c->fr, &st);
+	pthread_mutex_lock(&c->mu);
+	ret->sum = c->sum;
+	uint64_t pending = c->in_pipeline;
+	pthread_mutex_unlock(&c->mu);
+	ret->sum.seconds = (double)(mono_ms() - c->t0) / 1000.0;
+	ret->queued = st.queued;
+	ret->seen = st.seen;
+	ret->hosts = st.hosts;
+	ret->in_flight = c->running;
+	ret->started = c->started;
+	memcpy(ret->latency_count, c->latency_count,
+	       sizeof(ret->latency_count));
+	ret->latency_sum = c->latency_sum;
+	const struct crawl_opts *o = c->o;
+	bool limit = o->max_pages && c->started >= o->max_pages;
+	if (c->stopping)
+		ret->state = CRAWL_STOPPING;
+	else if (c->paused)
+		ret->state = CRAWL_PAUSED;
+	else if (!c->running && !c->parked && !pending &&
+		 (c->frontier_dry || limit))
+		ret->state = CRAWL_IDLE;
+	else
+		ret->state = CRAWL_RUNNING;
+}
+
+int crawl_add_seeds(struct crawl *c, struct crawl_seeds *s)
+{
+	if (c->stopping)
+		return SC_E_AGAIN;
+	struct job *j = calloc(1, sizeof(*j));
+	if (!j)
+		return SC_E_NOMEM;
+	j->kind = JOB_SEEDS;
+	j->seeds = s;
+	submit(c, j, false);
+	return 0;
+}
+
+int crawl_reload(struct crawl *c, const struct crawl_opts *o)
+{
+	struct curl_slist *l = NULL;
+	for (size_t i = 0; i < o->n_connect_to; i++) {
+		struct curl_slist *n = curl_slist_append(l, o->connect_to[i]);
+		if (!n) {
+			curl_slist_free_all(l);
+			return SC_E_NOMEM;
+		}
+		l = n;
+	}
+	struct job *j = calloc(1, sizeof(*j));
+	struct curl_slist **v = realloc(c->old_connect_to,
+					(c->n_old_connect_to + 1) * sizeof(*v));
+	if (v)
+		c->old_connect_to = v;
+	if (!j || !v) {
+		free(j);
+		curl_slist_free_all(l);
+		return SC_E_NOMEM;
+	}
+	/* Transfers in flight still use the old list: it is freed at the
+	 * end. */
+	c->old_connect_to[c->n_old_connect_to++] = c->connect_to;
+	c->connect_to = l;
+	c->o = o;
+	struct frontier_opts fo = { o->per_host_connections,
+				    o->per_host_delay_ms };
+	frontier_set_opts(c->fr, &fo);
+	curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
+			  (long)o->concurrency);
+	curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
+			  (long)o->per_host_connections);
+	j->kind = JOB_RELOAD;
+	submit(c, j, false);
+	fill(c);
+	check_done(c);
+	return 0;
 }

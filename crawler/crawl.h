@@ -41,6 +41,9 @@ struct crawl_category {
 	unsigned tunnel;
 };
 
+struct crawl;
+struct crawl_daemon;
+
 struct crawl_opts {
 	const char *store_dir;
 	const struct crawl_category *categories;
@@ -68,6 +71,9 @@ struct crawl_opts {
 	size_t n_connect_to;
 	unsigned parser_threads; /* 0: one per core */
 	bool quiet;              /* no progress lines */
+	/* Long-running mode (`sigcrawl serve`): NULL for a crawl that ends
+	 * when the frontier is dry.  See "The daemon's side" below. */
+	const struct crawl_daemon *daemon;
 };
 
 struct crawl_summary {
@@ -98,5 +104,97 @@ struct crawl_summary {
  * else a line every few seconds) unless quiet.  Returns 0, or an sc_err
  * code with a message already printed on stderr. */
 int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret);
+
+/* ---------------------------------------------------------------------
+ * The daemon's side: long-running mode
+ *
+ * With o->daemon set, crawl_run() never ends on its own: when the frontier
+ * is dry (or max_pages fetches have started) the loop waits for events
+ * (the control socket, the writer's wakeup after new seeds) without
+ * polling.  It ends on SIGINT/SIGTERM, crawl_stop() or a fatal error.
+ * Every hook and every function below runs on the loop's thread. */
+
+struct crawl_daemon {
+	/* The store is open and the loop is about to run: set up the
+	 * control socket on crawl_base(c).  A non-zero sc_err ends the
+	 * crawl with that code (the hook printed why). */
+	int (*start)(struct crawl *c, void *arg);
+	/* The one-second housekeeping tick. */
+	void (*tick)(struct crawl *c, void *arg);
+	/* A signal or crawl_stop() began the shutdown. */
+	void (*stopping)(struct crawl *c, void *arg);
+	/* The loop is over, the writer has committed and stopped: release
+	 * what start() made on the event base, which is freed next. */
+	void (*finish)(struct crawl *c, void *arg);
+	void *arg;
+};
+
+/* The loop's event base (borrowed, valid during crawl_run()). */
+struct event_base *crawl_base(struct crawl *c);
+
+/* Begin the clean shutdown, as SIGTERM does. */
+void crawl_stop(struct crawl *c);
+
+/* Paused: no new fetch starts; transfers in flight finish and are
+ * committed.  Resuming starts fetching at once. */
+void crawl_pause(struct crawl *c, bool paused);
+
+/* Fetch latency histogram bounds, in seconds (Prometheus "le"). */
+#define CRAWL_LATENCY_BUCKETS 12
+static const double crawl_latency_le[CRAWL_LATENCY_BUCKETS] = {
+	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
+};
+
+enum crawl_state { CRAWL_RUNNING, CRAWL_PAUSED, CRAWL_IDLE, CRAWL_STOPPING };
+
+struct crawl_status {
+	enum crawl_state state;
+	struct crawl_summary sum; /* .seconds: uptime */
+	uint64_t queued;          /* URLs in the queue (committed) */
+	uint64_t seen;            /* URLs ever queued */
+	uint32_t hosts;
+	unsigned in_flight; /* transfers, robots.txt included */
+	uint64_t started;   /* page fetches started by this process */
+	/* Page transfers by duration: count[i] took at most
+	 * crawl_latency_le[i] seconds (not cumulative); [last]: slower. */
+	uint64_t latency_count[CRAWL_LATENCY_BUCKETS + 1];
+	double latency_sum; /* seconds */
+};
+
+void crawl_status(struct crawl *c, struct crawl_status *ret);
+
+/* Seeds submitted at run time.  The caller normalizes them (as the seed
+ * files are: url with the crawl's steps, found with the strict ones) and
+ * hands the batch over; the writer queues them in its next transaction
+ * and sets added[i] (1 queued, 0 already known); then done() is called
+ * on the loop's thread with rc 0, or an sc_err if the commit failed or
+ * the crawl ended first.  The batch is the caller's: the crawl borrows it
+ * until done(). */
+struct crawl_seeds {
+	uint16_t category; /* index into o->categories */
+	size_t n;
+	const char **url, **found;
+	const struct norm_url *u, *found_u;
+	int8_t *added;
+	void (*done)(struct crawl_seeds *s, int rc, void *arg);
+	void *arg;
+};
+
+/* Returns 0 (done() will be called), or SC_E_NOMEM / SC_E_AGAIN
+ * (stopping) without calling it. */
+SC_WUR int crawl_add_seeds(struct crawl *c, struct crawl_seeds *s);
+
+/* Apply a reloaded config.  o must live until crawl_run() returns (the
+ * threads may still read the old one for a moment, so the caller keeps
+ * every version until then).  What changes live: the limits (max_pages,
+ * max_depth, concurrency, timeout_s, max_body_bytes), politeness
+ * (per_host_connections, per_host_delay_ms, obey_robots, user_agent,
+ * connect_to) and the categories, which o must list with the old ones
+ * first, at their old indexes.  Everything else is the caller's to keep
+ * equal (store_dir, norm, signature, near_k, follow_duplicate_links,
+ * warc).  Then each category's seeds file is read again, through the
+ * writer; seeds seen before are not queued again.  Returns 0 or
+ * SC_E_NOMEM. */
+SC_WUR int crawl_reload(struct crawl *c, const struct crawl_opts *o);
 
 #endif

@@ -12,6 +12,10 @@ static const struct command {
 } commands[] = {
 	{ "crawl", cmd_crawl,
 	  "crawl breadth-first from seeds into a store; rerun to resume" },
+	{ "serve", cmd_serve,
+	  "the daemon: crawl continuously, take seeds on the control socket" },
+	{ "submit", cmd_submit, "submit seed URLs to the running daemon" },
+	{ "status", cmd_status, "print the running daemon's state as JSON" },
 	{ "normalize", cmd_normalize,
 	  "normalize URLs, one per line, from stdin to stdout" },
 	{ "export", cmd_export,

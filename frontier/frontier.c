@@ -943,6 +943,19 @@ void frontier_return(struct frontier *f, const struct frontier_lease *l)
 	pthread_mutex_unlock(&f->lock);
 }
 
+void frontier_set_opts(struct frontier *f, const struct frontier_opts *opts)
+{
+	pthread_mutex_lock(&f->lock);
+	f->opts = *opts;
+	if (f->opts.per_host_connections == 0)
+		f->opts.per_host_connections = 1;
+	/* A host held back by the old connection limit may be ready now,
+	 * and one over the new limit must wait: place every host again. */
+	for (uint32_t id = 0; id < f->n_host; id++)
+		(void)host_place(f, id);
+	pthread_mutex_unlock(&f->lock);
+}
+
 void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms)
 {
 	pthread_mutex_lock(&f->lock);

@@ -191,6 +191,11 @@ void frontier_release(struct frontier *f, uint32_t host_id);
  * host's URLs, and the host has one connection less in flight. */
 void frontier_return(struct frontier *f, const struct frontier_lease *l);
 
+/* Change the per-host limits of a running crawl (a config reload): the
+ * connection limit applies at once, the delay from each host's next
+ * fetch on (a host's own delay from frontier_host_delay() stays). */
+void frontier_set_opts(struct frontier *f, const struct frontier_opts *opts);
+
 /* Hold a host back until until_ms (Retry-After, a robots.txt fetch). */
 void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms);
 

@@ -1,0 +1,505 @@
+/* control.c — see control.h. */
+#include "control.h"
+
+#include <event2/http.h>
+#include <sys/queue.h>
+#include <event2/keyvalq_struct.h>
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "conf.h"
+#include "store.h"
+
+#define JSON_TYPE "application/json"
+#define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
+/* A rejected line is shown with at most this many bytes. */
+#define REJECTED_TEXT_MAX 200
+
+void control_error(struct control_answer *ans, int status, const char *msg)
+{
+	json_t *o = json_pack("{s:s}", "error", msg);
+	if (!o) /* msg is not UTF-8 */
+		o = json_pack("{s:s}", "error", "bad request");
+	ans->status = status;
+	ans->content_type = JSON_TYPE;
+	ans->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+}
+
+const char *control_state_name(enum crawl_state s)
+{
+	switch (s) {
+	case CRAWL_RUNNING: return "running";
+	case CRAWL_PAUSED: return "paused";
+	case CRAWL_IDLE: return "idle";
+	case CRAWL_STOPPING: return "stopping";
+	}
+	return "unknown";
+}
+
+int control_route(const char *method, const char *path, enum control_route *ret,
+		  struct control_answer *ans)
+{
+	static const struct {
+		const char *path;
+		enum control_route route;
+		bool post;
+	} routes[] = {
+		{ "/seeds", CONTROL_SEEDS, true },
+		{ "/status", CONTROL_STATUS, false },
+		{ "/metrics", CONTROL_METRICS, false },
+		{ "/pause", CONTROL_PAUSE, true },
+		{ "/resume", CONTROL_RESUME, true },
+	};
+	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
+		if (strcmp(path, routes[i].path) != 0)
+			continue;
+		bool ok = routes[i].post ? strcmp(method, "POST") == 0
+					 : strcmp(method, "GET") == 0 ||
+						   strcmp(method, "HEAD") == 0;
+		if (!ok) {
+			control_error(ans, 405,
+				      routes[i].post ? "use POST" : "use GET");
+			return SC_E_NOTFOUND;
+		}
+		*ret = routes[i].route;
+		return 0;
+	}
+	control_error(ans, 404, "no such resource");
+	return SC_E_NOTFOUND;
+}
+
+/* ---------------------------------------------------------------------
+ * POST /seeds
+ */
+
+void control_seeds_free(struct control_seeds *s)
+{
+	if (!s)
+		return;
+	for (size_t i = 0; i < s->n; i++) {
+		free(s->url[i]);
+		free(s->found[i]);
+	}
+	for (size_t i = 0; i < s->n_rejected_listed; i++)
+		free(s->rejected[i].text);
+	free(s->category);
+	free(s->url);
+	free(s->found);
+	free(s->u);
+	free(s->found_u);
+	free(s->added);
+	free(s->rejected);
+	free(s);
+}
+
+/* Room for n URLs (n <= CONTROL_SEEDS_MAX, known before parsing). */
+static int seeds_alloc(struct control_seeds *s, size_t n)
+{
+	size_t k = n ? n : 1;
+	s->url = calloc(k, sizeof(*s->url));
+	s->found = calloc(k, sizeof(*s->found));
+	s->u = calloc(k, sizeof(*s->u));
+	s->found_u = calloc(k, sizeof(*s->found_u));
+	s->added = calloc(k, sizeof(*s->added));
+	size_t r = n < CONTROL_REJECTED_LIST_MAX ? k
+						 : CONTROL_REJECTED_LIST_MAX;
+	s->rejected = calloc(r, sizeof(*s->rejected));
+	return s->url && s->found && s->u && s->found_u && s->added &&
+			       s->rejected
+		       ? 0
+		       : SC_E_NOMEM;
+}
+
+/* The line as shown in an answer: at most REJECTED_TEXT_MAX bytes, bytes
+ * outside printable ASCII as '?', so that the JSON is always valid. */
+static char *printable(const char *p, size_t len)
+{
+	if (len > REJECTED_TEXT_MAX)
+		len = REJECTED_TEXT_MAX;
+	char *t = malloc(len + 1);
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < len; i++)
+		t[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+	t[len] = '\0';
+	return t;
+}
+
+static int reject(struct control_seeds *s, unsigned line, const char *p,
+		  size_t len, const char *reason)
+{
+	s->n_rejected++;
+	if (s->n_rejected_listed == CONTROL_REJECTED_LIST_MAX)
+		return 0;
+	char *t = printable(p, len);
+	if (!t)
+		return SC_E_NOMEM;
+	s->rejected[s->n_rejected_listed++] = (struct control_rejected){
+		line, t, reason
+	};
+	return 0;
+}
+
+/* One submitted URL: normalized like a seed file's line (crawl.c), or
+ * rejected with the reason. */
+static int add_url(struct control_seeds *s, const struct norm_opts *norm,
+		   unsigned line, const char *p, size_t len)
+{
+	static const struct norm_opts strict_found = { .steps = 0xff };
+	char out[NORM_URL_MAX + 1], found[NORM_URL_MAX + 1];
+	if (len > NORM_INPUT_MAX)
+		return reject(s, line, p, len, "line too long");
+	if (memchr(p, '\0', len))
+		return reject(s, line, p, len, "contains a NUL byte");
+	struct norm_url u, fu;
+	int r = norm_url(norm, NULL, p, len, out, sizeof(out), &u);
+	if (r == 0)
+		r = norm_url(&strict_found, NULL, p, len, found, sizeof(found),
+			     &fu);
+	if (r == SC_E_NOMEM)
+		return r;
+	if (r)
+		return reject(s, line, p, len, sc_strerror(r));
+	size_t i = s->n;
+	if (!(s->url[i] = strndup(out, u.len)) ||
+	    !(s->found[i] = strndup(found, fu.len))) {
+		free(s->url[i]);
+		s->url[i] = NULL;
+		return SC_E_NOMEM;
+	}
+	s->u[i] = u;
+	s->found_u[i] = fu;
+	s->n++;
+	return 0;
+}
+
+static bool blank(const char *p, size_t len)
+{
+	for (size_t i = 0; i < len; i++)
+		if (p[i] != ' ' && p[i] != '\t' && p[i] != '\r')
+			return false;
+	return true;
+}
+
+static int parse_text(struct control_seeds *s, const char *body, size_t len,
+		      const struct norm_opts *norm, struct control_answer *ans)
+{
+	size_t lines = 0;
+	for (size_t i = 0; i < len; i++)
+		lines += body[i] == '\n';
+	lines += len && body[len - 1] != '\n';
+	if (lines > CONTROL_SEEDS_MAX) {
+		control_error(ans, 413, "too many lines (at most 10000)");
+		return SC_E_LIMIT;
+	}
+	if (seeds_alloc(s, lines))
+		return SC_E_NOMEM;
+	unsigned line = 0;
+	for (size_t i = 0; i < len;) {
+		const char *eol = memchr(body + i, '\n', len - i);
+		size_t end = eol ? (size_t)(eol - body) : len;
+		const char *p = body + i;
+		size_t n = end - i;
+		line++;
+		i = end + 1;
+		while (n && (*p == ' ' || *p == '\t')) {
+			p++;
+			n--;
+		}
+		if (blank(p, n) || *p == '#')
+			continue;
+		int rc = add_url(s, norm, line, p, n);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+static int parse_json(struct control_seeds *s, const char *body, size_t len,
+		      const struct norm_opts *norm, struct control_answer *ans)
+{
+	json_error_t err;
+	json_t *root = json_loadb(body, len, JSON_REJECT_DUPLICATES, &err);
+	json_t *cat, *urls;
+	if (!root) {
+		char msg[256];
+		snprintf(msg, sizeof(msg), "bad JSON: line %d: %s", err.line,
+			 err.text);
+		control_error(ans, 400, msg);
+		return SC_E_INVAL;
+	}
+	int rc = SC_E_INVAL;
+	if (!json_is_object(root) || !(urls = json_object_get(root, "urls")) ||
+	    !json_is_array(urls)) {
+		control_error(ans, 400,
+			      "expected {\"category\": NAME, "
+			      "\"urls\": [URL, ...]}");
+		goto out;
+	}
+	if ((cat = json_object_get(root, "category"))) {
+		if (!json_is_string(cat)) {
+			control_error(ans, 400, "category: not a string");
+			goto out;
+		}
+		free(s->category);
+		if (!(s->category = strdup(json_string_value(cat)))) {
+			rc = SC_E_NOMEM;
+			goto out;
+		}
+	}
+	size_t n = json_array_size(urls);
+	if (n > CONTROL_SEEDS_MAX) {
+		control_error(ans, 413, "too many URLs (at most 10000)");
+		rc = SC_E_LIMIT;
+		goto out;
+	}
+	if ((rc = seeds_alloc(s, n)))
+		goto out;
+	for (size_t i = 0; i < n && !rc; i++) {
+		json_t *v = json_array_get(urls, i);
+		if (!json_is_string(v))
+			rc = reject(s, (unsigned)i + 1, "", 0, "not a string");
+		else
+			rc = add_url(s, norm, (unsigned)i + 1,
+				     json_string_value(v),
+				     json_string_length(v));
+	}
+out:
+	json_decref(root);
+	return rc;
+}
+
+/* The category of ?category=NAME, percent-decoded by libevent. */
+static int query_category(struct control_seeds *s, const char *query,
+			  struct control_answer *ans)
+{
+	if (!query || !*query)
+		return 0;
+	struct evkeyvalq q;
+	TAILQ_INIT(&q);
+	if (evhttp_parse_query_str(query, &q) != 0) {
+		evhttp_clear_headers(&q);
+		control_error(ans, 400, "bad query string");
+		return SC_E_INVAL;
+	}
+	const char *v = evhttp_find_header(&q, "category");
+	int rc = 0;
+	if (v && !(s->category = strdup(v)))
+		rc = SC_E_NOMEM;
+	evhttp_clear_headers(&q);
+	return rc;
+}
+
+/* A category name as the config file allows them (conf.h). */
+static bool category_name_ok(const char *s)
+{
+	size_t n = strlen(s);
+	if (n > CONF_CATEGORY_NAME_MAX)
+		return false;
+	for (size_t i = 0; i < n; i++)
+		if (!((s[i] >= 'a' && s[i] <= 'z') ||
+		      (s[i] >= 'A' && s[i] <= 'Z') ||
+		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
+		      s[i] == '_' || s[i] == '-'))
+			return false;
+	return true;
+}
+
+int control_parse_seeds(const char *content_type, const char *query,
+			const char *body, size_t len,
+			const struct norm_opts *norm,
+			struct control_seeds **ret, struct control_answer *ans)
+{
+	if (len > CONTROL_BODY_MAX) {
+		control_error(ans, 413, "request body too large");
+		return SC_E_LIMIT;
+	}
+	bool json = false;
+	if (content_type) {
+		size_t n = strcspn(content_type, "; \t");
+		if (n == 16 &&
+		    strncasecmp(content_type, "application/json", 16) == 0)
+			json = true;
+		else if (!(n == 10 &&
+			   strncasecmp(content_type, "text/plain", 10) == 0) &&
+			 !(n == 33 &&
+			   strncasecmp(content_type,
+				       "application/x-www-form-urlencoded",
+				       33) == 0)) {
+			control_error(ans, 415,
+				      "send application/json or text/plain");
+			return SC_E_INVAL;
+		}
+	}
+	struct control_seeds *s = calloc(1, sizeof(*s));
+	if (!s)
+		goto nomem;
+	int rc = query_category(s, query, ans);
+	if (!rc)
+		rc = json ? parse_json(s, body, len, norm, ans)
+			  : parse_text(s, body, len, norm, ans);
+	if (!rc && (!s->category || !s->category[0])) {
+		control_error(ans, 400,
+			      "no category: use ?category=NAME or "
+			      "the \"category\" member");
+		rc = SC_E_INVAL;
+	}
+	if (!rc && !category_name_ok(s->category)) {
+		control_error(
+			ans, 400,
+			"bad category name: up to 40 of A-Z a-z 0-9 . _ -");
+		rc = SC_E_INVAL;
+	}
+	if (rc == SC_E_NOMEM)
+		goto nomem;
+	if (rc) {
+		control_seeds_free(s);
+		return rc;
+	}
+	*ret = s;
+	return 0;
+nomem:
+	control_seeds_free(s);
+	control_error(ans, 500, "out of memory");
+	return SC_E_NOMEM;
+}
+
+void control_seeds_answer(const struct control_seeds *s,
+			  struct control_answer *ans)
+{
+	size_t accepted = 0;
+	for (size_t i = 0; i < s->n; i++)
+		accepted += s->added[i] == 1;
+	json_t *list = json_array();
+	for (size_t i = 0; list && i < s->n_rejected_listed; i++) {
+		const struct control_rejected *r = &s->rejected[i];
+		json_array_append_new(list,
+				      json_pack("{s:I,s:s,s:s}", "line",
+						(json_int_t)r->line, "url",
+						r->text, "reason", r->reason));
+	}
+	json_t *o = json_pack(
+		"{s:s,s:I,s:I,s:I,s:o*}", "category", s->category, "accepted",
+		(json_int_t)accepted, "known", (json_int_t)(s->n - accepted),
+		"rejected", (json_int_t)s->n_rejected, "rejected_lines", list);
+	ans->status = o ? 200 : 500;
+	ans->content_type = JSON_TYPE;
+	ans->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+}
+
+/* ---------------------------------------------------------------------
+ * GET /status and GET /metrics
+ */
+
+void control_status_answer(const struct crawl_status *st, double rate,
+			   struct control_answer *ans)
+{
+	const struct crawl_summary *s = &st->sum;
+	json_t *o = json_pack(
+		"{s:s,s:I,s:I,s:I,s:I,s:I,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}",
+		"state", control_state_name(st->state), "pages",
+		(json_int_t)s->pages, "bytes", (json_int_t)s->bytes, "queue",
+		(json_int_t)st->queued, "seen", (json_int_t)st->seen, "hosts",
+		(json_int_t)st->hosts, "in_flight", (int)st->in_flight,
+		"duplicates", (json_int_t)(s->dup_exact + s->dup_near),
+		"duplicates_exact", (json_int_t)s->dup_exact, "duplicates_near",
+		(json_int_t)s->dup_near, "errors", (json_int_t)s->errors,
+		"robots_disallowed", (json_int_t)s->robots_disallowed,
+		"queued_new", (json_int_t)s->queued, "rate", rate, "uptime",
+		s->seconds);
+	ans->status = o ? 200 : 500;
+	ans->content_type = JSON_TYPE;
+	ans->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	json_decref(o);
+}
+
+static void metric_head(FILE *f, const char *name, const char *type,
+			const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void control_metrics_answer(const struct crawl_status *st,
+			    struct control_answer *ans)
+{
+	const struct crawl_summary *s = &st->sum;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	ans->content_type = METRICS_TYPE;
+	ans->body = NULL;
+	ans->status = 500;
+	if (!f)
+		return;
+	static const char *const classes[6] = { "none", "1xx", "2xx",
+						"3xx",  "4xx", "5xx" };
+	metric_head(f, "sigcrawl_pages_fetched_total", "counter",
+		    "Pages fetched and committed, by HTTP status class.");
+	for (int i = 1; i <= 6; i++)
+		fprintf(f, "sigcrawl_pages_fetched_total{class=\"%s\"} %llu\n",
+			classes[i % 6], (unsigned long long)s->by_class[i % 6]);
+	metric_head(f, "sigcrawl_bytes_total", "counter",
+		    "Body bytes received (decoded).");
+	fprintf(f, "sigcrawl_bytes_total %llu\n", (unsigned long long)s->bytes);
+	metric_head(f, "sigcrawl_queue_depth", "gauge",
+		    "URLs in the frontier's queue.");
+	fprintf(f, "sigcrawl_queue_depth %llu\n",
+		(unsigned long long)st->queued);
+	metric_head(f, "sigcrawl_urls_seen", "gauge", "URLs ever queued.");
+	fprintf(f, "sigcrawl_urls_seen %llu\n", (unsigned long long)st->seen);
+	metric_head(f, "sigcrawl_hosts", "gauge", "Hosts known.");
+	fprintf(f, "sigcrawl_hosts %u\n", st->hosts);
+	metric_head(f, "sigcrawl_transfers_in_flight", "gauge",
+		    "Transfers in flight, robots.txt included.");
+	fprintf(f, "sigcrawl_transfers_in_flight %u\n", st->in_flight);
+	metric_head(f, "sigcrawl_paused", "gauge",
+		    "1 while paused by POST /pause.");
+	fprintf(f, "sigcrawl_paused %d\n", st->state == CRAWL_PAUSED);
+	metric_head(f, "sigcrawl_duplicates_total", "counter",
+		    "Pages collapsed into a representative, by kind.");
+	fprintf(f, "sigcrawl_duplicates_total{kind=\"signature\"} %llu\n",
+		(unsigned long long)s->dup_exact);
+	fprintf(f, "sigcrawl_duplicates_total{kind=\"near\"} %llu\n",
+		(unsigned long long)s->dup_near);
+	metric_head(f, "sigcrawl_errors_total", "counter",
+		    "Records by error kind (robots_disallowed included).");
+	for (int e = 1; e < STORE_ERROR_COUNT; e++)
+		fprintf(f, "sigcrawl_errors_total{kind=\"%s\"} %llu\n",
+			store_error_name((enum store_error)e),
+			(unsigned long long)s->by_error[e]);
+	metric_head(f, "sigcrawl_links_bad_total", "counter",
+		    "Links that failed to normalize.");
+	fprintf(f, "sigcrawl_links_bad_total %llu\n",
+		(unsigned long long)s->links_bad);
+	metric_head(f, "sigcrawl_fetch_duration_seconds", "histogram",
+		    "Page transfer durations.");
+	uint64_t cum = 0;
+	for (int i = 0; i < CRAWL_LATENCY_BUCKETS; i++) {
+		cum += st->latency_count[i];
+		fprintf(f,
+			"sigcrawl_fetch_duration_seconds_bucket{le=\"%g\"} "
+			"%llu\n",
+			crawl_latency_le[i], (unsigned long long)cum);
+	}
+	cum += st->latency_count[CRAWL_LATENCY_BUCKETS];
+	fprintf(f, "sigcrawl_fetch_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
+		(unsigned long long)cum);
+	fprintf(f, "sigcrawl_fetch_duration_seconds_sum %.6f\n",
+		st->latency_sum);
+	fprintf(f, "sigcrawl_fetch_duration_seconds_count %llu\n",
+		(unsigned long long)cum);
+	metric_head(f, "sigcrawl_uptime_seconds", "gauge",
+		    "Seconds since the daemon started.");
+	fprintf(f, "sigcrawl_uptime_seconds %.3f\n", s->seconds);
+	if (fclose(f) != 0) {
+		free(buf);
+		return;
+	}
+	ans->status = 200;
+	ans->body = buf;
+}

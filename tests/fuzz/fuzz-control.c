@@ -1,0 +1,141 @@
+/* fuzz-control.c — libFuzzer target for the control API's request layer
+ * (crawler/control.c): routing, POST /seeds parsing and normalization,
+ * and every answer it builds.
+ *
+ * The input is a request in four parts separated by NUL bytes: method,
+ * target (path and query), content type, body.  Checked: an error answer
+ * is 4xx/5xx with a JSON {"error"} body; a parsed submission's counts add
+ * up and its answer is valid JSON with those counts; the status and
+ * metrics answers built from counters taken from the input are well
+ * formed. */
+#include <jansson.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "control.h"
+#include "fuzz.h"
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+
+/* The next NUL-terminated part of the input, copied. */
+static char *part(const uint8_t **p, const uint8_t *end)
+{
+	const uint8_t *z = memchr(*p, 0, (size_t)(end - *p));
+	size_t n = z ? (size_t)(z - *p) : (size_t)(end - *p);
+	char *s = malloc(n + 1);
+	if (!s)
+		abort();
+	memcpy(s, *p, n);
+	s[n] = '\0';
+	*p += n + (z != NULL);
+	return s;
+}
+
+static void check_error(const struct control_answer *a)
+{
+	ASSERT(a->status >= 400 && a->status <= 599, NULL);
+	ASSERT(a->body != NULL, NULL);
+	json_t *o = json_loads(a->body, 0, NULL);
+	ASSERT(json_is_string(json_object_get(o, "error")), a->body);
+	json_decref(o);
+}
+
+static void check_seeds(struct control_seeds *s, const uint8_t *data,
+			size_t size)
+{
+	ASSERT(s->category && s->category[0], NULL);
+	ASSERT(s->n <= CONTROL_SEEDS_MAX, NULL);
+	ASSERT(s->n_rejected_listed <= s->n_rejected, NULL);
+	ASSERT(s->n_rejected_listed <= CONTROL_REJECTED_LIST_MAX, NULL);
+	size_t accepted = 0;
+	for (size_t i = 0; i < s->n; i++) {
+		ASSERT(strlen(s->url[i]) == s->u[i].len, s->url[i]);
+		ASSERT(s->u[i].len <= NORM_URL_MAX, s->url[i]);
+		ASSERT(strlen(s->found[i]) == s->found_u[i].len, s->found[i]);
+		/* What the writer would say, from the input's bytes. */
+		s->added[i] = size ? data[i % size] & 1 : 0;
+		accepted += (size_t)s->added[i];
+	}
+	for (size_t i = 0; i < s->n_rejected_listed; i++)
+		ASSERT(s->rejected[i].line >= 1 && s->rejected[i].reason, NULL);
+	struct control_answer a;
+	control_seeds_answer(s, &a);
+	ASSERT(a.status == 200 && a.body, NULL);
+	json_t *o = json_loads(a.body, 0, NULL);
+	ASSERT(o != NULL, a.body);
+	ASSERT(json_integer_value(json_object_get(o, "accepted")) ==
+		       (json_int_t)accepted,
+	       a.body);
+	ASSERT(json_integer_value(json_object_get(o, "known")) ==
+		       (json_int_t)(s->n - accepted),
+	       a.body);
+	ASSERT(json_integer_value(json_object_get(o, "rejected")) ==
+		       (json_int_t)s->n_rejected,
+	       a.body);
+	json_decref(o);
+	free(a.body);
+}
+
+static void check_reports(const uint8_t *data, size_t size)
+{
+	struct crawl_status st;
+	memset(&st, 0, sizeof(st));
+	unsigned char *b = (unsigned char *)&st;
+	for (size_t i = 0; i < sizeof(st) && i < size; i++)
+		b[i] = data[i];
+	st.state = (enum crawl_state)(size ? data[0] % 4 : 0);
+	st.latency_sum = 1.5;
+	st.sum.seconds = 2.0;
+	struct control_answer a;
+	control_status_answer(&st, 3.0, &a);
+	ASSERT(a.status == 200 && a.body, NULL);
+	json_t *o = json_loads(a.body, 0, NULL);
+	ASSERT(json_is_string(json_object_get(o, "state")), a.body);
+	json_decref(o);
+	free(a.body);
+	control_metrics_answer(&st, &a);
+	ASSERT(a.status == 200 && a.body, NULL);
+	ASSERT(strstr(a.body, "sigcrawl_fetch_duration_seconds_count "), NULL);
+	ASSERT(a.body[strlen(a.body) - 1] == '\n', NULL);
+	free(a.body);
+}
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	const uint8_t *p = data, *end = data + size;
+	char *method = part(&p, end), *target = part(&p, end),
+	     *ctype = part(&p, end);
+	size_t len = (size_t)(end - p);
+	char *body = exact_copy(p, len);
+	char *query = strchr(target, '?');
+	if (query)
+		*query++ = '\0';
+
+	struct control_answer a;
+	enum control_route route;
+	if (control_route(method, target, &route, &a)) {
+		check_error(&a);
+		free(a.body);
+	} else if (route == CONTROL_SEEDS) {
+		static const struct norm_opts norm = { .steps = 0xffff };
+		struct control_seeds *s = NULL;
+		int rc = control_parse_seeds(ctype[0] ? ctype : NULL, query,
+					     body, len, &norm, &s, &a);
+		if (rc) {
+			ASSERT(s == NULL, NULL);
+			check_error(&a);
+			free(a.body);
+		} else {
+			check_seeds(s, data, size);
+			control_seeds_free(s);
+		}
+	} else {
+		check_reports(data, size);
+	}
+	free(method);
+	free(target);
+	free(ctype);
+	free(body);
+	return 0;
+}
