@@ -360,7 +360,10 @@ static int write_seeds(struct crawl *c, MDB_txn *txn, struct job *j)
 {
 	const struct crawl_opts *o = c->o;
 	if (j->kind == JOB_RELOAD) {
-		int rc = 0;
+		/* The categories' settings, for `report`. */
+		int rc = focus_put_categories(c->focus, c->store, txn);
+		if (rc)
+			return rc;
 		for (size_t i = 0; i < o->n_categories && rc != SC_E_DB; i++)
 			if (o->categories[i].seeds_file)
 				rc = add_seeds_of(c, txn, (uint16_t)i,
@@ -2080,6 +2083,9 @@ int crawl_add_seeds(struct crawl *c, struct crawl_seeds *s)
 
 int crawl_reload(struct crawl *c, const struct crawl_opts *o)
 {
+	int rc = focus_reload(c->focus, o);
+	if (rc)
+		return rc;
 	struct curl_slist *l = NULL;
 	for (size_t i = 0; i < o->n_connect_to; i++) {
 		struct curl_slist *n = curl_slist_append(l, o->connect_to[i]);

@@ -3,48 +3,92 @@
 #include "conf.h"
 
 #include <libpsl.h>
+#include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-struct focus {
+/* The categories of one config version and their compiled keywords.
+ * A reload (focus_reload()) publishes a new view; the old ones stay until
+ * focus_close(), since a parser may still hold one. */
+struct view {
 	const struct crawl_opts *o;
 	size_t n;
 	struct parse_keywords **kw; /* per category; NULL: none */
-	psl_ctx_t *psl_own;         /* psl_latest()'s, freed at the end */
+	struct view *prev;
+};
+
+struct focus {
+	_Atomic(struct view *) view;
+	psl_ctx_t *psl_own; /* psl_latest()'s, freed at the end */
 	const psl_ctx_t *psl;
-	uint64_t (*batch)[STORE_FOCUS_COUNTERS]; /* the writer's batch */
+	/* The writer's batch: counters per category, grown as reloads
+	 * add categories (the writer's alone). */
+	uint64_t (*batch)[STORE_FOCUS_COUNTERS];
+	size_t n_batch;
 	bool dirty;
 };
+
+static void view_free(struct view *v)
+{
+	while (v) {
+		struct view *prev = v->prev;
+		for (size_t i = 0; v->kw && i < v->n; i++)
+			parse_keywords_free(v->kw[i]);
+		free(v->kw);
+		free(v);
+		v = prev;
+	}
+}
+
+static int view_new(const struct crawl_opts *o, struct view **ret)
+{
+	struct view *v = calloc(1, sizeof(*v));
+	if (!v)
+		return SC_E_NOMEM;
+	v->o = o;
+	v->n = o->n_categories;
+	if (!(v->kw = calloc(v->n ? v->n : 1, sizeof(*v->kw)))) {
+		free(v);
+		return SC_E_NOMEM;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		const struct crawl_category *cat = &o->categories[i];
+		if (!cat->n_keywords)
+			continue;
+		int rc = parse_keywords_new(cat->keywords, cat->n_keywords,
+					    &v->kw[i]);
+		if (rc) {
+			fprintf(stderr,
+				"sigcrawl crawl: [category %s] "
+				"keywords: %s\n",
+				cat->name, sc_strerror(rc));
+			view_free(v);
+			return rc;
+		}
+	}
+	*ret = v;
+	return 0;
+}
+
+static const struct view *view_of(const struct focus *f)
+{
+	return atomic_load_explicit(&((struct focus *)f)->view,
+				    memory_order_acquire);
+}
 
 int focus_open(const struct crawl_opts *o, struct focus **ret)
 {
 	struct focus *f = calloc(1, sizeof(*f));
 	if (!f)
 		return SC_E_NOMEM;
-	f->o = o;
-	f->n = o->n_categories;
-	f->kw = calloc(f->n ? f->n : 1, sizeof(*f->kw));
-	f->batch = calloc(f->n ? f->n : 1, sizeof(*f->batch));
-	if (!f->kw || !f->batch) {
-		focus_close(f);
-		return SC_E_NOMEM;
+	struct view *v;
+	int rc = view_new(o, &v);
+	if (rc) {
+		free(f);
+		return rc;
 	}
-	for (size_t i = 0; i < f->n; i++) {
-		const struct crawl_category *cat = &o->categories[i];
-		if (!cat->n_keywords)
-			continue;
-		int rc = parse_keywords_new(cat->keywords, cat->n_keywords,
-					    &f->kw[i]);
-		if (rc) {
-			fprintf(stderr,
-				"sigcrawl crawl: [category %s] "
-				"keywords: %s\n",
-				cat->name, sc_strerror(rc));
-			focus_close(f);
-			return rc;
-		}
-	}
+	atomic_init(&f->view, v);
 	/* The newer of the built-in list and the system's
 	 * (publicsuffix package), as libpsl recommends. */
 	f->psl_own = psl_latest(NULL);
@@ -53,13 +97,22 @@ int focus_open(const struct crawl_opts *o, struct focus **ret)
 	return 0;
 }
 
+int focus_reload(struct focus *f, const struct crawl_opts *o)
+{
+	struct view *v;
+	int rc = view_new(o, &v);
+	if (rc)
+		return rc;
+	v->prev = atomic_load_explicit(&f->view, memory_order_relaxed);
+	atomic_store_explicit(&f->view, v, memory_order_release);
+	return 0;
+}
+
 void focus_close(struct focus *f)
 {
 	if (!f)
 		return;
-	for (size_t i = 0; f->kw && i < f->n; i++)
-		parse_keywords_free(f->kw[i]);
-	free(f->kw);
+	view_free(atomic_load(&f->view));
 	free(f->batch);
 	psl_free(f->psl_own);
 	free(f);
@@ -67,13 +120,15 @@ void focus_close(struct focus *f)
 
 const struct parse_keywords *focus_keywords(const struct focus *f, uint16_t cat)
 {
-	return cat < f->n ? f->kw[cat] : NULL;
+	const struct view *v = view_of(f);
+	return cat < v->n ? v->kw[cat] : NULL;
 }
 
 int focus_put_categories(struct focus *f, struct store *s, MDB_txn *txn)
 {
-	for (size_t i = 0; i < f->n; i++) {
-		const struct crawl_category *cat = &f->o->categories[i];
+	const struct view *v = view_of(f);
+	for (size_t i = 0; i < v->n; i++) {
+		const struct crawl_category *cat = &v->o->categories[i];
 		char kw[4096];
 		size_t len = 0;
 		for (size_t k = 0; k < cat->n_keywords && len < sizeof(kw);
@@ -113,9 +168,10 @@ bool focus_in_scope(const struct focus *f, uint16_t cat, const char *page,
 		    const struct norm_url *pu, const char *link,
 		    const struct norm_url *lu)
 {
-	if (cat >= f->n)
+	const struct view *v = view_of(f);
+	if (cat >= v->n)
 		return true;
-	int scope = f->o->categories[cat].scope;
+	int scope = v->o->categories[cat].scope;
 	if (scope == CONF_SCOPE_ANY)
 		return true;
 	const char *ph = page + pu->host_off, *lh = link + lu->host_off;
@@ -143,9 +199,10 @@ bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
 		  double relevance, uint8_t offtopic, uint8_t *child)
 {
 	*child = 0;
-	if (cat >= f->n || !has_relevance)
+	const struct view *v = view_of(f);
+	if (cat >= v->n || !has_relevance)
 		return true;
-	const struct crawl_category *c = &f->o->categories[cat];
+	const struct crawl_category *c = &v->o->categories[cat];
 	if (relevance >= c->min_relevance)
 		return true;
 	unsigned run = offtopic + 1u; /* this page included */
@@ -155,8 +212,18 @@ bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
 
 void focus_count(struct focus *f, uint16_t cat, unsigned k, uint64_t n)
 {
-	if (cat >= f->n || k >= STORE_FOCUS_COUNTERS || !n)
+	if (k >= STORE_FOCUS_COUNTERS || !n || cat >= view_of(f)->n)
 		return;
+	if (cat >= f->n_batch) {
+		size_t n_new = (size_t)cat + 1;
+		uint64_t(*b)[STORE_FOCUS_COUNTERS] = realloc(
+			f->batch, n_new * sizeof(*b));
+		if (!b)
+			return; /* a count lost, nothing worse */
+		memset(b + f->n_batch, 0, (n_new - f->n_batch) * sizeof(*b));
+		f->batch = b;
+		f->n_batch = n_new;
+	}
 	f->batch[cat][k] += n;
 	f->dirty = true;
 }
@@ -167,10 +234,11 @@ int focus_note_also(struct focus *f, struct store *s, MDB_txn *txn,
 {
 	for (size_t i = 0; i < n; i++) {
 		uint16_t cat = fu[i].category;
-		if (other[i] == FRONTIER_NO_CATEGORY || cat >= f->n)
+		const struct view *v = view_of(f);
+		if (other[i] == FRONTIER_NO_CATEGORY || cat >= v->n)
 			continue;
 		unsigned char key[SC_KEY_LEN];
-		const char *name = f->o->categories[cat].name;
+		const char *name = v->o->categories[cat].name;
 		sc_url_key(fu[i].url, fu[i].url_len, key);
 		int rc = store_also_add(s, txn, key, name, strlen(name));
 		if (rc < 0)
@@ -184,13 +252,14 @@ int focus_flush(struct focus *f, struct store *s, MDB_txn *txn)
 {
 	if (!f->dirty)
 		return 0;
-	for (size_t i = 0; i < f->n; i++) {
+	const struct view *v = view_of(f);
+	for (size_t i = 0; i < f->n_batch && i < v->n; i++) {
 		uint64_t *b = f->batch[i], any = 0;
 		for (size_t k = 0; k < STORE_FOCUS_COUNTERS; k++)
 			any |= b[k];
 		if (!any)
 			continue;
-		const char *name = f->o->categories[i].name;
+		const char *name = v->o->categories[i].name;
 		int rc = store_focus_count_add(s, txn, name, strlen(name), b);
 		if (rc)
 			return rc;
@@ -202,7 +271,7 @@ void focus_batch_end(struct focus *f, bool ok, struct crawl_summary *sum)
 {
 	if (!f->dirty)
 		return;
-	for (size_t i = 0; i < f->n; i++) {
+	for (size_t i = 0; i < f->n_batch; i++) {
 		if (ok) {
 			sum->pruned_scope +=
 				f->batch[i][STORE_FOCUS_PRUNED_SCOPE];

@@ -3,8 +3,9 @@
  * crawler/, not a module of its own; docs/focus.md explains the choices.
  *
  * Threads: focus_keywords() and focus_in_scope() / focus_follow() are
- * read-only and safe from any thread once focus_open() returned; the
- * counting and note-taking functions are the writer's alone. */
+ * read-only and safe from any thread once focus_open() returned, also
+ * while focus_reload() runs; the counting and note-taking functions are
+ * the writer's alone. */
 #ifndef FOCUS_H
 #define FOCUS_H
 
@@ -21,6 +22,12 @@ struct focus;
 /* Compile the keywords of every category of o.  Returns 0 and sets
  * *ret, or SC_E_NOMEM, SC_E_INVAL (with a message on stderr). */
 int focus_open(const struct crawl_opts *o, struct focus **ret);
+
+/* A reload: the categories of o (those of the running config at the same
+ * indexes, new ones after them) apply from now on.  Called on the loop
+ * thread; the other threads see the new settings at their next call.
+ * Returns 0, or as focus_open(), and nothing changes then. */
+int focus_reload(struct focus *f, const struct crawl_opts *o);
 
 /* NULL is fine. */
 void focus_close(struct focus *f);

@@ -21,6 +21,10 @@ cat >"$tmp/web" <<'EOF'
 site s1.test pages=200 links=3-6 fanout=3 cross=0 seed=21 size=1500
 site s2.test pages=100 links=3-6 fanout=3 cross=0 seed=22 size=1500
 site r.test pages=30 links=2-4 fanout=3 cross=0 seed=23 size=1000
+host rx.test
+page / 200 text/html links=http://ry.test/
+host ry.test
+page / 200 text/html
 site k1.test pages=400 links=4-8 fanout=4 cross=0 seed=11 size=2000
 site k2.test pages=400 links=4-8 fanout=4 cross=0 seed=12 size=2000
 site k3.test pages=400 links=4-8 fanout=4 cross=0 seed=13 size=2000
@@ -161,12 +165,15 @@ check_true "and still answers" wait_status '"state":"idle"'
 # SIGHUP: a changed config (a new category with a seed file, a delay),
 # then an invalid one, which is refused.
 echo 'http://r.test/' >"$tmp/r-seeds"
+echo 'http://rx.test/' >"$tmp/rx-seeds"
 write_conf 5
-printf '[category rcat]\nseeds = r-seeds\n' >>"$tmp/serve.conf"
+printf '[category rcat]\nseeds = r-seeds\nscope = any\n' >>"$tmp/serve.conf"
+printf '[category rxcat]\nseeds = rx-seeds\nscope = host\n' >>"$tmp/serve.conf"
 sed -i 's|^store = store|store = elsewhere|' "$tmp/serve.conf"
 kill -HUP "$spid"
-check_true "after the reload, r.test's 30 pages are crawled (frontier kept)" wait_status '"state":"idle","pages":331,'
-check_true "the reload is logged" grep -q 'reloaded .*serve.conf: 2 categories' "$tmp/serve.err"
+check_true "after the reload, r.test's 30 pages and rx.test/ are crawled (frontier kept)" wait_status '"state":"idle","pages":332,'
+check_true "the reload is logged" grep -q 'reloaded .*serve.conf: 3 categories' "$tmp/serve.err"
+check_true "a category added by a reload keeps to its scope (ry.test not fetched)" [ "$(requests ry.test / "$tmp/log")" -eq 0 ]
 check_true "a changed store is refused with a log line" grep -q 'warning: reload: .*\[crawl\] store cannot change' "$tmp/serve.err"
 "$sigcrawl" submit "${ctl[@]}" --category rcat http://r.test/p1 >"$tmp/out"
 check_true "the new category takes seeds" grep -qx 'already known 1' "$tmp/out"
@@ -192,7 +199,7 @@ check_true "SIGTERM: exit 0 ($rc)" [ $rc -eq 0 ]
 check_true "SIGTERM: stopped within 3 s ($(( (t1 - t0) / 1000000 )) ms)" [ $(( (t1 - t0) / 1000000 )) -lt 3000 ]
 check_true "the socket is removed" [ ! -e "$sock" ]
 n=$("$sigcrawl" export --store "$tmp/store" | grep -c '"fetched":true')
-check_true "the store holds the 331 pages ($n)" [ "$n" -eq 331 ]
+check_true "the store holds the 332 pages ($n)" [ "$n" -eq 332 ]
 
 # ---------------------------------------------------------------------
 # Soak: kill -9 at random moments of one crawl, restart, repeat.
