@@ -120,6 +120,11 @@ static void check_text(const struct parse_page *page,
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	static struct parse_text text, text2;
+	static struct parse_keywords *kw;
+	static const char *const words[] = {
+		"page", "link", "black hole", "a b c d", "\xc3\xa9t\xc3\xa9",
+		"x"
+	};
 	struct parse_doc_opts dopts = { 0 };
 	struct parse_page page2;
 	static const enum norm_profile profiles[] = {
@@ -142,6 +147,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	dopts.content_type = types[(data[0] >> 2) & 15];
 	dopts.flags = PARSE_TEXT | PARSE_MD5 | PARSE_MD5_SIZE | PARSE_SIMHASH;
 	dopts.text = &text;
+	/* Relevance against a few keywords (a phrase, non-ASCII), on one
+	 * input in two. */
+	if (!kw && parse_keywords_new(words, 6, &kw))
+		abort();
+	dopts.keywords = (data[0] & 0x40) ? kw : NULL;
 	data++;
 	size--;
 	/* An exact-size copy, so that reading past the end is caught. */
@@ -165,6 +175,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	ASSERT(memcmp(page.md5, page2.md5, 16) == 0, NULL);
 	ASSERT(memcmp(page.md5_size, page2.md5_size, 16) == 0, NULL);
 	ASSERT(page.simhash == page2.simhash, NULL);
+	ASSERT(page.has_relevance == (dopts.keywords != NULL), NULL);
+	ASSERT(!page.has_relevance ||
+		       (page.relevance >= 0.0 && page.relevance <= 1.0 &&
+			page.relevance == page2.relevance),
+	       NULL);
 	ASSERT(page.text_bytes == page2.text_bytes, NULL);
 	ASSERT(strcmp(page.charset, page2.charset) == 0, page.charset);
 	ASSERT(c.calls == page.links_ok, NULL);
