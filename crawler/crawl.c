@@ -914,11 +914,18 @@ static void fill(struct crawl *c)
 	const struct crawl_opts *o = c->o;
 	pthread_mutex_lock(&c->mu);
 	bool fatal = c->fatal != 0;
+	uint64_t pipeline = c->in_pipeline;
 	pthread_mutex_unlock(&c->mu);
 	if (fatal)
 		c->stopping = true;
 
+	/* Backpressure: fetching outruns the parsers, and every finished
+	 * body waits in the pipeline with its job (some 30 KB): no new
+	 * fetch starts while transfers in flight and jobs not yet
+	 * committed reach twice `concurrency`, which bounds the heap.  The
+	 * writer's wakeup after each commit calls fill() again. */
 	while (!c->stopping && c->running < o->concurrency &&
+	       c->running + pipeline < 2ull * o->concurrency &&
 	       (!o->max_pages || c->started + c->parked < o->max_pages)) {
 		struct job *j = calloc(1, sizeof(*j));
 		if (!j) {
