@@ -1228,10 +1228,15 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 	curl_multi_setopt(c->multi, CURLMOPT_SOCKETDATA, c);
 	curl_multi_setopt(c->multi, CURLMOPT_TIMERFUNCTION, curl_timer_cb);
 	curl_multi_setopt(c->multi, CURLMOPT_TIMERDATA, c);
-	curl_multi_setopt(c->multi, CURLMOPT_MAX_TOTAL_CONNECTIONS,
-			  (long)o->concurrency);
-	curl_multi_setopt(c->multi, CURLMOPT_MAX_HOST_CONNECTIONS,
-			  (long)o->per_host_connections);
+	/* The scheduler limits transfers, in all (concurrency) and per host
+	 * (the frontier's leases), so libcurl gets no connection limits of
+	 * its own: they count per connect-to destination, not per host, and
+	 * with --connect-to sending every host to one address they made
+	 * libcurl close one host's idle connection to open another's (on
+	 * bench/crawl, 11,816 connections for 15,008 requests).  Its cache
+	 * keeps up to two idle connections per transfer slot. */
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
+			  (long)o->concurrency * 2);
 	struct timeval one = { 1, 0 };
 	event_add(c->tick, &one);
 	event_add(c->sigint, NULL);
