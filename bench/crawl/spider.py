@@ -42,6 +42,7 @@ def main():
         "COOKIES_ENABLED": False,
         "DEPTH_LIMIT": 0,
         "HTTPCACHE_ENABLED": False,
+        "REQUEST_FINGERPRINTER_IMPLEMENTATION": "2.7",
     })
     crawler = process.create_crawler(BenchSpider)
     process.crawl(crawler, seeds=seeds)
