@@ -298,7 +298,10 @@ static void *writer_main(void *arg)
 			break;
 		}
 		/* Linger a little when the batch is small: fewer, larger
-		 * commits. */
+		 * commits.  Every job a parser hands over signals write_cv,
+		 * so the wait goes on until the deadline, not the first
+		 * signal (that committed some 5 pages at a time, with an
+		 * msync each). */
 		if (c->to_write.n < WRITE_BATCH / 4 && !c->quit_writer) {
 			struct timespec ts;
 			clock_gettime(CLOCK_REALTIME, &ts);
@@ -307,7 +310,11 @@ static void *writer_main(void *arg)
 				ts.tv_sec++;
 				ts.tv_nsec -= 1000000000L;
 			}
-			pthread_cond_timedwait(&c->write_cv, &c->mu, &ts);
+			while (c->to_write.n < WRITE_BATCH / 4 &&
+			       !c->quit_writer &&
+			       pthread_cond_timedwait(&c->write_cv, &c->mu,
+						      &ts) != ETIMEDOUT)
+				;
 		}
 		size_t n = 0;
 		struct job *j;
@@ -914,7 +921,9 @@ static void fill(struct crawl *c)
 	const struct crawl_opts *o = c->o;
 	pthread_mutex_lock(&c->mu);
 	bool fatal = c->fatal != 0;
-	uint64_t pipeline = c->in_pipeline;
+	/* Parsed jobs waiting for the writer have dropped their bodies and
+	 * wait at most WRITE_LINGER_MS: they do not count. */
+	uint64_t pipeline = c->in_pipeline - c->to_write.n;
 	pthread_mutex_unlock(&c->mu);
 	if (fatal)
 		c->stopping = true;
