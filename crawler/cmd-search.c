@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "commands.h"
 #include "conf.h"
@@ -272,11 +273,18 @@ struct reconcile {
 };
 
 /* Was the record's page parsed and not a duplicate: should it be indexed
- * (unless it said noindex)? */
+ * (unless it said noindex)?  A parsed page has a signature or a SimHash
+ * when they are on; an HTML type says it in any case. */
 static bool indexable(const struct store_record *r)
 {
+	bool html = r->content_type &&
+		    ((r->content_type_len >= 9 &&
+		      strncasecmp(r->content_type, "text/html", 9) == 0) ||
+		     (r->content_type_len >= 21 &&
+		      strncasecmp(r->content_type, "application/xhtml+xml",
+				  21) == 0));
 	return r->fetched && r->status >= 200 && r->status < 300 &&
-	       r->has_simhash && !r->duplicate_of;
+	       (r->has_signature || r->has_simhash || html) && !r->duplicate_of;
 }
 
 static int add_alias(void *arg, const struct store_record *r)

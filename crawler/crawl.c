@@ -301,7 +301,7 @@ static bool redirect_loops(struct crawl *c, MDB_txn *txn, const struct job *j)
 /* Is the page a duplicate?  Its signature is claimed (the first page with
  * it is the representative), else its SimHash is looked up among the
  * representatives' and filed when none is near enough.  A page without
- * words is never collapsed: every empty page has the same signature. */
+ * body text is never collapsed: every empty page has the same signature. */
 static int dedup(struct crawl *c, MDB_txn *txn, struct job *j)
 {
 	const struct crawl_opts *o = c->o;
@@ -869,7 +869,11 @@ static void parse_job(struct crawl *c, struct job *j)
 			struct parse_doc_opts po = {
 				.content_type = j->content_type,
 				.body_size = j->body_len,
-				.flags = sig | PARSE_SIMHASH |
+				/* SimHash only when near-duplicates are
+				 * looked for: it is a tenth of the page's
+				 * CPU (docs/bench.md). */
+				.flags = sig |
+					 (o->near_k >= 0 ? PARSE_SIMHASH : 0) |
 					 (o->search_index ? PARSE_TEXT : 0),
 				.text = &text,
 				.keywords = focus_keywords(c->focus,
@@ -887,9 +891,11 @@ static void parse_job(struct crawl *c, struct job *j)
 				       sig == PARSE_MD5 ? pg->md5
 							: pg->md5_size,
 				       sizeof(j->sig));
-				j->has_simhash = true;
+				j->has_simhash = o->near_k >= 0;
 				j->simhash = pg->simhash;
-				j->text_empty = pg->text_empty;
+				/* text_empty counts words, and only
+				 * the SimHash tokenizer counts them. */
+				j->text_empty = pg->text_bytes == 0;
 				keep_text(j, &text, pg->noindex);
 				j->has_relevance = pg->has_relevance;
 				j->relevance = pg->relevance;

@@ -208,7 +208,7 @@ def run_sigcrawl(a, run_dir, seeds, port):
            "--per-host-delay-ms", "0",
            "--concurrency", str(a.concurrency),
            "--per-host-connections", str(a.per_host),
-           "--quiet"]
+           "--quiet"] + a.sigcrawl_args.split()
     log = os.path.join(run_dir, "sigcrawl.log")
     r = measure(cmd, log=log)
     own = None
@@ -271,6 +271,9 @@ def main():
                     help="comma-separated subset of " + ",".join(TOOLS))
     ap.add_argument("--concurrency", type=int, default=64)
     ap.add_argument("--per-host", type=int, default=8)
+    ap.add_argument("--sigcrawl-args", default="",
+                    help="more options for sigcrawl crawl, e.g. "
+                    "'--search-index no' to see what a feature costs")
     ap.add_argument("--httrack-conns", type=int, default=16)
     # HTTrack 3.49-4 fetches about 10 pages/s here (it sleeps between
     # pages whatever the options say), so its run is capped: its rate is
