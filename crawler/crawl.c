@@ -8,6 +8,7 @@
 #include <event2/thread.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,6 +16,7 @@
 #include <unistd.h>
 
 #include "focus.h"
+#include "log.h"
 #include "frontier.h"
 #include "parse.h"
 #include "store.h"
@@ -244,13 +246,28 @@ struct crawl {
 static void fill(struct crawl *c);
 static void check_done(struct crawl *c);
 
+/* A line for the operator: "sigcrawl crawl: ..." in the foreground, the
+ * daemon's log (with its level, for journald) under serve. */
+static SC_PRINTF(3, 4) void say(const struct crawl *c, int level,
+				const char *fmt, ...)
+{
+	char line[1024];
+	va_list ap;
+	va_start(ap, fmt);
+	vsnprintf(line, sizeof(line), fmt, ap);
+	va_end(ap);
+	if (c->o->daemon)
+		log_msg(level, "%s", line);
+	else
+		fprintf(stderr, "sigcrawl crawl: %s\n", line);
+}
+
 static void die(struct crawl *c, int rc, const char *what)
 {
 	pthread_mutex_lock(&c->mu);
 	if (!c->fatal) {
 		c->fatal = rc;
-		fprintf(stderr, "sigcrawl crawl: %s: %s\n", what,
-			sc_strerror(rc));
+		say(c, LOG_ERR, "%s: %s", what, sc_strerror(rc));
 	}
 	pthread_mutex_unlock(&c->mu);
 }
@@ -1623,10 +1640,10 @@ static void seeds_back(struct crawl *c, struct job *j)
 	if (j->kind == JOB_SEEDS)
 		j->seeds->done(j->seeds, j->seeds_rc, j->seeds->arg);
 	else if (!c->o->quiet || j->seeds_rc)
-		fprintf(stderr, "sigcrawl: reload: %s; %d new seeds queued\n",
-			j->seeds_rc ? sc_strerror(j->seeds_rc)
-				    : "seed files read",
-			j->seeds_added);
+		say(c, j->seeds_rc ? LOG_WARNING : LOG_NOTICE,
+		    "reload: %s; %d new seeds queued",
+		    j->seeds_rc ? sc_strerror(j->seeds_rc) : "seed files read",
+		    j->seeds_added);
 	job_free(j);
 }
 
@@ -1753,8 +1770,7 @@ static int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat,
 	const struct crawl_opts *o = c->o;
 	FILE *f = fopen(path, "r");
 	if (!f) {
-		fprintf(stderr, "sigcrawl crawl: %s: %s\n", path,
-			strerror(errno));
+		say(c, LOG_WARNING, "%s: %s", path, strerror(errno));
 		return SC_E_IO;
 	}
 	static const struct norm_opts strict_found = { .steps = 0xff };
@@ -1770,9 +1786,8 @@ static int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat,
 			int ch;
 			while ((ch = fgetc(f)) != EOF && ch != '\n')
 				;
-			fprintf(stderr,
-				"sigcrawl crawl: %s:%u: line too long\n", path,
-				lineno);
+			say(c, LOG_WARNING, "%s:%u: line too long", path,
+			    lineno);
 			continue;
 		}
 		char *p = line;
@@ -1786,8 +1801,8 @@ static int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat,
 			r = norm_url(&strict_found, NULL, p, n, found,
 				     sizeof(found), &fu_u);
 		if (r) {
-			fprintf(stderr, "sigcrawl crawl: %s:%u: %s\n", path,
-				lineno, sc_strerror(r));
+			say(c, LOG_WARNING, "%s:%u: %s", path, lineno,
+			    sc_strerror(r));
 			continue;
 		}
 		struct frontier_url fu = {
@@ -1830,7 +1845,7 @@ static int add_seeds(struct crawl *c)
 	}
 	frontier_published(c->fr);
 	if (!o->quiet)
-		fprintf(stderr, "sigcrawl crawl: %d new seeds queued\n", added);
+		say(c, LOG_NOTICE, "%d new seeds queued", added);
 	return 0;
 }
 
@@ -1855,8 +1870,8 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		goto out;
 	}
 	if ((rc = store_env_open(o->store_dir, 0, &c->env))) {
-		fprintf(stderr, "sigcrawl crawl: %s: %s\n", o->store_dir,
-			rc == SC_E_IO ? strerror(errno) : sc_strerror(rc));
+		say(c, LOG_ERR, "%s: %s", o->store_dir,
+		    rc == SC_E_IO ? strerror(errno) : sc_strerror(rc));
 		goto out;
 	}
 	MDB_txn *txn;
@@ -1869,8 +1884,7 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 	if ((rc = store_open(c->env, txn, &c->store)) ||
 	    (rc = frontier_open(c->env, txn, &fo, &c->fr))) {
 		mdb_txn_abort(txn);
-		fprintf(stderr, "sigcrawl crawl: %s: %s\n", o->store_dir,
-			sc_strerror(rc));
+		say(c, LOG_ERR, "%s: %s", o->store_dir, sc_strerror(rc));
 		goto out;
 	}
 	if (mdb_txn_commit(txn)) {
@@ -1881,9 +1895,8 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		goto out;
 	if (o->search_index &&
 	    (rc = search_open(o->store_dir, 0, &c->search))) {
-		fprintf(stderr, "sigcrawl crawl: %s/%s: %s\n", o->store_dir,
-			SEARCH_DB_NAME,
-			rc == SC_E_IO ? strerror(errno) : sc_strerror(rc));
+		say(c, LOG_ERR, "%s/%s: %s", o->store_dir, SEARCH_DB_NAME,
+		    rc == SC_E_IO ? strerror(errno) : sc_strerror(rc));
 		goto out;
 	}
 	if (o->warc) {
@@ -1891,9 +1904,8 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		snprintf(dir, sizeof(dir), "%s/warc", o->store_dir);
 		struct warc_opts wo = { .software = o->user_agent };
 		if ((rc = warc_open(dir, &wo, &c->warc))) {
-			fprintf(stderr, "sigcrawl crawl: %s: %s\n", dir,
-				rc == SC_E_IO ? strerror(errno)
-					      : sc_strerror(rc));
+			say(c, LOG_ERR, "%s: %s", dir,
+			    rc == SC_E_IO ? strerror(errno) : sc_strerror(rc));
 			goto out;
 		}
 	}
@@ -2026,8 +2038,7 @@ out:
 	if (c->base)
 		event_base_free(c->base);
 	if (c->warc && warc_close(c->warc) && !rc) {
-		fprintf(stderr, "sigcrawl crawl: closing the WARC file: %s\n",
-			strerror(errno));
+		say(c, LOG_ERR, "closing the WARC file: %s", strerror(errno));
 		rc = SC_E_IO;
 	}
 	search_close(c->search);
