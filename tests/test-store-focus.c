@@ -1,0 +1,206 @@
+/* test-store-focus.c — unit tests of what store/ keeps for focused
+ * crawling (store/focus.c): the categories' settings, their counters and
+ * the notes of URLs reached from a second category; each kept across a
+ * reopen of the environment, and an aborted transaction leaving nothing. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "check.h"
+#include "store.h"
+
+static char dir[] = "/tmp/test-store-focus.XXXXXX";
+
+static bool opened(MDB_env **env, unsigned flags, MDB_txn **txn,
+		   struct store **s)
+{
+	if (store_env_open(dir, flags & MDB_RDONLY ? STORE_RDONLY : 0, env))
+		return false;
+	if (mdb_txn_begin(*env, NULL, flags, txn)) {
+		store_env_close(*env);
+		return false;
+	}
+	if (store_open(*env, *txn, s)) {
+		mdb_txn_abort(*txn);
+		store_env_close(*env);
+		return false;
+	}
+	return true;
+}
+
+static void closed(MDB_env *env, MDB_txn *txn, struct store *s, bool commit)
+{
+	if (commit)
+		CHECK(mdb_txn_commit(txn) == 0);
+	else
+		mdb_txn_abort(txn);
+	store_close(s);
+	store_env_close(env);
+}
+
+struct names {
+	char got[4][32];
+	int n;
+};
+
+static int collect(void *arg, const char *name, size_t len)
+{
+	struct names *x = arg;
+	if (x->n < 4 && len < sizeof(x->got[0])) {
+		memcpy(x->got[x->n], name, len);
+		x->got[x->n][len] = '\0';
+	}
+	x->n++;
+	return 0;
+}
+
+struct notes {
+	int n;
+	unsigned char key[4][SC_KEY_LEN];
+	char name[4][32];
+};
+
+static int collect_note(void *arg, const unsigned char key[SC_KEY_LEN],
+			const char *name, size_t len)
+{
+	struct notes *x = arg;
+	if (x->n < 4 && len < sizeof(x->name[0])) {
+		memcpy(x->key[x->n], key, SC_KEY_LEN);
+		memcpy(x->name[x->n], name, len);
+		x->name[x->n][len] = '\0';
+	}
+	x->n++;
+	return 0;
+}
+
+static void test_categories(void)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	struct store *s;
+	CHECK(opened(&env, 0, &txn, &s));
+	struct store_category cook = { .name = "cooking",
+				       .name_len = 7,
+				       .keywords = "bread, black pepper",
+				       .keywords_len = 19,
+				       .scope = 1,
+				       .tunnel = 2,
+				       .min_relevance = 0.3 };
+	struct store_category astro = { .name = "astro",
+					.name_len = 5,
+					.keywords = "",
+					.keywords_len = 0,
+					.scope = 2 };
+	CHECK(store_category_put(s, txn, &cook) == 0);
+	CHECK(store_category_put(s, txn, &astro) == 0);
+	struct store_category bad = cook;
+	bad.name_len = 0;
+	CHECK(store_category_put(s, txn, &bad) == SC_E_INVAL);
+	closed(env, txn, s, true);
+
+	/* A reload changes a category's settings: the new ones replace. */
+	CHECK(opened(&env, 0, &txn, &s));
+	cook.tunnel = 5;
+	cook.keywords = "bread";
+	cook.keywords_len = 5;
+	CHECK(store_category_put(s, txn, &cook) == 0);
+	closed(env, txn, s, true);
+
+	CHECK(opened(&env, MDB_RDONLY, &txn, &s));
+	struct store_category got;
+	CHECK(store_category_get(s, txn, "cooking", 7, &got) == 0);
+	CHECK(got.scope == 1 && got.tunnel == 5 && got.min_relevance == 0.3);
+	CHECK(got.keywords_len == 5 && memcmp(got.keywords, "bread", 5) == 0);
+	CHECK(store_category_get(s, txn, "astro", 5, &got) == 0);
+	CHECK(got.scope == 2 && got.keywords_len == 0);
+	CHECK(store_category_get(s, txn, "nosuch", 6, &got) == SC_E_NOTFOUND);
+	struct names x = { 0 };
+	CHECK(store_category_foreach(s, txn, collect, &x) == 0);
+	CHECK(x.n == 2);
+	CHECK(strcmp(x.got[0], "astro") == 0 &&
+	      strcmp(x.got[1], "cooking") == 0); /* name order */
+	closed(env, txn, s, false);
+}
+
+static void test_counters(void)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	struct store *s;
+	uint64_t a[STORE_FOCUS_COUNTERS] = { 3, 4, 0 };
+	uint64_t b[STORE_FOCUS_COUNTERS] = { 10, 0, 1 };
+	uint64_t got[STORE_FOCUS_COUNTERS];
+
+	CHECK(opened(&env, 0, &txn, &s));
+	CHECK(store_focus_count_get(s, txn, "cooking", 7, got) == 0);
+	CHECK(got[0] == 0 && got[1] == 0 && got[2] == 0);
+	CHECK(store_focus_count_add(s, txn, "cooking", 7, a) == 0);
+	CHECK(store_focus_count_add(s, txn, "cooking", 7, b) == 0);
+	CHECK(store_focus_count_add(s, txn, "astro", 5, a) == 0);
+	closed(env, txn, s, true);
+
+	/* A batch that does not commit counts nothing. */
+	CHECK(opened(&env, 0, &txn, &s));
+	CHECK(store_focus_count_add(s, txn, "cooking", 7, b) == 0);
+	closed(env, txn, s, false);
+
+	CHECK(opened(&env, MDB_RDONLY, &txn, &s));
+	CHECK(store_focus_count_get(s, txn, "cooking", 7, got) == 0);
+	CHECK(got[STORE_FOCUS_PRUNED_SCOPE] == 13 &&
+	      got[STORE_FOCUS_PRUNED_RELEVANCE] == 4 &&
+	      got[STORE_FOCUS_ALSO] == 1);
+	CHECK(store_focus_count_get(s, txn, "astro", 5, got) == 0);
+	CHECK(got[0] == 3 && got[1] == 4 && got[2] == 0);
+	closed(env, txn, s, false);
+}
+
+static void test_also(void)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	struct store *s;
+	unsigned char k1[SC_KEY_LEN], k2[SC_KEY_LEN];
+	sc_url_key("http://a.test/", 14, k1);
+	sc_url_key("http://b.test/", 14, k2);
+
+	CHECK(opened(&env, 0, &txn, &s));
+	CHECK(store_also_add(s, txn, k1, "astro", 5) == 1);
+	CHECK(store_also_add(s, txn, k1, "astro", 5) == 0); /* once */
+	CHECK(store_also_add(s, txn, k1, "garden", 6) == 1);
+	CHECK(store_also_add(s, txn, k2, "astro", 5) == 1);
+	CHECK(store_also_add(s, txn, k2, "", 0) == SC_E_INVAL);
+	closed(env, txn, s, true);
+
+	CHECK(opened(&env, MDB_RDONLY, &txn, &s));
+	struct notes x = { 0 };
+	CHECK(store_also_foreach(s, txn, collect_note, &x) == 0);
+	CHECK(x.n == 3);
+	/* The notes of one URL come together. */
+	int k1_at = memcmp(x.key[0], k1, SC_KEY_LEN) == 0 ? 0 : 1;
+	CHECK(memcmp(x.key[k1_at], k1, SC_KEY_LEN) == 0 &&
+	      memcmp(x.key[k1_at + 1], k1, SC_KEY_LEN) == 0);
+	CHECK(memcmp(x.key[k1_at ? 0 : 2], k2, SC_KEY_LEN) == 0);
+	CHECK(strcmp(x.name[k1_at], "astro") == 0 &&
+	      strcmp(x.name[k1_at + 1], "garden") == 0);
+	closed(env, txn, s, false);
+}
+
+int main(void)
+{
+	if (!mkdtemp(dir)) {
+		perror("mkdtemp");
+		return 99;
+	}
+	test_categories();
+	test_counters();
+	test_also();
+	char p[512];
+	snprintf(p, sizeof(p), "%s/data.mdb", dir);
+	unlink(p);
+	snprintf(p, sizeof(p), "%s/lock.mdb", dir);
+	unlink(p);
+	rmdir(dir);
+	return check_done();
+}
