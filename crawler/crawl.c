@@ -4,6 +4,7 @@
 
 #include <curl/curl.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <event2/event.h>
 #include <event2/thread.h>
 #include <pthread.h>
@@ -12,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/file.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -193,6 +195,7 @@ struct xfer {
 };
 
 struct crawl {
+	int lock_fd; /* STORE/crawl.lock, held while the crawl runs */
 	/* Atomic: crawl_reload() swaps it on the loop while the parsers and
 	 * the writer read it; every version lives until the end. */
 	const struct crawl_opts *_Atomic o;
@@ -1853,12 +1856,37 @@ static int add_seeds(struct crawl *c)
  * Run
  */
 
+/* One crawl per store: leases, sequence numbers and host ids live in the
+ * crawl's memory, so a second process crawling the same store would fetch
+ * leased URLs again and hand out the same numbers.  An exclusive flock()
+ * on STORE/crawl.lock, which the kernel drops when the process ends, kill
+ * -9 included.  Readers (export, report, search) do not take it. */
+static int lock_store(struct crawl *c)
+{
+	char path[4096];
+	snprintf(path, sizeof(path), "%s/crawl.lock", c->o->store_dir);
+	c->lock_fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+	if (c->lock_fd < 0) {
+		say(c, LOG_ERR, "%s: %s", path, strerror(errno));
+		return SC_E_IO;
+	}
+	if (flock(c->lock_fd, LOCK_EX | LOCK_NB) != 0) {
+		int e = errno;
+		say(c, LOG_ERR, "%s: %s", c->o->store_dir,
+		    e == EWOULDBLOCK ? "in use by another crawl or daemon"
+				     : strerror(e));
+		return e == EWOULDBLOCK ? SC_E_AGAIN : SC_E_IO;
+	}
+	return 0;
+}
+
 int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 {
 	struct crawl *c = calloc(1, sizeof(*c));
 	if (!c)
 		return SC_E_NOMEM;
 	c->o = o;
+	c->lock_fd = -1;
 	c->t0 = c->last_tick = mono_ms();
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->parse_cv, NULL);
@@ -1874,6 +1902,8 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		    rc == SC_E_IO ? strerror(errno) : sc_strerror(rc));
 		goto out;
 	}
+	if ((rc = lock_store(c)))
+		goto out;
 	MDB_txn *txn;
 	struct frontier_opts fo = { o->per_host_connections,
 				    o->per_host_delay_ms };
@@ -2046,6 +2076,8 @@ out:
 	focus_close(c->focus);
 	store_close(c->store);
 	store_env_close(c->env);
+	if (c->lock_fd >= 0)
+		close(c->lock_fd);
 	free(c->parsers);
 	pthread_mutex_destroy(&c->mu);
 	pthread_cond_destroy(&c->parse_cv);

@@ -152,6 +152,28 @@ mingap=$(awk -F'\t' '$3 == "req" { if (prev) { g = $1 - prev; if (min == "" || g
 check_true "per-host delay 300 ms respected (min gap $mingap ms, 30 ms of arrival jitter allowed)" [ "$mingap" -ge 270 ]
 check_true "politeness crawl fetched all 8 pages" [ "$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt"' "$tmp/log3" | wc -l)" -eq 8 ]
 
+# One crawl per store: a second one on a store in use is refused, and
+# leaves the first alone.
+start_fixture "$tmp/web2" "$tmp/log3b"
+"$sigcrawl" crawl --store "$tmp/store2b" --seeds "$tmp/seeds2" \
+	--connect-to "::127.0.0.1:$port" --per-host-delay-ms 300 --quiet \
+	>/dev/null 2>&1 &
+first=$!
+for _ in $(seq 100); do
+	grep -q "p.test" "$tmp/log3b" 2>/dev/null && break
+	sleep 0.05
+done
+"$sigcrawl" crawl --store "$tmp/store2b" --seeds "$tmp/seeds2" \
+	--connect-to "::127.0.0.1:$port" --quiet >/dev/null 2>"$tmp/e-lock"
+rc=$?
+wait "$first"
+rc1=$?
+stop_fixture
+check_true "a second crawl of a store in use exits 1 ($rc)" [ "$rc" -eq 1 ]
+check_true "... saying the store is in use" grep -q "in use by another crawl" "$tmp/e-lock"
+check_true "... and the first crawl completes (exit $rc1)" [ "$rc1" -eq 0 ]
+check_true "... fetching each page once" [ "$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt"' "$tmp/log3b" | sort -u -k6,6 | wc -l)" -eq 8 ] && [ "$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt"' "$tmp/log3b" | wc -l)" -eq 8 ]
+
 # robots.txt Crawl-delay beats a shorter configured delay, and a page
 # slower than the timeout is recorded as a timeout.
 cat >"$tmp/web3" <<'EOF3'
