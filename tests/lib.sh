@@ -4,7 +4,9 @@
 # Provides $tmp (removed at exit, kept and named when KEEP is set; a script
 # may define on_exit to stop its servers first), pass NAME [DETAIL...],
 # fail NAME [DETAIL...], check_true NAME COMMAND..., and finish, which
-# prints the closing line and fails if any check failed.
+# prints the closing line and fails if any check failed.  For scripts that
+# run a command into $rc and $tmp/err: expect_rc NAME STATUS and
+# expect_stderr NAME TEXT.
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-test.XXXXXX") || exit 1
 passed=0
@@ -48,6 +50,26 @@ check_true()
 		pass "$name"
 	else
 		fail "$name"
+	fi
+}
+
+# expect_rc NAME STATUS — the last command run exited STATUS ($rc).
+expect_rc()
+{
+	if [ "$rc" -eq "$2" ]; then
+		pass "$1: exit status $2"
+	else
+		fail "$1: exit status $rc, want $2" "stderr: $(head -c 300 "$tmp/err")"
+	fi
+}
+
+# expect_stderr NAME TEXT — its stderr ($tmp/err) holds TEXT.
+expect_stderr()
+{
+	if grep -qF -- "$2" "$tmp/err"; then
+		pass "$1: stderr says '$2'"
+	else
+		fail "$1: stderr lacks '$2'" "stderr: $(head -c 300 "$tmp/err")"
 	fi
 }
 

@@ -22,15 +22,6 @@ run()
 	rc=$?
 }
 
-expect_rc()
-{
-	if [ "$rc" -eq "$2" ]; then
-		pass "$1: exit status $2"
-	else
-		fail "$1: exit status $rc, want $2" "stderr: $(head -c 300 "$tmp/err")"
-	fi
-}
-
 # expect_lines NAME N FILE — FILE has exactly N lines.
 expect_lines()
 {
@@ -50,16 +41,6 @@ expect_line()
 		pass "$1"
 	else
 		fail "$1: line missing" "want: $2" "got:  $(head -c 600 "$3")"
-	fi
-}
-
-# expect_stderr NAME TEXT — stderr mentions TEXT.
-expect_stderr()
-{
-	if grep -qF -- "$2" "$tmp/err"; then
-		pass "$1: stderr says '$2'"
-	else
-		fail "$1: stderr lacks '$2'" "stderr: $(head -c 300 "$tmp/err")"
 	fi
 }
 

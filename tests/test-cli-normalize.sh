@@ -29,14 +29,6 @@ run()
 }
 
 # expect_rc NAME WANT — check $rc from the last run.
-expect_rc()
-{
-	if [ "$rc" -eq "$2" ]; then
-		pass "$1: exit status $2"
-	else
-		fail "$1: exit status $rc, want $2" "stderr: $(head -c 300 "$tmp/err")"
-	fi
-}
 
 # expect_one NAME WANT ARGS... — normalize the single line already in
 # $tmp/in and compare the single output line with WANT.

@@ -22,24 +22,6 @@ run()
 	rc=$?
 }
 
-expect_rc()
-{
-	if [ "$rc" -eq "$2" ]; then
-		pass "$1: exit status $2"
-	else
-		fail "$1: exit status $rc, want $2" "stderr: $(head -c 300 "$tmp/err")"
-	fi
-}
-
-expect_stderr()
-{
-	if grep -qF -- "$2" "$tmp/err"; then
-		pass "$1: stderr says '$2'"
-	else
-		fail "$1: stderr lacks '$2'" "stderr: $(head -c 300 "$tmp/err")"
-	fi
-}
-
 expect_line()
 {
 	if grep -qxF -- "$2" "$tmp/out"; then
