@@ -235,7 +235,8 @@ SC_WUR int crawl_add_seeds(struct crawl *c, struct crawl_seeds *s);
 /* Apply a reloaded config.  o must live until crawl_run() returns (the
  * threads may still read the old one for a moment, so the caller keeps
  * every version until then).  What changes live: the limits (max_pages,
- * max_depth, concurrency, timeout_s, max_body_bytes), politeness
+ * max_depth, concurrency, timeout_s, max_body_bytes, max_pages_per_host,
+ * host_retries, host_backoff_ms), politeness
  * (per_host_connections, per_host_delay_ms, obey_robots, user_agent,
  * connect_to) and the categories, which o must list with the old ones
  * first, at their old indexes.  Everything else is the caller's to keep
