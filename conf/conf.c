@@ -280,6 +280,10 @@ UINT_SETTER(set_per_host_delay_ms, crawl.per_host_delay_ms, unsigned, 0,
 UINT_SETTER(set_timeout_s, crawl.timeout_s, unsigned, 1, 3600)
 UINT_SETTER(set_max_body_bytes, crawl.max_body_bytes, uint64_t, 1,
 	    UINT64_C(1073741824))
+UINT_SETTER(set_max_pages_per_host, crawl.max_pages_per_host, uint64_t, 0,
+	    UINT64_C(1000000000000))
+UINT_SETTER(set_host_retries, crawl.host_retries, unsigned, 0, 100)
+UINT_SETTER(set_host_backoff_ms, crawl.host_backoff_ms, unsigned, 100, 3600000)
 
 static int set_user_agent(struct setctx *x, const char *v)
 {
@@ -718,6 +722,9 @@ static const struct key crawl_keys[] = {
 	{ "user_agent", set_user_agent, false },
 	{ "obey_robots", set_obey_robots, false },
 	{ "connect_to", set_connect_to, true },
+	{ "max_pages_per_host", set_max_pages_per_host, false },
+	{ "host_retries", set_host_retries, false },
+	{ "host_backoff_ms", set_host_backoff_ms, false },
 	{ NULL, NULL, false },
 };
 static const struct key normalize_keys[] = {
@@ -813,6 +820,9 @@ int conf_default(struct conf **ret)
 	c->crawl.max_body_bytes = 10485760;
 	c->crawl.user_agent = strdup("sigcrawl/" SC_VERSION);
 	c->crawl.obey_robots = true;
+	c->crawl.max_pages_per_host = 0;
+	c->crawl.host_retries = 3;
+	c->crawl.host_backoff_ms = 10000;
 	c->normalize.profile = NORM_PROFILE_EXTENDED;
 	c->dedup.signature = CONF_SIGNATURE_MD5_TEXT;
 	c->dedup.near_duplicate = -1;
@@ -1244,6 +1254,7 @@ static const struct {
 	{ "per-host-delay-ms", SECT_CRAWL, "per_host_delay_ms" },
 	{ "timeout-s", SECT_CRAWL, "timeout_s" },
 	{ "max-body-bytes", SECT_CRAWL, "max_body_bytes" },
+	{ "max-pages-per-host", SECT_CRAWL, "max_pages_per_host" },
 	{ "profile", SECT_NORMALIZE, "profile" },
 	{ "steps", SECT_NORMALIZE, "steps" },
 	{ "signature", SECT_DEDUP, "signature" },

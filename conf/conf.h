@@ -96,6 +96,17 @@ struct conf {
 		uint64_t max_body_bytes;       /* 1..1 GiB, default 10 MiB */
 		char *user_agent;              /* default "sigcrawl/VERSION" */
 		bool obey_robots;              /* default true */
+		/* Fetches a host may have (records fetched, over every run
+		 * of the store); 0..10^12, default 0 = no limit.  SPEC §8's
+		 * spider-trap bound. */
+		uint64_t max_pages_per_host;
+		/* A host that cannot be reached (its robots.txt, or a
+		 * connection to it, fails) is held host_backoff_ms, then
+		 * twice as long after each further failure (at most an
+		 * hour), and tried again: `crawl` gives it up after
+		 * host_retries more tries, `serve` never does. */
+		unsigned host_retries;    /* 0..100, default 3 */
+		unsigned host_backoff_ms; /* 100..3600000, default 10000 */
 		/* HOST1:PORT1:HOST2:PORT2 rules as written, in order; they go
 		 * to CURLOPT_CONNECT_TO unchanged. */
 		char **connect_to;
@@ -158,10 +169,10 @@ SC_WUR int conf_default(struct conf **ret);
  * the long option's name with or without its leading "--": "store",
  * "max-pages", "max-depth", "profile", "steps", "concurrency",
  * "connect-to" (appends a rule), "user-agent", "per-host-connections",
- * "per-host-delay-ms", "timeout-s", "max-body-bytes", "no-robots" (value
- * ignored, may be NULL).  A value is checked exactly like the file's key;
- * an error leaves c unchanged and writes "--option: message" to err.
- * Returns 0, SC_E_INVAL or SC_E_NOMEM. */
+ * "per-host-delay-ms", "timeout-s", "max-body-bytes", "max-pages-per-host",
+ * "no-robots" (value ignored, may be NULL).  A value is checked exactly like
+ * the file's key; an error leaves c unchanged and writes "--option: message" to
+ * err. Returns 0, SC_E_INVAL or SC_E_NOMEM. */
 SC_WUR int conf_override(struct conf *c, const char *option, const char *value,
 			 char *err, size_t errlen);
 

@@ -27,6 +27,38 @@ static void usage(FILE *f)
 	fprintf(f, "  --quiet               no progress lines\n");
 }
 
+/* The hosts that could not be reached (crawl.h): given up, their URLs
+ * recorded with the reason; held, when the crawl stopped before their
+ * next try.  One line each, HOSTS_SHOWN at most. */
+#define HOSTS_SHOWN 20
+static void print_hosts(const struct crawl_summary *s)
+{
+	if (s->hosts_given_up)
+		printf("hosts given up %u (unreachable: their URLs are "
+		       "recorded, not fetched)\n",
+		       s->hosts_given_up);
+	if (s->hosts_held)
+		printf("hosts held %u (unreachable, to be tried again)\n",
+		       s->hosts_held);
+	size_t shown = 0;
+	for (size_t i = 0; i < s->n_hosts && shown < HOSTS_SHOWN; i++) {
+		const struct crawl_host *h = &s->hosts[i];
+		const char *why = store_error_name((enum store_error)h->reason);
+		if (h->given_up)
+			printf("  %s: %s after %u tries (%s)\n", h->name, why,
+			       h->tries, h->detail);
+		else
+			printf("  %s: held, %s, %u tries, next in %.1f s (%s)\n",
+			       h->name, why, h->tries, h->retry_in_s,
+			       h->detail);
+		shown++;
+	}
+	uint64_t all = (uint64_t)s->hosts_given_up + s->hosts_held;
+	if (all > shown)
+		printf("  ... and %llu more\n",
+		       (unsigned long long)(all - shown));
+}
+
 int cmd_crawl(int argc, char **argv)
 {
 	struct setup st;
@@ -50,8 +82,10 @@ int cmd_crawl(int argc, char **argv)
 	rc = crawl_run(&o, &s);
 	curl_global_cleanup();
 	setup_free(&st);
-	if (rc)
+	if (rc) {
+		free(s.hosts);
 		return EXIT_RUNTIME;
+	}
 
 	printf("pages %llu  bytes %llu  seconds %.1f  pages/s %.1f\n",
 	       (unsigned long long)s.pages, (unsigned long long)s.bytes,
@@ -70,7 +104,8 @@ int cmd_crawl(int argc, char **argv)
 	/* Errors by kind, under their export names, when there are any. */
 	bool any = false;
 	for (int e = 1; e < STORE_ERROR_COUNT; e++) {
-		if (!s.by_error[e] || e == STORE_ERROR_ROBOTS_DISALLOWED)
+		if (!s.by_error[e] || e == STORE_ERROR_ROBOTS_DISALLOWED ||
+		    e == STORE_ERROR_HOST_BUDGET)
 			continue;
 		printf("%s%s %llu", any ? "  " : "errors by kind: ",
 		       store_error_name((enum store_error)e),
@@ -79,6 +114,12 @@ int cmd_crawl(int argc, char **argv)
 	}
 	if (any)
 		putchar('\n');
+	if (s.by_error[STORE_ERROR_HOST_BUDGET])
+		printf("host budget: %llu URLs recorded, not fetched "
+		       "(max_pages_per_host)\n",
+		       (unsigned long long)s.by_error[STORE_ERROR_HOST_BUDGET]);
+	print_hosts(&s);
+	free(s.hosts);
 	printf("duplicates %llu  (signature %llu, near %llu)\n",
 	       (unsigned long long)(s.dup_exact + s.dup_near),
 	       (unsigned long long)s.dup_exact, (unsigned long long)s.dup_near);

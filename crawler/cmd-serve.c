@@ -643,6 +643,7 @@ int cmd_serve(int argc, char **argv)
 	else
 		log_msg(LOG_NOTICE, "stopped: %llu pages committed in this run",
 			(unsigned long long)s.pages);
+	free(s.hosts);
 	version_free(d.cur);
 	return rc ? EXIT_RUNTIME : EXIT_OK;
 }

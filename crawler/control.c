@@ -396,12 +396,53 @@ void control_seeds_answer(const struct control_seeds *s,
  * GET /status and GET /metrics
  */
 
+/* A fixed-size string of a crawl_host as JSON: up to its NUL or its
+ * size, bytes outside printable ASCII as '?' (host names are ASCII
+ * already; curl's messages need not be). */
+static json_t *host_string(const char *p, size_t cap)
+{
+	char t[CRAWL_HOST_NAME_MAX + 1];
+	size_t n = 0;
+	while (n < cap && n < sizeof(t) - 1 && p[n]) {
+		t[n] = p[n] >= 0x20 && p[n] < 0x7f ? p[n] : '?';
+		n++;
+	}
+	return json_stringn(t, n);
+}
+
+/* The hosts held because they could not be reached (crawl.h). */
+static json_t *held_hosts(const struct crawl_status *st)
+{
+	json_t *a = json_array();
+	size_t n = st->n_held_listed < CRAWL_HOSTS_LISTED ? st->n_held_listed
+							  : CRAWL_HOSTS_LISTED;
+	for (size_t i = 0; a && i < n; i++) {
+		const struct crawl_host *h = &st->held[i];
+		const char *why = store_error_name((enum store_error)h->reason);
+		double in = h->retry_in_s >= 0 && h->retry_in_s < 1e9
+				    ? h->retry_in_s
+				    : 0;
+		json_t *o = json_pack("{s:o?,s:s,s:o?,s:I,s:f}", "host",
+				      host_string(h->name, sizeof(h->name)),
+				      "reason", why ? why : "other", "detail",
+				      host_string(h->detail, sizeof(h->detail)),
+				      "tries", (json_int_t)h->tries,
+				      "retry_in_s", in);
+		if (!o || json_array_append_new(a, o)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
 void control_status_answer(const struct crawl_status *st, double rate,
 			   struct control_answer *ans)
 {
 	const struct crawl_summary *s = &st->sum;
 	json_t *o = json_pack(
-		"{s:s,s:I,s:I,s:I,s:I,s:I,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f}",
+		"{s:s,s:I,s:I,s:I,s:I,s:I,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,"
+		"s:I,s:I,s:o?}",
 		"state", control_state_name(st->state), "pages",
 		(json_int_t)s->pages, "bytes", (json_int_t)s->bytes, "queue",
 		(json_int_t)st->queued, "seen", (json_int_t)st->seen, "hosts",
@@ -411,7 +452,9 @@ void control_status_answer(const struct crawl_status *st, double rate,
 		(json_int_t)s->dup_near, "errors", (json_int_t)s->errors,
 		"robots_disallowed", (json_int_t)s->robots_disallowed,
 		"queued_new", (json_int_t)s->queued, "rate", rate, "uptime",
-		s->seconds);
+		s->seconds, "host_budget",
+		(json_int_t)s->by_error[STORE_ERROR_HOST_BUDGET], "hosts_held",
+		(json_int_t)s->hosts_held, "held", held_hosts(st));
 	ans->status = o ? 200 : 500;
 	ans->content_type = JSON_TYPE;
 	ans->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -457,6 +500,9 @@ void control_metrics_answer(const struct crawl_status *st,
 	metric_head(f, "sigcrawl_transfers_in_flight", "gauge",
 		    "Transfers in flight, robots.txt included.");
 	fprintf(f, "sigcrawl_transfers_in_flight %u\n", st->in_flight);
+	metric_head(f, "sigcrawl_hosts_held", "gauge",
+		    "Hosts held because they could not be reached.");
+	fprintf(f, "sigcrawl_hosts_held %u\n", s->hosts_held);
 	metric_head(f, "sigcrawl_paused", "gauge",
 		    "1 while paused by POST /pause.");
 	fprintf(f, "sigcrawl_paused %d\n", st->state == CRAWL_PAUSED);
@@ -467,7 +513,8 @@ void control_metrics_answer(const struct crawl_status *st,
 	fprintf(f, "sigcrawl_duplicates_total{kind=\"near\"} %llu\n",
 		(unsigned long long)s->dup_near);
 	metric_head(f, "sigcrawl_errors_total", "counter",
-		    "Records by error kind (robots_disallowed included).");
+		    "Records by error kind (robots_disallowed and "
+		    "host_budget included).");
 	for (int e = 1; e < STORE_ERROR_COUNT; e++)
 		fprintf(f, "sigcrawl_errors_total{kind=\"%s\"} %llu\n",
 			store_error_name((enum store_error)e),

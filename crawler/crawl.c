@@ -29,8 +29,6 @@
 #define WRITE_LINGER_MS 20
 /* A robots.txt is trusted this long (RFC 9309 §2.4: up to 24 hours). */
 #define ROBOTS_TTL_MS (24ull * 3600 * 1000)
-/* After a robots.txt answered 5xx or could not be had, the host waits. */
-#define ROBOTS_RETRY_MS 60000
 /* 429/503: a page is tried again at most this often per host in a row. */
 #define BACKOFF_MAX 3
 #define BACKOFF_CAP_MS (5 * 60 * 1000)
@@ -175,12 +173,30 @@ static struct job *jobq_pop(struct jobq *q)
 
 enum robots_state { R_NONE, R_FETCHING, R_READY };
 
+/* A host that could not be reached (crawl.h): only such hosts have one,
+ * listed in the order they first failed. */
+struct trouble {
+	struct trouble *prev, *next;
+	uint32_t host_id;
+	uint64_t failed_ms; /* when the last failure was counted */
+	uint64_t retry_ms;  /* held until then */
+	struct crawl_host h;
+};
+
+/* The loop's state of one host, by host id. */
 struct robots_slot {
 	uint8_t state;
 	uint8_t backoffs; /* 429/503 in a row */
 	struct parse_robots *rules;
 	uint64_t expires_ms;
-	struct jobq parked; /* leases waiting for the rules */
+	struct jobq parked;      /* leases waiting for the rules */
+	struct trouble *trouble; /* NULL while the host answers */
+	/* The page budget: fetches committed in earlier runs (read from
+	 * the frontier at the host's first lease) plus those started by
+	 * this one and not given back; and whether the frontier drains the
+	 * host because it is spent. */
+	bool budget_known, drained;
+	uint64_t budget_used;
 };
 
 struct xfer {
@@ -213,6 +229,8 @@ struct crawl {
 
 	struct robots_slot *robots;
 	size_t n_robots;
+	struct trouble *troubles, *troubles_tail; /* unreachable hosts */
+	uint32_t hosts_held, hosts_given_up;
 
 	unsigned running;     /* transfers in flight, pages and robots.txt */
 	struct xfer *xfers;   /* the same, listed */
@@ -475,6 +493,10 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	if ((rc = store_put(c->store, txn, &r)))
 		return rc;
 	if ((rc = frontier_done(c->fr, txn, &j->lease)) && rc != SC_E_NOTFOUND)
+		return rc;
+	/* The host's page budget counts committed fetches (frontier.h). */
+	if (rc == 0 && j->fetched &&
+	    (rc = frontier_count_fetch(c->fr, txn, j->lease.host_id)))
 		return rc;
 
 	/* New URLs: the redirect target at the same depth, links one
@@ -771,8 +793,12 @@ static void *writer_main(void *arg)
 							 ? b->status / 100
 							 : 0]++;
 				}
+				/* Refusals by robots.txt and by the page
+				 * budget are the crawl's policy, not
+				 * errors. */
 				if (b->error &&
-				    b->error != STORE_ERROR_ROBOTS_DISALLOWED)
+				    b->error != STORE_ERROR_ROBOTS_DISALLOWED &&
+				    b->error != STORE_ERROR_HOST_BUDGET)
 					c->sum.errors++;
 				if (b->error > 0 &&
 				    b->error < STORE_ERROR_COUNT)
@@ -1197,29 +1223,201 @@ static struct robots_slot *robots_slot(struct crawl *c, uint32_t host)
 	return &c->robots[host];
 }
 
-/* A host's robots.txt rules are known (or could not be had): set them
- * and the host's delay, and give its parked leases back to the frontier,
- * which offers them again once the host's delay since the robots.txt
- * request has passed. */
+/* ---------------------------------------------------------------------
+ * Unreachable hosts (crawl.h) and the page budget, on the loop
+ */
+
+/* The wait after a host's tries-th failure in a row: the base, doubled
+ * for each failure after the first, at most CRAWL_BACKOFF_CAP_MS. */
+static uint64_t host_backoff(const struct crawl_opts *o, unsigned tries)
+{
+	uint64_t ms = o->host_backoff_ms ? o->host_backoff_ms : 1;
+	for (unsigned i = 1; i < tries && ms < CRAWL_BACKOFF_CAP_MS; i++)
+		ms *= 2;
+	return ms < CRAWL_BACKOFF_CAP_MS ? ms : CRAWL_BACKOFF_CAP_MS;
+}
+
+/* The host name of a job's URL (the lease, its components in lease_u). */
+static void job_host(const struct job *j, char *out, size_t cap)
+{
+	size_t off = j->lease_u.host_off, n = j->lease_u.host_len;
+	if (off > j->lease.url_len)
+		off = n = 0;
+	if (n > j->lease.url_len - off)
+		n = j->lease.url_len - off;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, j->lease.url + off, n);
+	out[n] = '\0';
+}
+
+/* Record a leased URL without fetching it, with error err. */
+static void record_unfetched(struct crawl *c, struct job *j, int err)
+{
+	j->error = err;
+	frontier_release(c->fr, j->lease.host_id);
+	submit(c, j, false);
+}
+
+/* A try of j's host failed, for reason (enum store_error; detail in
+ * words).  started_ms is when the try began: a try that began before the
+ * last failure was counted belongs to the same outage (two connections
+ * that fail together) and counts once.  The host is held until its next
+ * try, or a crawl gives it up after host_retries retries: then the
+ * frontier drains it, and every lease of it is recorded (host_skips()).
+ * Returns true if the host is given up. */
+static bool host_failed(struct crawl *c, const struct job *j,
+			uint64_t started_ms, int reason, const char *detail)
+{
+	const struct crawl_opts *o = c->o;
+	uint32_t host = j->lease.host_id;
+	struct robots_slot *s = robots_slot(c, host);
+	if (!s) {
+		die(c, SC_E_NOMEM, "host state");
+		return false;
+	}
+	struct trouble *t = s->trouble;
+	if (t && (t->h.given_up || started_ms < t->failed_ms))
+		return t->h.given_up;
+	uint64_t now = mono_ms();
+	if (!t) {
+		if (!(t = calloc(1, sizeof(*t)))) {
+			die(c, SC_E_NOMEM, "host state");
+			return false;
+		}
+		t->host_id = host;
+		job_host(j, t->h.name, sizeof(t->h.name));
+		t->prev = c->troubles_tail;
+		if (c->troubles_tail)
+			c->troubles_tail->next = t;
+		else
+			c->troubles = t;
+		c->troubles_tail = t;
+		s->trouble = t;
+		c->hosts_held++;
+	}
+	t->h.tries++;
+	t->h.reason = reason;
+	snprintf(t->h.detail, sizeof(t->h.detail), "%s", detail);
+	t->failed_ms = now;
+	const char *kind = store_error_name((enum store_error)reason);
+	if (!o->daemon && t->h.tries > o->host_retries) {
+		t->h.given_up = true;
+		c->hosts_held--;
+		c->hosts_given_up++;
+		frontier_drain(c->fr, host, true, now);
+		say(c, LOG_WARNING,
+		    "%s: %s (%s), %u tries: given up, its URLs are recorded "
+		    "as %s",
+		    t->h.name, kind, t->h.detail, t->h.tries, kind);
+		return true;
+	}
+	uint64_t wait = host_backoff(o, t->h.tries);
+	t->retry_ms = now + wait;
+	frontier_hold(c->fr, host, t->retry_ms);
+	/* The daemon tells each outage once, and its retries only when
+	 * verbose: it may hold many hosts for a long time. */
+	if (o->daemon || !o->quiet)
+		say(c, t->h.tries == 1 ? LOG_NOTICE : LOG_INFO,
+		    "%s: %s (%s), try %u: held %.1f s", t->h.name, kind,
+		    t->h.detail, t->h.tries, (double)wait / 1000.0);
+	return false;
+}
+
+/* The host answered: it is reachable (again).  A host given up stays
+ * so: its URLs are being recorded. */
+static void host_ok(struct crawl *c, uint32_t host)
+{
+	if (host >= c->n_robots)
+		return;
+	struct robots_slot *s = &c->robots[host];
+	struct trouble *t = s->trouble;
+	if (!t || t->h.given_up)
+		return;
+	if (c->o->daemon || !c->o->quiet)
+		say(c, LOG_NOTICE, "%s: reachable again after %u failed tries",
+		    t->h.name, t->h.tries);
+	if (t->prev)
+		t->prev->next = t->next;
+	else
+		c->troubles = t->next;
+	if (t->next)
+		t->next->prev = t->prev;
+	else
+		c->troubles_tail = t->prev;
+	free(t);
+	s->trouble = NULL;
+	c->hosts_held--;
+}
+
+/* Did the transfer fail because its host cannot be reached at all,
+ * rather than because of this URL: the name does not resolve, the
+ * connection or the TLS handshake fails, or the time runs out before a
+ * request was sent?  A page slower than the timeout is its own failure. */
+static bool host_unreachable(CURL *e, CURLcode cc)
+{
+	switch (error_kind(cc)) {
+	case STORE_ERROR_DNS:
+	case STORE_ERROR_CONNECT:
+	case STORE_ERROR_TLS: return true;
+	case STORE_ERROR_TIMEOUT: {
+		curl_off_t pre = 0;
+		curl_easy_getinfo(e, CURLINFO_PRETRANSFER_TIME_T, &pre);
+		return pre == 0;
+	}
+	default: return false;
+	}
+}
+
+/* A lease of a host given up, or of one that has used its page budget,
+ * is recorded, not fetched: returns true.  A host drained for its budget
+ * that has room again (a reload raised the budget, a fetch was given
+ * back) stops draining: the lease goes back and the host waits its
+ * delay (true as well).  False: fetch it. */
+static bool host_skips(struct crawl *c, struct robots_slot *s, struct job *j)
+{
+	uint32_t host = j->lease.host_id;
+	if (s->trouble && s->trouble->h.given_up) {
+		record_unfetched(c, j, s->trouble->h.reason);
+		return true;
+	}
+	/* The count of earlier runs, read before this run fetches from
+	 * the host: from then on the loop counts its own fetches. */
+	if (!s->budget_known) {
+		s->budget_used = frontier_host_fetched(c->fr, host);
+		s->budget_known = true;
+	}
+	uint64_t max = c->o->max_pages_per_host;
+	if (max && s->budget_used >= max) {
+		if (!s->drained)
+			frontier_drain(c->fr, host, true, mono_ms());
+		s->drained = true;
+		record_unfetched(c, j, STORE_ERROR_HOST_BUDGET);
+		return true;
+	}
+	if (s->drained) {
+		s->drained = false;
+		frontier_drain(c->fr, host, false, mono_ms());
+		frontier_return(c->fr, &j->lease);
+		job_free(j);
+		return true;
+	}
+	return false;
+}
+
+/* A host's robots.txt rules are known: set them and the host's delay,
+ * and give its parked leases back to the frontier, which offers them
+ * again once the host's delay since the robots.txt request has passed. */
 static void robots_install(struct crawl *c, struct job *j)
 {
 	uint32_t host = j->lease.host_id;
 	struct robots_slot *s = &c->robots[host];
 	uint64_t now = mono_ms();
-	/* No rules: the robots.txt answered 5xx, could not be fetched or
-	 * parsed.  Everything is disallowed for a while, then asked again;
-	 * the host's URLs stay queued, nothing is recorded as disallowed. */
-	bool retry = j->rules == NULL;
 	struct parse_robots *r = j->rules;
 	j->rules = NULL;
-	if (!r && parse_robots_disallow_all(&r)) {
-		die(c, SC_E_NOMEM, "robots.txt");
-		job_free(j);
-		return;
-	}
 	parse_robots_free(s->rules);
 	s->rules = r;
-	s->state = retry ? R_NONE : R_READY;
+	s->state = R_READY;
 	int64_t left = j->robots_expires - (int64_t)wall_ms();
 	s->expires_ms = now + (left > 0 ? (uint64_t)left : 0);
 
@@ -1229,9 +1427,7 @@ static void robots_install(struct crawl *c, struct job *j)
 		delay = cd;
 		frontier_host_delay(c->fr, host, delay);
 	}
-	if (retry)
-		frontier_hold(c->fr, host, now + ROBOTS_RETRY_MS);
-	else if (j->fetched) /* the robots.txt request counts as one */
+	if (j->fetched) /* the robots.txt request counts as one */
 		frontier_hold(c->fr, host, j->robots_started_ms + delay);
 	struct job *p;
 	while ((p = jobq_pop(&s->parked))) {
@@ -1242,9 +1438,37 @@ static void robots_install(struct crawl *c, struct job *j)
 	job_free(j);
 }
 
+/* A host's robots.txt could not be had, so nothing of the host may be
+ * fetched (RFC 9309 §2.3.1.4: assume complete disallow).  The host is
+ * held and its parked leases go back to the frontier, or it is given up
+ * and they are recorded with the reason. */
+static void robots_failed(struct crawl *c, struct job *j, int reason,
+			  const char *detail)
+{
+	uint32_t host = j->lease.host_id;
+	bool gone = host_failed(c, j, j->robots_started_ms, reason, detail);
+	struct robots_slot *s = &c->robots[host];
+	s->state = R_NONE;
+	struct job *p;
+	while ((p = jobq_pop(&s->parked))) {
+		c->parked--;
+		if (gone) {
+			record_unfetched(c, p, reason);
+		} else {
+			frontier_return(c->fr, &p->lease);
+			job_free(p);
+		}
+	}
+	job_free(j);
+}
+
 /* A robots.txt transfer ended.  A 2xx or 4xx answer goes to a parser,
- * then to the writer to be kept, then back to the loop (robots_back());
- * anything else is installed as "unreachable" at once. */
+ * then to the writer to be kept, then back to the loop (robots_back()).
+ * So do more than five redirects: RFC 9309 §2.3.1.2 lets the file count
+ * as unavailable, as a 4xx does (allow all), which is what Google does.
+ * A 429 is no "unavailable" but a request to slow down, which Google
+ * treats as a server error, and so do we: with a 5xx or no answer at
+ * all, the robots.txt is unreachable (robots_failed()). */
 static void robots_done(struct crawl *c, struct xfer *x, CURLcode cc)
 {
 	struct job *j = x->job;
@@ -1256,13 +1480,28 @@ static void robots_done(struct crawl *c, struct xfer *x, CURLcode cc)
 	j->status = status;
 	j->robots_started_ms = x->started_ms;
 	j->robots_expires = (int64_t)(j->fetched_at + ROBOTS_TTL_MS);
-	if ((cc == CURLE_OK || x->truncated) &&
-	    ((status >= 200 && status < 300) ||
-	     (status >= 400 && status < 500))) {
+	bool answered = cc == CURLE_OK || x->truncated;
+	if ((answered && ((status >= 200 && status < 300) ||
+			  (status >= 400 && status < 500 && status != 429))) ||
+	    (cc == CURLE_TOO_MANY_REDIRECTS && status >= 300 && status < 400)) {
+		host_ok(c, j->lease.host_id);
 		submit(c, j, true);
 		return;
 	}
-	robots_install(c, j);
+	char detail[sizeof(x->errbuf) + 32];
+	int reason = STORE_ERROR_ROBOTS_UNREACHABLE;
+	if (answered) {
+		snprintf(detail, sizeof(detail), "robots.txt answered %ld",
+			 status);
+	} else {
+		int k = error_kind(cc);
+		if (k == STORE_ERROR_DNS || k == STORE_ERROR_CONNECT ||
+		    k == STORE_ERROR_TLS || k == STORE_ERROR_TIMEOUT)
+			reason = k;
+		snprintf(detail, sizeof(detail), "robots.txt: %s",
+			 x->errbuf[0] ? x->errbuf : curl_easy_strerror(cc));
+	}
+	robots_failed(c, j, reason, detail);
 }
 
 /* A robots.txt job came back from a parser or the writer: install its
@@ -1273,8 +1512,13 @@ static void robots_back(struct crawl *c, struct job *j)
 		job_free(j);
 		return;
 	}
-	if (j->rules || j->fetched) {
+	if (j->rules) {
 		robots_install(c, j);
+		return;
+	}
+	if (j->fetched) { /* an answer the parser could not read */
+		robots_failed(c, j, STORE_ERROR_ROBOTS_UNREACHABLE,
+			      "robots.txt could not be read");
 		return;
 	}
 	struct xfer *x = calloc(1, sizeof(*x));
@@ -1311,6 +1555,24 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 	long status = 0;
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 
+	/* The host answered, or cannot be reached at all: then it is held
+	 * and the page waits with it, unless the host is given up, when the
+	 * page is recorded with the error (crawl.h). */
+	bool answered = cc == CURLE_OK ||
+			(cc == CURLE_WRITE_ERROR && x->truncated);
+	if (answered) {
+		host_ok(c, j->lease.host_id);
+	} else if (host_unreachable(x->easy, cc) &&
+		   !host_failed(c, j, x->started_ms, error_kind(cc),
+				x->errbuf[0] ? x->errbuf
+					     : curl_easy_strerror(cc))) {
+		if (s && s->budget_used) /* not fetched after all */
+			s->budget_used--;
+		frontier_return(c->fr, &j->lease);
+		job_free(j);
+		return;
+	}
+
 	/* 429 and 503 with Retry-After: the host backs off and the page is
 	 * tried again, a few times in a row at most. */
 	if (cc == CURLE_OK && (status == 429 || status == 503) && s &&
@@ -1322,6 +1584,8 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 			if (ms > BACKOFF_CAP_MS)
 				ms = BACKOFF_CAP_MS;
 			s->backoffs++;
+			if (s->budget_used) /* not fetched after all */
+				s->budget_used--;
 			frontier_hold(c->fr, j->lease.host_id, mono_ms() + ms);
 			frontier_return(c->fr, &j->lease);
 			job_free(j);
@@ -1339,7 +1603,7 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 	    curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK &&
 	    ip && strlen(ip) < sizeof(j->ip))
 		strcpy(j->ip, ip);
-	if (cc == CURLE_OK || (cc == CURLE_WRITE_ERROR && x->truncated)) {
+	if (answered) {
 		j->status = status;
 		char *ct = NULL;
 		curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ct);
@@ -1490,13 +1754,17 @@ static void start_lease(struct crawl *c, struct job *j)
 		return;
 	}
 
+	struct robots_slot *hs = robots_slot(c, j->lease.host_id);
+	if (!hs) {
+		die(c, SC_E_NOMEM, "host state");
+		job_free(j);
+		return;
+	}
+	if (host_skips(c, hs, j))
+		return;
+
 	if (o->obey_robots) {
-		struct robots_slot *s = robots_slot(c, j->lease.host_id);
-		if (!s) {
-			die(c, SC_E_NOMEM, "robots");
-			job_free(j);
-			return;
-		}
+		struct robots_slot *s = hs;
 		uint64_t now = mono_ms();
 		if (s->state == R_READY && now >= s->expires_ms)
 			s->state = R_NONE;
@@ -1513,6 +1781,12 @@ static void start_lease(struct crawl *c, struct job *j)
 				}
 				r->kind = JOB_ROBOTS;
 				r->lease.host_id = j->lease.host_id;
+				/* The page's URL names the host in messages
+				 * if the robots.txt cannot be had. */
+				memcpy(r->lease.url, j->lease.url,
+				       j->lease.url_len + 1u);
+				r->lease.url_len = j->lease.url_len;
+				r->lease_u = j->lease_u;
 				robots_url(fetch, r->robots_url,
 					   sizeof(r->robots_url));
 				s->state = R_FETCHING;
@@ -1547,6 +1821,7 @@ static void start_lease(struct crawl *c, struct job *j)
 		return;
 	}
 	c->started++;
+	c->robots[j->lease.host_id].budget_used++;
 	if ((rc = start_xfer(c, x, fetch))) {
 		free(x);
 		job_free(j);
@@ -1721,14 +1996,19 @@ static void progress(struct crawl *c, bool final)
 	double el = (double)(mono_ms() - c->t0) / 1000.0;
 	double rate = el > 0 ? (double)s.pages / el : 0;
 	bool tty = isatty(2);
+	/* Unreachable hosts, when there are any (crawl.h). */
+	char held[64] = "";
+	if (c->hosts_held || c->hosts_given_up)
+		snprintf(held, sizeof(held), "  hosts held %u, given up %u",
+			 c->hosts_held, c->hosts_given_up);
 	fprintf(stderr,
 		"%spages %llu  %.1f/s  queue %llu  hosts %u  duplicates %llu  "
-		"errors %llu  disallowed %llu  elapsed %.0fs%s",
+		"errors %llu  disallowed %llu%s  elapsed %.0fs%s",
 		tty ? "\r\033[K" : "", (unsigned long long)s.pages, rate,
 		(unsigned long long)st.queued, st.hosts,
 		(unsigned long long)(s.dup_exact + s.dup_near),
 		(unsigned long long)s.errors,
-		(unsigned long long)s.robots_disallowed, el,
+		(unsigned long long)s.robots_disallowed, held, el,
 		tty && !final ? "" : "\n");
 }
 
@@ -1855,6 +2135,33 @@ static int add_seeds(struct crawl *c)
 /* ---------------------------------------------------------------------
  * Run
  */
+
+/* A host in trouble as crawl.h shows it, at mono time now. */
+static void host_view(const struct trouble *t, uint64_t now,
+		      struct crawl_host *out)
+{
+	*out = t->h;
+	out->retry_in_s = !t->h.given_up && t->retry_ms > now
+				  ? (double)(t->retry_ms - now) / 1000.0
+				  : 0;
+}
+
+/* crawl_run()'s result: the hosts held or given up at the end.  Without
+ * memory for the list, only their counts. */
+static void list_hosts(struct crawl *c, struct crawl_summary *ret)
+{
+	ret->hosts_held = c->hosts_held;
+	ret->hosts_given_up = c->hosts_given_up;
+	ret->hosts = NULL;
+	ret->n_hosts = 0;
+	size_t n = (size_t)c->hosts_held + c->hosts_given_up;
+	if (!n || !(ret->hosts = calloc(n, sizeof(*ret->hosts))))
+		return;
+	uint64_t now = mono_ms();
+	for (const struct trouble *t = c->troubles; t && ret->n_hosts < n;
+	     t = t->next)
+		host_view(t, now, &ret->hosts[ret->n_hosts++]);
+}
 
 /* One crawl per store: leases, sequence numbers and host ids live in the
  * crawl's memory, so a second process crawling the same store would fetch
@@ -2033,6 +2340,7 @@ out:
 	if (ret) {
 		*ret = c->sum;
 		ret->seconds = (double)(mono_ms() - c->t0) / 1000.0;
+		list_hosts(c, ret);
 	}
 	if (c->multi) {
 		stop_now(c);
@@ -2052,6 +2360,11 @@ out:
 	for (size_t h = 0; h < c->n_robots; h++)
 		parse_robots_free(c->robots[h].rules);
 	free(c->robots);
+	while (c->troubles) {
+		struct trouble *t = c->troubles;
+		c->troubles = t->next;
+		free(t);
+	}
 	curl_slist_free_all(c->connect_to);
 	if (c->curl_timer)
 		event_free(c->curl_timer);
@@ -2128,6 +2441,14 @@ void crawl_status(struct crawl *c, struct crawl_status *ret)
 	memcpy(ret->latency_count, c->latency_count,
 	       sizeof(ret->latency_count));
 	ret->latency_sum = c->latency_sum;
+	ret->sum.hosts_held = c->hosts_held;
+	ret->sum.hosts_given_up = c->hosts_given_up;
+	ret->n_held_listed = 0;
+	uint64_t now = mono_ms();
+	for (const struct trouble *t = c->troubles;
+	     t && ret->n_held_listed < CRAWL_HOSTS_LISTED; t = t->next)
+		if (!t->h.given_up)
+			host_view(t, now, &ret->held[ret->n_held_listed++]);
 	const struct crawl_opts *o = c->o;
 	bool limit = o->max_pages && c->started >= o->max_pages;
 	if (c->stopping)

@@ -44,6 +44,32 @@ struct crawl_category {
 struct crawl;
 struct crawl_daemon;
 
+/* Unreachable hosts.  A host whose robots.txt cannot be had (no answer,
+ * 5xx, 429: RFC 9309 §2.3.1.4 then allows nothing) or to which a
+ * connection fails (DNS, connect, TLS, a connect timeout) is held
+ * host_backoff_ms, then twice as long after each further failure, at
+ * most CRAWL_BACKOFF_CAP_MS, and tried again; nothing else waits for it.
+ * A crawl gives it up after host_retries retries: its URLs, the queued
+ * ones and those found later, are recorded with the reason as their
+ * error, not fetched, so the crawl ends.  The daemon never gives up. */
+#define CRAWL_BACKOFF_CAP_MS (3600u * 1000)
+#define CRAWL_HOST_NAME_MAX 256
+/* Held hosts that crawl_status() lists (all are counted). */
+#define CRAWL_HOSTS_LISTED 20
+
+/* A host held back because it could not be reached, or given up. */
+struct crawl_host {
+	char name[CRAWL_HOST_NAME_MAX + 1];
+	/* enum store_error: dns, connect, tls, timeout (of the connection)
+	 * or robots_unreachable (its robots.txt answered 5xx or 429, or its
+	 * fetch failed otherwise) */
+	int reason;
+	char detail[128];  /* the failure in words: curl's, or the status */
+	unsigned tries;    /* failed tries in a row */
+	bool given_up;     /* crawl only: its URLs are recorded, not fetched */
+	double retry_in_s; /* held: seconds until the next try */
+};
+
 struct crawl_opts {
 	const char *store_dir;
 	const struct crawl_category *categories;
@@ -59,6 +85,16 @@ struct crawl_opts {
 	const char *user_agent;
 	const char *robots_token; /* product token for robots.txt groups */
 	bool obey_robots;
+	/* Fetches a host may have, counting every run of the store (the
+	 * frontier keeps the count); 0: no limit.  URLs over it are recorded
+	 * as host_budget, not fetched. */
+	uint64_t max_pages_per_host;
+	/* An unreachable host (see "Unreachable hosts" in crawl.c): held
+	 * host_backoff_ms, doubled after each further failure up to
+	 * CRAWL_BACKOFF_CAP_MS; a crawl gives it up after host_retries
+	 * retries, the daemon never does. */
+	unsigned host_retries;
+	uint32_t host_backoff_ms;
 	/* [dedup]: the signature (enum conf_signature), near-duplicates
 	 * (-1 off, else the largest SimHash distance that counts as equal),
 	 * and whether a duplicate's links are queued. */
@@ -97,6 +133,14 @@ struct crawl_summary {
 	uint64_t also;             /* URLs reached from a second category */
 	double seconds;
 	bool interrupted; /* stopped by a signal */
+	/* Unreachable hosts: held now, and given up (crawl only). */
+	uint32_t hosts_held, hosts_given_up;
+	/* Set by crawl_run() in its result only (NULL elsewhere): every
+	 * host held or given up at the end, in the order they first
+	 * failed; malloc'ed, the caller frees it.  NULL when there were
+	 * none or no memory for the list. */
+	struct crawl_host *hosts;
+	size_t n_hosts;
 };
 
 /* Run a crawl until the frontier is empty, max_pages fetches have started,
@@ -159,6 +203,10 @@ struct crawl_status {
 	 * crawl_latency_le[i] seconds (not cumulative); [last]: slower. */
 	uint64_t latency_count[CRAWL_LATENCY_BUCKETS + 1];
 	double latency_sum; /* seconds */
+	/* The first CRAWL_HOSTS_LISTED hosts held (sum.hosts_held counts
+	 * them all), in the order they first failed. */
+	struct crawl_host held[CRAWL_HOSTS_LISTED];
+	size_t n_held_listed;
 };
 
 void crawl_status(struct crawl *c, struct crawl_status *ret);
@@ -187,7 +235,8 @@ SC_WUR int crawl_add_seeds(struct crawl *c, struct crawl_seeds *s);
 /* Apply a reloaded config.  o must live until crawl_run() returns (the
  * threads may still read the old one for a moment, so the caller keeps
  * every version until then).  What changes live: the limits (max_pages,
- * max_depth, concurrency, timeout_s, max_body_bytes), politeness
+ * max_depth, concurrency, timeout_s, max_body_bytes, max_pages_per_host,
+ * host_retries, host_backoff_ms), politeness
  * (per_host_connections, per_host_delay_ms, obey_robots, user_agent,
  * connect_to) and the categories, which o must list with the old ones
  * first, at their old indexes.  Everything else is the caller's to keep

@@ -25,6 +25,7 @@ enum {
 	O_FOLLOW,
 	O_WARC,
 	O_SEARCH_INDEX,
+	O_MAX_PAGES_PER_HOST,
 	O_NO_ROBOTS,
 	O_LAST_OVERRIDE = O_NO_ROBOTS,
 	/* Not overrides: */
@@ -56,6 +57,7 @@ static const struct option longopts[] = {
 	{ "follow-duplicate-links", required_argument, NULL, O_FOLLOW },
 	{ "warc", required_argument, NULL, O_WARC },
 	{ "search-index", required_argument, NULL, O_SEARCH_INDEX },
+	{ "max-pages-per-host", required_argument, NULL, O_MAX_PAGES_PER_HOST },
 	{ "no-robots", no_argument, NULL, O_NO_ROBOTS },
 	{ "quiet", no_argument, NULL, O_QUIET },
 	{ "verbose", no_argument, NULL, O_VERBOSE },
@@ -74,6 +76,8 @@ void setup_usage_options(FILE *f)
 		"  --category NAME       the category of --seeds (default: the\n"
 		"                        config's only one, or \"default\")\n"
 		"  --max-pages N         stop after N fetches (default: no limit)\n"
+		"  --max-pages-per-host N  fetches per host, over every run of\n"
+		"                        the store (default: no limit)\n"
 		"  --max-depth N         hops from a seed (default 9)\n"
 		"  --profile P           strict, extended (default), aggressive\n"
 		"  --steps LIST          adjust the profile: \"+step,-step\"\n"
@@ -229,6 +233,9 @@ int setup_load(struct setup *s, char *err, size_t errlen)
 						   : s->ua,
 		.robots_token = "sigcrawl",
 		.obey_robots = cf->crawl.obey_robots,
+		.max_pages_per_host = cf->crawl.max_pages_per_host,
+		.host_retries = cf->crawl.host_retries,
+		.host_backoff_ms = cf->crawl.host_backoff_ms,
 		.signature = cf->dedup.signature,
 		.near_k = cf->dedup.near_duplicate,
 		.follow_duplicate_links = cf->dedup.follow_duplicate_links,

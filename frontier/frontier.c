@@ -19,6 +19,12 @@
 #define ENTRY_HEAD_V1 10
 #define ENTRY_HEAD 11
 
+/* "frontier.fetched": host id (4 bytes) -> the records of fetched URLs
+ * committed for it (8 bytes), both big-endian: the per-host page budget's
+ * count, which survives restarts and a kill -9 because it commits with
+ * the records it counts. */
+#define FETCHED_LEN 8
+
 /* Seen value: the category the URL was first queued under (2 bytes,
  * big-endian); empty in stores written before categories were kept. */
 #define SEEN_LEN 2
@@ -118,6 +124,10 @@ struct host {
 	uint32_t heap_pos; /* index in the heap of its state */
 	uint32_t delay_ms; /* its own delay, 0: the default */
 	uint64_t ready_ms; /* no fetch may start before */
+	/* frontier_drain(): its URLs are recorded, not fetched, so a lease
+	 * does not start its delay. */
+	bool drain;
+	uint64_t fetched; /* committed records of fetched URLs */
 	/* Sequence numbers leased and not yet committed as done: the
 	 * entries frontier_next() skips.  A handful per host. */
 	uint64_t *leased;
@@ -140,11 +150,13 @@ struct dirty {
 	uint32_t n_done;
 	uint64_t *done; /* seqs whose deletion the transaction holds */
 	uint32_t cap_done;
+	bool has_fetched; /* fetched: the host's count after the txn */
+	uint64_t fetched;
 };
 
 struct frontier {
 	MDB_env *env;
-	MDB_dbi seen, queue, hosts, hostids, meta, robots;
+	MDB_dbi seen, queue, hosts, hostids, meta, robots, fetched;
 	struct frontier_opts opts;
 
 	/* Writer side, writer thread only. */
@@ -325,6 +337,27 @@ static int host_find_head(struct frontier *f, MDB_cursor *c, uint32_t id)
  * Open and close
  */
 
+/* Every host's count of fetched records, into its struct. */
+static int load_fetched(struct frontier *f, MDB_txn *txn)
+{
+	MDB_cursor *c;
+	if (mdb_cursor_open(txn, f->fetched, &c))
+		return SC_E_DB;
+	MDB_val key, val;
+	int rc = mdb_cursor_get(c, &key, &val, MDB_FIRST);
+	for (; rc == 0; rc = mdb_cursor_get(c, &key, &val, MDB_NEXT)) {
+		if (key.mv_size != 4 || val.mv_size != FETCHED_LEN) {
+			mdb_cursor_close(c);
+			return SC_E_CORRUPT;
+		}
+		uint32_t id = get_be32(key.mv_data);
+		if (id > 0 && id < f->n_host)
+			f->host[id].fetched = get_be64(val.mv_data);
+	}
+	mdb_cursor_close(c);
+	return rc == MDB_NOTFOUND ? 0 : SC_E_DB;
+}
+
 int frontier_open(MDB_env *env, MDB_txn *txn, const struct frontier_opts *opts,
 		  struct frontier **ret)
 {
@@ -345,7 +378,8 @@ int frontier_open(MDB_env *env, MDB_txn *txn, const struct frontier_opts *opts,
 	    mdb_dbi_open(txn, "frontier.hosts", MDB_CREATE, &f->hosts) ||
 	    mdb_dbi_open(txn, "frontier.hostids", MDB_CREATE, &f->hostids) ||
 	    mdb_dbi_open(txn, "frontier.meta", MDB_CREATE, &f->meta) ||
-	    mdb_dbi_open(txn, "frontier.robots", MDB_CREATE, &f->robots))
+	    mdb_dbi_open(txn, "frontier.robots", MDB_CREATE, &f->robots) ||
+	    mdb_dbi_open(txn, "frontier.fetched", MDB_CREATE, &f->fetched))
 		goto fail;
 
 	MDB_val key = { sizeof(meta_key) - 1, (void *)meta_key }, val;
@@ -392,6 +426,8 @@ int frontier_open(MDB_env *env, MDB_txn *txn, const struct frontier_opts *opts,
 		}
 	}
 	mdb_cursor_close(c);
+	if ((rc = load_fetched(f, txn)))
+		goto fail;
 	*ret = f;
 	return 0;
 fail:
@@ -455,6 +491,7 @@ static struct dirty *dirty_for(struct frontier *f, uint32_t host)
 	d->host = host;
 	d->added = false;
 	d->n_done = 0;
+	d->has_fetched = false;
 	return d;
 }
 
@@ -755,6 +792,8 @@ void frontier_published(struct frontier *f)
 				h->head_depth = d->min_depth;
 				h->head_seq = d->min_seq;
 			}
+			if (d->has_fetched)
+				h->fetched = d->fetched;
 			(void)host_place(f, d->host);
 		}
 	}
@@ -835,7 +874,7 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	f->leased_total++;
 	h->inflight++;
 	uint32_t delay = h->delay_ms ? h->delay_ms : f->opts.per_host_delay_ms;
-	if (h->ready_ms < now_ms + delay)
+	if (!h->drain && h->ready_ms < now_ms + delay)
 		h->ready_ms = now_ms + delay;
 	rc = host_find_head(f, c, id);
 	mdb_cursor_close(c);
@@ -969,6 +1008,63 @@ void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms)
 		(void)host_place(f, host_id);
 	}
 	pthread_mutex_unlock(&f->lock);
+}
+
+void frontier_drain(struct frontier *f, uint32_t host_id, bool on,
+		    uint64_t now_ms)
+{
+	pthread_mutex_lock(&f->lock);
+	if (host_id > 0 && host_id < f->n_host &&
+	    f->host[host_id].drain != on) {
+		struct host *h = &f->host[host_id];
+		h->drain = on;
+		if (on) {
+			h->ready_ms = 0;
+		} else {
+			uint32_t delay = h->delay_ms
+						 ? h->delay_ms
+						 : f->opts.per_host_delay_ms;
+			if (h->ready_ms < now_ms + delay)
+				h->ready_ms = now_ms + delay;
+			if (h->state == H_READY) {
+				heap_remove(f, &f->ready, host_id);
+				h->state = H_IDLE;
+			}
+		}
+		(void)host_place(f, host_id);
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
+int frontier_count_fetch(struct frontier *f, MDB_txn *txn, uint32_t host_id)
+{
+	struct dirty *d = dirty_for(f, host_id);
+	if (!d)
+		return SC_E_NOMEM;
+	unsigned char k[4], v[FETCHED_LEN];
+	put_be32(k, host_id);
+	MDB_val key = { sizeof(k), k }, val;
+	if (!d->has_fetched) {
+		int rc = mdb_get(txn, f->fetched, &key, &val);
+		if (rc == 0 && val.mv_size != FETCHED_LEN)
+			return SC_E_CORRUPT;
+		if (rc && rc != MDB_NOTFOUND)
+			return SC_E_DB;
+		d->fetched = rc == 0 ? get_be64(val.mv_data) : 0;
+		d->has_fetched = true;
+	}
+	d->fetched++;
+	put_be64(v, d->fetched);
+	val = (MDB_val){ sizeof(v), v };
+	return mdb_put(txn, f->fetched, &key, &val, 0) ? SC_E_DB : 0;
+}
+
+uint64_t frontier_host_fetched(struct frontier *f, uint32_t host_id)
+{
+	pthread_mutex_lock(&f->lock);
+	uint64_t n = host_id < f->n_host ? f->host[host_id].fetched : 0;
+	pthread_mutex_unlock(&f->lock);
+	return n;
 }
 
 void frontier_host_delay(struct frontier *f, uint32_t host_id,

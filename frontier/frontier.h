@@ -11,6 +11,8 @@
  *     "meta"   the sequence and host-id counters.
  *     "robots" robots.txt URL key -> the last answer and its expiry, so a
  *              restarted crawl does not ask every host again.
+ *     "fetched" host id -> the records of fetched URLs committed for it:
+ *              the per-host page budget's count (frontier_count_fetch()).
  *   memory:
  *     one small struct per host (not per URL): its read position, its
  *     next allowed fetch time, its connections in flight.  Memory grows
@@ -152,6 +154,14 @@ SC_WUR int frontier_add_batch_cat(struct frontier *f, MDB_txn *txn,
 SC_WUR int frontier_seen(struct frontier *f, MDB_txn *txn, const char *url,
 			 size_t len);
 
+/* Count a committed record of a fetched URL against its host: the
+ * per-host page budget, kept in the same transaction as the record, so
+ * it survives a restart and a kill -9 exactly.  Visible to
+ * frontier_host_fetched() after frontier_published().  Returns 0,
+ * SC_E_DB, SC_E_CORRUPT or SC_E_NOMEM. */
+SC_WUR int frontier_count_fetch(struct frontier *f, MDB_txn *txn,
+				uint32_t host_id);
+
 /* Remove a leased URL from the queue: its fetch is over and its result
  * goes into the same transaction.  Returns 0 or SC_E_DB (SC_E_NOTFOUND if
  * it was not queued). */
@@ -198,6 +208,19 @@ void frontier_set_opts(struct frontier *f, const struct frontier_opts *opts);
 
 /* Hold a host back until until_ms (Retry-After, a robots.txt fetch). */
 void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms);
+
+/* Drain a host (on) or stop draining it: a drained host's URLs are
+ * recorded by the caller, not fetched (a host given up, or over its page
+ * budget), so they are offered one after another without its delay, and
+ * without the hold of frontier_hold().  Turning it off makes the host
+ * wait its delay from now_ms.  The connection limit still applies, so
+ * the caller releases each lease at once. */
+void frontier_drain(struct frontier *f, uint32_t host_id, bool on,
+		    uint64_t now_ms);
+
+/* The records of fetched URLs committed for a host, every run of the
+ * store counted (frontier_count_fetch()). */
+uint64_t frontier_host_fetched(struct frontier *f, uint32_t host_id);
 
 /* Set a host's own delay between fetch starts (robots.txt Crawl-delay
  * when it is longer than the configured one). */

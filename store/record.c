@@ -35,6 +35,8 @@ static const char *const error_names[STORE_ERROR_COUNT] = {
 	[STORE_ERROR_HTTP_ERROR] = "http_error",
 	[STORE_ERROR_DECOMPRESSION] = "decompression",
 	[STORE_ERROR_OTHER] = "other",
+	[STORE_ERROR_ROBOTS_UNREACHABLE] = "robots_unreachable",
+	[STORE_ERROR_HOST_BUDGET] = "host_budget",
 };
 
 const char *store_error_name(enum store_error e)

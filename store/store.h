@@ -94,6 +94,13 @@ enum store_error {
 	STORE_ERROR_HTTP_ERROR = 9,     /* a 4xx or 5xx status */
 	STORE_ERROR_DECOMPRESSION = 10, /* bad encoding or a bomb */
 	STORE_ERROR_OTHER = 11,
+	/* Not fetched: the host's robots.txt answered 5xx or 429, or failed
+	 * otherwise than by DNS, connect, TLS or timeout, on every try
+	 * (RFC 9309 §2.3.1.4: "unreachable", so nothing may be fetched). */
+	STORE_ERROR_ROBOTS_UNREACHABLE = 12,
+	/* Not fetched: its host had used its page budget
+	 * ([crawl] max_pages_per_host). */
+	STORE_ERROR_HOST_BUDGET = 13,
 	STORE_ERROR_COUNT
 };
 

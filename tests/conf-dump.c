@@ -30,6 +30,10 @@ static void dump(const struct conf *c)
 	       (unsigned long long)c->crawl.max_body_bytes);
 	printf("crawl.user_agent = %s\n", c->crawl.user_agent);
 	printf("crawl.obey_robots = %s\n", c->crawl.obey_robots ? "yes" : "no");
+	printf("crawl.max_pages_per_host = %llu\n",
+	       (unsigned long long)c->crawl.max_pages_per_host);
+	printf("crawl.host_retries = %u\n", c->crawl.host_retries);
+	printf("crawl.host_backoff_ms = %u\n", c->crawl.host_backoff_ms);
 	for (size_t i = 0; i < c->crawl.n_connect_to; i++)
 		printf("crawl.connect_to = %s\n", c->crawl.connect_to[i]);
 	printf("normalize.profile = %s\n",

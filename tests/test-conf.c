@@ -91,6 +91,27 @@ static const struct bad_case bad_cases[] = {
 	{ "[crawl]\nper_host_delay_ms = 1e3\n",
 	  "t.conf:2: [crawl] per_host_delay_ms: expected a whole number from "
 	  "0 to 3600000, got \"1e3\"" },
+	{ "[crawl]\nmax_pages_per_host = -1\n",
+	  "t.conf:2: [crawl] max_pages_per_host: expected a whole number from "
+	  "0 to 1000000000000, got \"-1\"" },
+	{ "[crawl]\nmax_pages_per_host = 1000000000001\n",
+	  "t.conf:2: [crawl] max_pages_per_host: expected a whole number from "
+	  "0 to 1000000000000, got \"1000000000001\"" },
+	{ "[crawl]\nhost_retries = 101\n",
+	  "t.conf:2: [crawl] host_retries: expected a whole number from 0 to "
+	  "100, got \"101\"" },
+	{ "[crawl]\nhost_retries = \n",
+	  "t.conf:2: [crawl] host_retries: expected a whole number from 0 to "
+	  "100, got \"\"" },
+	{ "[crawl]\nhost_backoff_ms = 99\n",
+	  "t.conf:2: [crawl] host_backoff_ms: expected a whole number from 100 "
+	  "to 3600000, got \"99\"" },
+	{ "[crawl]\nhost_backoff_ms = 3600001\n",
+	  "t.conf:2: [crawl] host_backoff_ms: expected a whole number from 100 "
+	  "to 3600000, got \"3600001\"" },
+	{ "[crawl]\nhost_backoff_ms = 1s\n",
+	  "t.conf:2: [crawl] host_backoff_ms: expected a whole number from 100 "
+	  "to 3600000, got \"1s\"" },
 	{ "[crawl]\ntimeout_s = 3601\n",
 	  "t.conf:2: [crawl] timeout_s: expected a whole number from 1 to "
 	  "3600, got \"3601\"" },
@@ -307,6 +328,9 @@ static void check_defaults(const struct conf *c)
 	CHECK_STR(c->crawl.user_agent, "sigcrawl/" SC_VERSION);
 	CHECK(c->crawl.obey_robots);
 	CHECK(c->crawl.n_connect_to == 0);
+	CHECK(c->crawl.max_pages_per_host == 0);
+	CHECK(c->crawl.host_retries == 3);
+	CHECK(c->crawl.host_backoff_ms == 10000);
 	CHECK(c->normalize.profile == NORM_PROFILE_EXTENDED);
 	CHECK(c->normalize.steps_list == NULL);
 	CHECK(c->normalize.steps == norm_profile_steps(NORM_PROFILE_EXTENDED));
@@ -342,6 +366,21 @@ static void test_defaults(void)
 	conf_free(c);
 }
 
+/* The lowest values of the unreachable-host keys: no retry at all, and
+ * the shortest backoff. */
+static void test_host_keys_low(void)
+{
+	struct conf *c = LOAD_OK("[crawl]\nhost_retries = 0\n"
+				 "host_backoff_ms = 100\n"
+				 "max_pages_per_host = 1\n");
+	if (!c)
+		return;
+	CHECK(c->crawl.host_retries == 0);
+	CHECK(c->crawl.host_backoff_ms == 100);
+	CHECK(c->crawl.max_pages_per_host == 1);
+	conf_free(c);
+}
+
 static void test_every_key(void)
 {
 	char want[2048];
@@ -358,6 +397,9 @@ static void test_every_key(void)
 		"max_body_bytes = 1073741824\n"
 		"user_agent = TestBot/1.0 (+http://example.com/bot) ; a comment\n"
 		"obey_robots = off\n"
+		"max_pages_per_host = 1000000000000\n"
+		"host_retries = 100\n"
+		"host_backoff_ms = 3600000\n"
 		"connect_to = ::127.0.0.1:8080\n"
 		"connect_to = a.test:80:[::1]:8081\n"
 		"connect_to = [2001:db8::1]:443:b.test:\n"
@@ -398,6 +440,9 @@ static void test_every_key(void)
 	CHECK(c->crawl.max_body_bytes == 1073741824);
 	CHECK_STR(c->crawl.user_agent, "TestBot/1.0 (+http://example.com/bot)");
 	CHECK(!c->crawl.obey_robots);
+	CHECK(c->crawl.max_pages_per_host == UINT64_C(1000000000000));
+	CHECK(c->crawl.host_retries == 100);
+	CHECK(c->crawl.host_backoff_ms == 3600000);
 	CHECK(c->crawl.n_connect_to == 4);
 	if (c->crawl.n_connect_to == 4) {
 		CHECK_STR(c->crawl.connect_to[0], "::127.0.0.1:8080");
@@ -783,6 +828,18 @@ static void test_overrides(void)
 	CHECK(c->crawl.per_host_delay_ms == 0);
 	CHECK(conf_override(c, "per-host-connections", "0", err, sizeof(err)) ==
 	      SC_E_INVAL);
+	CHECK(conf_override(c, "--max-pages-per-host", "25", err,
+			    sizeof(err)) == 0);
+	CHECK(c->crawl.max_pages_per_host == 25);
+	CHECK(conf_override(c, "max-pages-per-host", "x", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK_STR(err, "--max-pages-per-host: expected a whole number from 0 "
+		       "to 1000000000000, got \"x\"");
+	CHECK(c->crawl.max_pages_per_host == 25);
+	/* The retry schedule is the config's only. */
+	CHECK(conf_override(c, "host-retries", "1", err, sizeof(err)) ==
+	      SC_E_INVAL);
+	CHECK(c->crawl.host_retries == 3);
 
 	/* --seeds: the only category, a named one, a new one. */
 	CHECK(conf_override_seeds(c, NULL, "a.txt", err, sizeof(err)) == 0);
@@ -887,6 +944,7 @@ int main(int argc, char **argv)
 	test_defaults();
 	test_bad_values();
 	test_every_key();
+	test_host_keys_low();
 	test_values_accepted();
 	test_lines_and_bounds();
 	test_relative_paths();

@@ -402,6 +402,105 @@ static void test_categories(void)
 	mdb_env_close(env);
 }
 
+/* Draining a host: its URLs come one after another, without its delay or
+ * a hold, while another host keeps its delay; off again, the delay
+ * counts from then. */
+static void test_drain(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 1, 1000);
+	static const char *const urls[] = {
+		"http://d.test/0", "http://d.test/1", "http://d.test/2",
+		"http://d.test/3", "http://e.test/0", "http://e.test/1",
+	};
+	static const int depths[] = { 0, 0, 0, 0, 0, 0 };
+	add_all(env, f, urls, depths, 6);
+	struct frontier_lease l;
+	uint64_t wait;
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://d.test/0");
+	uint32_t d = l.host_id;
+	done(env, f, &l);
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://e.test/0");
+	done(env, f, &l);
+	/* Both wait their delay, d held longer still. */
+	frontier_hold(f, d, 60000);
+	CHECK(frontier_next(f, 10, &l, &wait) == SC_E_AGAIN);
+	CHECK(wait == 990);
+
+	frontier_drain(f, d, true, 10);
+	for (int i = 1; i <= 2; i++) {
+		CHECK(frontier_next(f, 10, &l, &wait) == 0);
+		CHECK(l.host_id == d && l.url[strlen(l.url) - 1] == '0' + i);
+		/* The connection limit still counts: the lease is
+		 * released at once, as the crawl does. */
+		done(env, f, &l);
+	}
+	/* Off: the host waits its delay from now. */
+	frontier_drain(f, d, false, 10);
+	CHECK(frontier_next(f, 10, &l, &wait) == SC_E_AGAIN);
+	CHECK(wait == 990);
+	CHECK(frontier_next(f, 1000, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://e.test/1");
+	done(env, f, &l);
+	CHECK(frontier_next(f, 1000, &l, &wait) == SC_E_AGAIN);
+	CHECK(frontier_next(f, 1010, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://d.test/3");
+	done(env, f, &l);
+	frontier_drain(f, 9999, true, 0); /* an unknown host: nothing */
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
+/* The per-host count of fetched records: counted inside the writer's
+ * transaction, visible after publication, gone with an abort, and kept
+ * across a reopen. */
+static void test_fetched_count(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 4, 0);
+	static const char *const urls[] = { "http://f.test/0",
+					    "http://f.test/1",
+					    "http://g.test/0" };
+	static const int depths[] = { 0, 0, 0 };
+	add_all(env, f, urls, depths, 3);
+	struct frontier_lease l;
+	uint64_t wait;
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	uint32_t h = l.host_id;
+	CHECK(frontier_host_fetched(f, h) == 0);
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_count_fetch(f, txn, h) == 0);
+	CHECK(frontier_count_fetch(f, txn, h) == 0);
+	CHECK(frontier_host_fetched(f, h) == 0); /* not yet published */
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	CHECK(frontier_host_fetched(f, h) == 2);
+	/* An aborted transaction counts nothing. */
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_count_fetch(f, txn, h) == 0);
+	mdb_txn_abort(txn);
+	frontier_discarded(f);
+	CHECK(frontier_host_fetched(f, h) == 2);
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_count_fetch(f, txn, h) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	CHECK(frontier_host_fetched(f, h) == 3);
+	frontier_close(f);
+	mdb_env_close(env);
+
+	env = env_open();
+	f = fr_open(env, 4, 0);
+	CHECK(frontier_host_fetched(f, h) == 3);
+	CHECK(frontier_host_fetched(f, h + 1) == 0);
+	CHECK(frontier_host_fetched(f, 12345) == 0);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -409,10 +508,14 @@ int main(void)
 		return 99;
 	}
 	/* Each test starts from an empty environment. */
-	void (*tests[])(
-		void) = { test_order_and_politeness, test_late_shallow_url,
-			  test_seen_and_abort,       test_restart,
-			  test_robots_cache,         test_categories };
+	void (*tests[])(void) = { test_order_and_politeness,
+				  test_late_shallow_url,
+				  test_seen_and_abort,
+				  test_restart,
+				  test_robots_cache,
+				  test_categories,
+				  test_drain,
+				  test_fetched_count };
 	for (size_t i = 0; i < sizeof(tests) / sizeof(*tests); i++) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/data.mdb", dir);

@@ -327,6 +327,10 @@ static void test_error_names(void)
 	CHECK_STR(store_error_name(STORE_ERROR_NONE), "none");
 	CHECK_STR(store_error_name(STORE_ERROR_TOO_MANY_REDIRECTS),
 		  "too_many_redirects");
+	/* The kinds of unreachable hosts and page budgets, by their
+	 * stored numbers, which never change. */
+	CHECK_STR(store_error_name((enum store_error)12), "robots_unreachable");
+	CHECK_STR(store_error_name((enum store_error)13), "host_budget");
 	CHECK(store_error_name(STORE_ERROR_COUNT) == NULL);
 	enum store_error e;
 	CHECK(store_error_parse("nope", &e) == SC_E_INVAL);
