@@ -2031,8 +2031,11 @@ static void on_tick(evutil_socket_t fd, short kind, void *arg)
  * Seeds
  */
 
-/* Queue a seed, noting it when another category queued it first.
- * Returns 1 if queued, 0 if not, or an sc_err code. */
+/* Queue a seed, noting it when another category queued it first.  The
+ * note is counted in the focus batch of txn, which its owner flushes
+ * before the commit and ends after it: the writer for a reload (its
+ * batch holds pages too, so a seed must not end it), add_seeds() at the
+ * start.  Returns 1 if queued, 0 if not, or an sc_err code. */
 static int add_seed(struct crawl *c, MDB_txn *txn,
 		    const struct frontier_url *fu)
 {
@@ -2041,9 +2044,6 @@ static int add_seed(struct crawl *c, MDB_txn *txn,
 	int rc = frontier_add_batch_cat(c->fr, txn, fu, 1, &added, &other);
 	if (rc >= 0)
 		rc = focus_note_also(c->focus, c->store, txn, fu, 1, &other);
-	if (rc >= 0)
-		rc = focus_flush(c->focus, c->store, txn);
-	focus_batch_end(c->focus, rc >= 0, &c->sum);
 	return rc < 0 ? rc : added;
 }
 
@@ -2120,13 +2120,21 @@ static int add_seeds(struct crawl *c)
 		if (o->categories[i].seeds_file)
 			rc = add_seeds_of(c, txn, (uint16_t)i,
 					  o->categories[i].seeds_file, &added);
+	if (!rc)
+		rc = focus_flush(c->focus, c->store, txn);
 	if (rc || mdb_txn_commit(txn)) {
 		if (rc)
 			mdb_txn_abort(txn);
 		frontier_discarded(c->fr);
+		pthread_mutex_lock(&c->mu);
+		focus_batch_end(c->focus, false, &c->sum);
+		pthread_mutex_unlock(&c->mu);
 		return rc ? rc : SC_E_DB;
 	}
 	frontier_published(c->fr);
+	pthread_mutex_lock(&c->mu);
+	focus_batch_end(c->focus, true, &c->sum);
+	pthread_mutex_unlock(&c->mu);
 	if (!o->quiet)
 		say(c, LOG_NOTICE, "%d new seeds queued", added);
 	return 0;
