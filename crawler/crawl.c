@@ -1739,15 +1739,16 @@ static void start_lease(struct crawl *c, struct job *j)
 {
 	const struct crawl_opts *o = c->o;
 	char fetch[NORM_URL_MAX + 1];
-	int rc = norm_url(&o->norm, NULL, j->lease.url, j->lease.url_len, fetch,
-			  sizeof(fetch), &j->lease_u);
-	if (rc == 0)
-		rc = norm_fetch_url(j->lease.url, &j->lease_u, fetch,
-				    sizeof(fetch));
+	/* The key as it was queued, split where it stands: normalizing it
+	 * again with this run's steps would rewrite it (frontier.h). */
+	j->lease_u = j->lease.u;
+	int rc = j->lease_u.len ? norm_fetch_url(j->lease.url, &j->lease_u,
+						 fetch, sizeof(fetch))
+				: SC_E_CORRUPT;
 	if (rc) {
 		/* The queue holds only normalized URLs: this cannot
-		 * happen unless the store was written by another
-		 * version. Record and move on. */
+		 * happen unless the entry was damaged.  Record and move
+		 * on. */
 		j->error = STORE_ERROR_OTHER;
 		frontier_release(c->fr, j->lease.host_id);
 		submit(c, j, false);

@@ -76,8 +76,11 @@ struct frontier_opts {
 struct frontier_url {
 	const char *url; /* normalized: the key's source and the fetch URL */
 	size_t url_len;
-	const struct norm_url *u; /* its components (for the host) */
-	const char *found;        /* absolute, as first discovered */
+	/* Its components, as norm_url() gave them: the host, and the
+	 * scheme and port of the fetch (u->https, u->port), which the
+	 * entry keeps because a key written under fold_https lost them. */
+	const struct norm_url *u;
+	const char *found; /* absolute, as first discovered */
 	size_t found_len;
 	uint16_t depth;    /* hops from the seed */
 	uint16_t category; /* the crawl's category index */
@@ -91,7 +94,17 @@ struct frontier_url {
 /* No category: in frontier_add_batch_cat()'s other[]. */
 #define FRONTIER_NO_CATEGORY UINT16_MAX
 
-/* A leased URL: a copy, valid as long as the caller keeps it. */
+/* A leased URL: a copy, valid as long as the caller keeps it.
+ *
+ * url is the key exactly as it was queued, and u its components, split
+ * from it by norm_split() (never normalized again: a run with other steps
+ * would rewrite the key, and offsets into the rewritten string do not fit
+ * the stored one), with the scheme and port the fetch uses, as the entry
+ * kept them (under fold_https the key says http for an https URL).  So
+ * norm_fetch_url(url, &u, ...) gives the URL to request, whatever the
+ * steps of the run that leases it.  u.len is 0 when the stored key is not
+ * a URL norm_url() could have written (a damaged entry): record it, never
+ * fetch it. */
 struct frontier_lease {
 	unsigned char qkey[FRONTIER_QKEY_LEN];
 	uint32_t host_id;
@@ -102,6 +115,7 @@ struct frontier_lease {
 	uint16_t url_len, found_len;
 	char url[NORM_URL_MAX + 1];
 	char found[NORM_URL_MAX + 1];
+	struct norm_url u;
 };
 
 struct frontier_stats {
