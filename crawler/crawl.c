@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "focus.h"
+#include "keys.h"
 #include "log.h"
 #include "frontier.h"
 #include "parse.h"
@@ -2196,8 +2197,36 @@ static int lock_store(struct crawl *c)
 	return 0;
 }
 
+/* The store's keys were made with this run's normalization, or it is
+ * recorded now (keys.h).  Inside the transaction that opened the store. */
+static int check_keys(struct crawl *c, MDB_txn *txn)
+{
+	const struct crawl_opts *o = c->o;
+	struct keys_norm n = { o->profile, &o->norm };
+	char msg[1024], fix[1024];
+	bool adopted;
+	int rc = keys_check(txn, c->store, c->fr, &n, &adopted, msg, fix,
+			    sizeof(msg));
+	if (rc == SC_E_PROFILE) {
+		say(c, LOG_ERR, "%s: %s", o->store_dir, msg);
+		say(c, LOG_ERR, "%s", fix);
+	} else if (rc) {
+		say(c, LOG_ERR, "%s: %s", o->store_dir, sc_strerror(rc));
+	} else if (adopted) {
+		keys_describe(o->profile, o->norm.steps, msg, sizeof(msg));
+		say(c, LOG_NOTICE,
+		    "%s: written by an earlier sigcrawl, which did not record "
+		    "its normalization; every key it holds is in the form of "
+		    "%s, which is recorded now",
+		    o->store_dir, msg);
+	}
+	return rc;
+}
+
 int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 {
+	if (ret)
+		memset(ret, 0, sizeof(*ret));
 	struct crawl *c = calloc(1, sizeof(*c));
 	if (!c)
 		return SC_E_NOMEM;
@@ -2231,6 +2260,10 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 	    (rc = frontier_open(c->env, txn, &fo, &c->fr))) {
 		mdb_txn_abort(txn);
 		say(c, LOG_ERR, "%s: %s", o->store_dir, sc_strerror(rc));
+		goto out;
+	}
+	if ((rc = check_keys(c, txn))) {
+		mdb_txn_abort(txn);
 		goto out;
 	}
 	if (mdb_txn_commit(txn)) {

@@ -824,6 +824,25 @@ void frontier_discarded(struct frontier *f)
  * Scheduler side
  */
 
+/* The length of a queue entry's head, with its url and found lengths in
+ * *ul and *fl; 0 for a value that is no entry of a known version. */
+static size_t entry_head(const MDB_val *val, size_t *ul, size_t *fl)
+{
+	const unsigned char *v = val->mv_data;
+	size_t head = 0;
+	if (val->mv_size)
+		head = v[0] == 1               ? ENTRY_HEAD_V1
+		       : v[0] == 2             ? ENTRY_HEAD_V2
+		       : v[0] == ENTRY_VERSION ? ENTRY_HEAD
+					       : 0;
+	if (!head || val->mv_size < head ||
+	    (*ul = get_be16(v + 5)) > NORM_URL_MAX ||
+	    (*fl = get_be16(v + 7)) > NORM_URL_MAX ||
+	    val->mv_size != head + *ul + *fl)
+		return 0;
+	return head;
+}
+
 /* The components of a leased key, split where it stands: never
  * normalized again, so that whatever the steps of the run that leases it,
  * the URL fetched and recorded is the one that was queued.  fetch: the
@@ -882,16 +901,8 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	}
 
 	const unsigned char *v = val.mv_data;
-	size_t ul, fl, head = 0;
-	if (val.mv_size)
-		head = v[0] == 1               ? ENTRY_HEAD_V1
-		       : v[0] == 2             ? ENTRY_HEAD_V2
-		       : v[0] == ENTRY_VERSION ? ENTRY_HEAD
-					       : 0;
-	if (!head || val.mv_size < head ||
-	    (ul = get_be16(v + 5)) > NORM_URL_MAX ||
-	    (fl = get_be16(v + 7)) > NORM_URL_MAX ||
-	    val.mv_size != head + ul + fl) {
+	size_t ul, fl, head = entry_head(&val, &ul, &fl);
+	if (!head) {
 		mdb_cursor_close(c);
 		return SC_E_CORRUPT;
 	}
@@ -1152,6 +1163,80 @@ void frontier_stats(struct frontier *f, struct frontier_stats *ret)
 	ret->leased = f->leased_total;
 	ret->waiting = f->wait.n;
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* ---- The normalization of the keys ----------------------------------- */
+
+/* Value: version (1), profile (1), steps (4), tracking list length (2),
+ * the list. */
+static const char norm_key[] = "norm";
+#define NORM_REC_VERSION 1
+#define NORM_REC_HEAD 8
+
+int frontier_norm_get(struct frontier *f, MDB_txn *txn,
+		      struct frontier_norm *ret)
+{
+	MDB_val key = { sizeof(norm_key) - 1, (void *)norm_key }, val;
+	int rc = mdb_get(txn, f->meta, &key, &val);
+	if (rc == MDB_NOTFOUND)
+		return SC_E_NOTFOUND;
+	if (rc)
+		return SC_E_DB;
+	const unsigned char *p = val.mv_data;
+	size_t tl;
+	if (val.mv_size < NORM_REC_HEAD || p[0] != NORM_REC_VERSION ||
+	    p[1] > NORM_PROFILE_ADAPTIVE ||
+	    (tl = get_be16(p + 6)) > FRONTIER_TRACKING_MAX ||
+	    val.mv_size != NORM_REC_HEAD + tl ||
+	    memchr(p + NORM_REC_HEAD, '\0', tl))
+		return SC_E_CORRUPT;
+	ret->profile = p[1];
+	ret->steps = get_be32(p + 2);
+	memcpy(ret->tracking, p + NORM_REC_HEAD, tl);
+	ret->tracking[tl] = '\0';
+	return 0;
+}
+
+int frontier_norm_put(struct frontier *f, MDB_txn *txn,
+		      const struct frontier_norm *n)
+{
+	size_t tl = strnlen(n->tracking, FRONTIER_TRACKING_MAX + 1);
+	if (tl > FRONTIER_TRACKING_MAX || n->profile > NORM_PROFILE_ADAPTIVE)
+		return SC_E_INVAL;
+	unsigned char v[NORM_REC_HEAD + FRONTIER_TRACKING_MAX];
+	v[0] = NORM_REC_VERSION;
+	v[1] = n->profile;
+	put_be32(v + 2, n->steps);
+	put_be16(v + 6, (uint16_t)tl);
+	memcpy(v + NORM_REC_HEAD, n->tracking, tl);
+	MDB_val key = { sizeof(norm_key) - 1, (void *)norm_key };
+	MDB_val val = { NORM_REC_HEAD + tl, v };
+	return mdb_put(txn, f->meta, &key, &val, 0) ? SC_E_DB : 0;
+}
+
+int frontier_foreach_queued(struct frontier *f, MDB_txn *txn,
+			    int (*fn)(void *arg, const char *url, size_t len),
+			    void *arg)
+{
+	MDB_cursor *c;
+	if (mdb_cursor_open(txn, f->queue, &c))
+		return SC_E_DB;
+	MDB_val key, val;
+	int rc, mrc;
+	for (mrc = mdb_cursor_get(c, &key, &val, MDB_FIRST); mrc == 0;
+	     mrc = mdb_cursor_get(c, &key, &val, MDB_NEXT)) {
+		size_t ul, fl, head = entry_head(&val, &ul, &fl);
+		if (!head) {
+			mdb_cursor_close(c);
+			return SC_E_CORRUPT;
+		}
+		if ((rc = fn(arg, (const char *)val.mv_data + head, ul))) {
+			mdb_cursor_close(c);
+			return rc;
+		}
+	}
+	mdb_cursor_close(c);
+	return mrc == MDB_NOTFOUND ? 0 : SC_E_DB;
 }
 
 /* ---- The robots.txt cache --------------------------------------------- */

@@ -249,6 +249,45 @@ SC_WUR int frontier_host_name(struct frontier *f, MDB_txn *txn,
 
 void frontier_stats(struct frontier *f, struct frontier_stats *ret);
 
+/* ---- The normalization of the keys ------------------------------------ */
+
+/* The longest tracking-parameter list kept (norm_tracking_list()). */
+#define FRONTIER_TRACKING_MAX 4096
+
+/* What decided the frontier's keys: the URLs it holds were normalized
+ * with these steps (and this tracking list when remove_tracking_params is
+ * among them), and every key stays as it was written.  Kept in "meta" when
+ * the store is created, so that a later run with other steps, which would
+ * write other keys for the same URLs, can be told so (crawler/keys.c). */
+struct frontier_norm {
+	uint8_t profile; /* enum norm_profile the run named (for messages
+			    and adaptive) */
+	uint32_t steps;  /* the effective enum norm_step mask */
+	char tracking[FRONTIER_TRACKING_MAX + 1]; /* norm_tracking_list() */
+};
+
+/* The recorded normalization, as txn sees it.  Returns 0, SC_E_NOTFOUND
+ * (a new store, or one written by a version that did not record it),
+ * SC_E_CORRUPT (a value this version did not write) or SC_E_DB. */
+SC_WUR int frontier_norm_get(struct frontier *f, MDB_txn *txn,
+			     struct frontier_norm *ret);
+
+/* Record n, replacing any earlier record, inside the writer's txn.
+ * Returns 0, SC_E_INVAL (a tracking list longer than
+ * FRONTIER_TRACKING_MAX, or a profile out of range) or SC_E_DB. */
+SC_WUR int frontier_norm_put(struct frontier *f, MDB_txn *txn,
+			     const struct frontier_norm *n);
+
+/* Call fn(arg, url, len) for the key of every queued URL, as txn sees it,
+ * in queue order.  Stops at the first non-zero value fn returns and
+ * returns it; returns SC_E_CORRUPT for an entry that does not decode,
+ * SC_E_DB, or 0 after the last one.  O(queue): for the one-time check of
+ * a store written before the normalization was recorded. */
+SC_WUR int frontier_foreach_queued(struct frontier *f, MDB_txn *txn,
+				   int (*fn)(void *arg, const char *url,
+					     size_t len),
+				   void *arg);
+
 /* ---- The robots.txt cache ---------------------------------------------- */
 
 /* The largest body kept (RFC 9309 §2.5 asks for at least 500 KiB). */
