@@ -27,6 +27,8 @@ const char *sc_strerror(int err)
 	case SC_E_CORRUPT: return "stored data is corrupt";
 	case SC_E_AGAIN: return "nothing ready yet";
 	case SC_E_LIMIT: return "input exceeds a processing limit";
+	case SC_E_PROFILE:
+		return "the store was crawled with another normalization";
 	}
 	return "unknown error";
 }

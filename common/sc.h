@@ -44,6 +44,8 @@ enum sc_err {
 	SC_E_CORRUPT = -26,  /* a stored value failed to decode */
 	SC_E_AGAIN = -27,    /* nothing to do now; try again later */
 	SC_E_LIMIT = -28,    /* input needs more work than a parser allows */
+	SC_E_PROFILE = -29,  /* the store's keys were made with another
+				normalization (crawler/keys.h) */
 };
 
 /* A static, human-readable message for an sc_err code (never NULL). */

@@ -84,7 +84,7 @@ int cmd_crawl(int argc, char **argv)
 	setup_free(&st);
 	if (rc) {
 		free(s.hosts);
-		return EXIT_RUNTIME;
+		return rc == SC_E_PROFILE ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 
 	printf("pages %llu  bytes %llu  seconds %.1f  pages/s %.1f\n",

@@ -24,6 +24,7 @@
 
 #include "commands.h"
 #include "control.h"
+#include "keys.h"
 #include "crawl.h"
 #include "log.h"
 #include "setup.h"
@@ -349,6 +350,44 @@ static int listen_control(struct daemon *d, struct event_base *base)
  * Reload
  */
 
+/* [normalize]: the running normalization is the one the store's keys
+ * were made with (crawl_run() checked it, keys.h), and a store is never
+ * re-keyed.  So a change cannot apply now, and a restart with it would
+ * be refused: the warning says that, not "restart to apply", unless the
+ * same reload also names another store. */
+static void keep_norm(struct version *v, const struct version *old)
+{
+	struct crawl_opts *n = &v->o;
+	const struct crawl_opts *o = &old->o;
+	struct keys_norm kn = { n->profile, &n->norm };
+	struct keys_norm ko = { o->profile, &o->norm };
+	if (keys_same(&kn, &ko)) {
+		/* Other names for the same keys: nothing to say. */
+		n->profile = o->profile;
+		n->norm = o->norm;
+		return;
+	}
+	char was[700], now[700];
+	keys_describe(o->profile, o->norm.steps, was, sizeof(was));
+	keys_describe(n->profile, n->norm.steps, now, sizeof(now));
+	if (strcmp(n->store_dir, o->store_dir) != 0)
+		log_msg(LOG_WARNING,
+			"reload: %s: [normalize] asks for %s: it cannot change "
+			"while the daemon runs; keeping %s (restart to crawl "
+			"the new [crawl] store with %s)",
+			v->st.config, now, was, now);
+	else
+		log_msg(LOG_WARNING,
+			"reload: %s: [normalize] asks for %s, but the store's "
+			"keys were made with %s and a store is never re-keyed: "
+			"the daemon goes on with %s, and a restart with this "
+			"config will be refused (exit status 2); to crawl with "
+			"%s, also set [crawl] store to a new store and restart",
+			v->st.config, now, was, was, now);
+	n->profile = o->profile;
+	n->norm = o->norm;
+}
+
 /* Keys that cannot change while the daemon runs: a changed value is
  * reported and the running one kept. */
 static void keep_fixed(struct version *v, const struct version *old)
@@ -356,6 +395,7 @@ static void keep_fixed(struct version *v, const struct version *old)
 	struct crawl_opts *n = &v->o;
 	const struct crawl_opts *o = &old->o;
 	const char *file = v->st.config;
+	keep_norm(v, old);
 #define KEEP(cond, key, field)                                                 \
 	do {                                                                   \
 		if (cond) {                                                    \
@@ -369,7 +409,6 @@ static void keep_fixed(struct version *v, const struct version *old)
 	} while (0)
 	KEEP(strcmp(n->store_dir, o->store_dir) != 0, "[crawl] store",
 	     store_dir);
-	KEEP(n->norm.steps != o->norm.steps, "[normalize] profile/steps", norm);
 	KEEP(n->signature != o->signature, "[dedup] signature", signature);
 	KEEP(n->near_k != o->near_k, "[dedup] near_duplicate", near_k);
 	KEEP(n->follow_duplicate_links != o->follow_duplicate_links,
@@ -645,5 +684,5 @@ int cmd_serve(int argc, char **argv)
 			(unsigned long long)s.pages);
 	free(s.hosts);
 	version_free(d.cur);
-	return rc ? EXIT_RUNTIME : EXIT_OK;
+	return rc == SC_E_PROFILE ? EXIT_USAGE : rc ? EXIT_RUNTIME : EXIT_OK;
 }

@@ -18,6 +18,7 @@
 #include <unistd.h>
 
 #include "focus.h"
+#include "keys.h"
 #include "log.h"
 #include "frontier.h"
 #include "parse.h"
@@ -1739,15 +1740,16 @@ static void start_lease(struct crawl *c, struct job *j)
 {
 	const struct crawl_opts *o = c->o;
 	char fetch[NORM_URL_MAX + 1];
-	int rc = norm_url(&o->norm, NULL, j->lease.url, j->lease.url_len, fetch,
-			  sizeof(fetch), &j->lease_u);
-	if (rc == 0)
-		rc = norm_fetch_url(j->lease.url, &j->lease_u, fetch,
-				    sizeof(fetch));
+	/* The key as it was queued, split where it stands: normalizing it
+	 * again with this run's steps would rewrite it (frontier.h). */
+	j->lease_u = j->lease.u;
+	int rc = j->lease_u.len ? norm_fetch_url(j->lease.url, &j->lease_u,
+						 fetch, sizeof(fetch))
+				: SC_E_CORRUPT;
 	if (rc) {
 		/* The queue holds only normalized URLs: this cannot
-		 * happen unless the store was written by another
-		 * version. Record and move on. */
+		 * happen unless the entry was damaged.  Record and move
+		 * on. */
 		j->error = STORE_ERROR_OTHER;
 		frontier_release(c->fr, j->lease.host_id);
 		submit(c, j, false);
@@ -2195,8 +2197,36 @@ static int lock_store(struct crawl *c)
 	return 0;
 }
 
+/* The store's keys were made with this run's normalization, or it is
+ * recorded now (keys.h).  Inside the transaction that opened the store. */
+static int check_keys(struct crawl *c, MDB_txn *txn)
+{
+	const struct crawl_opts *o = c->o;
+	struct keys_norm n = { o->profile, &o->norm };
+	char msg[1024], fix[1024];
+	bool adopted;
+	int rc = keys_check(txn, c->store, c->fr, &n, &adopted, msg, fix,
+			    sizeof(msg));
+	if (rc == SC_E_PROFILE) {
+		say(c, LOG_ERR, "%s: %s", o->store_dir, msg);
+		say(c, LOG_ERR, "%s", fix);
+	} else if (rc) {
+		say(c, LOG_ERR, "%s: %s", o->store_dir, sc_strerror(rc));
+	} else if (adopted) {
+		keys_describe(o->profile, o->norm.steps, msg, sizeof(msg));
+		say(c, LOG_NOTICE,
+		    "%s: written by an earlier sigcrawl, which did not record "
+		    "its normalization; every key it holds is in the form of "
+		    "%s, which is recorded now",
+		    o->store_dir, msg);
+	}
+	return rc;
+}
+
 int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 {
+	if (ret)
+		memset(ret, 0, sizeof(*ret));
 	struct crawl *c = calloc(1, sizeof(*c));
 	if (!c)
 		return SC_E_NOMEM;
@@ -2230,6 +2260,10 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 	    (rc = frontier_open(c->env, txn, &fo, &c->fr))) {
 		mdb_txn_abort(txn);
 		say(c, LOG_ERR, "%s: %s", o->store_dir, sc_strerror(rc));
+		goto out;
+	}
+	if ((rc = check_keys(c, txn))) {
+		mdb_txn_abort(txn);
 		goto out;
 	}
 	if (mdb_txn_commit(txn)) {

@@ -76,6 +76,10 @@ struct crawl_opts {
 	size_t n_categories;
 	uint64_t max_pages; /* fetches to start; 0: no limit */
 	unsigned max_depth;
+	/* The normalization: the profile named ([normalize] profile or
+	 * --profile) and its steps as adjusted.  The store records both
+	 * when it is created and refuses a run with others (keys.h). */
+	enum norm_profile profile;
 	struct norm_opts norm;
 	unsigned concurrency;
 	unsigned per_host_connections;
@@ -240,10 +244,10 @@ SC_WUR int crawl_add_seeds(struct crawl *c, struct crawl_seeds *s);
  * (per_host_connections, per_host_delay_ms, obey_robots, user_agent,
  * connect_to) and the categories, which o must list with the old ones
  * first, at their old indexes.  Everything else is the caller's to keep
- * equal (store_dir, norm, signature, near_k, follow_duplicate_links,
- * warc).  Then each category's seeds file is read again, through the
- * writer; seeds seen before are not queued again.  Returns 0 or
- * SC_E_NOMEM. */
+ * equal (store_dir, profile and norm, signature, near_k,
+ * follow_duplicate_links, warc).  Then each category's seeds file is read
+ * again, through the writer; seeds seen before are not queued again.  Returns 0
+ * or SC_E_NOMEM. */
 SC_WUR int crawl_reload(struct crawl *c, const struct crawl_opts *o);
 
 #endif

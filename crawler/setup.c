@@ -223,6 +223,7 @@ int setup_load(struct setup *s, char *err, size_t errlen)
 		.n_categories = cf->n_categories,
 		.max_pages = cf->crawl.max_pages,
 		.max_depth = cf->crawl.max_depth,
+		.profile = cf->normalize.profile,
 		.norm = { .steps = cf->normalize.steps },
 		.concurrency = cf->crawl.concurrency,
 		.per_host_connections = cf->crawl.per_host_connections,

@@ -4,20 +4,30 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* ---------------------------------------------------------------------
  * Encodings
  */
 
-#define ENTRY_VERSION 2
+#define ENTRY_VERSION 3
 #define META_VERSION 1
 
 /* Queue entry: version, depth, category, url length, found length (0:
- * same as url), redirects, off-topic hops (version 2 only), url bytes,
- * found bytes.  Integers big-endian.  Version 1 entries, without the
- * off-topic byte, are still read (as 0 hops). */
+ * same as url), redirects, off-topic hops (from version 2), the fetch's
+ * scheme (1: https) and port (from version 3), url bytes, found bytes.
+ * Integers big-endian.
+ *
+ * The scheme and port are kept because the key cannot say them under
+ * fold_https ("http://a.com/" is the key of https://a.com/ and of
+ * https://a.com:80/ alike), and the URL fetched must be the one queued
+ * whatever the steps of the run that leases it.  Version 1 entries
+ * (without the off-topic byte: 0 hops) and version 2 entries are still
+ * read; their scheme and port are taken from the key, or from the URL as
+ * found when the key says http and that one https (see lease_from()). */
 #define ENTRY_HEAD_V1 10
-#define ENTRY_HEAD 11
+#define ENTRY_HEAD_V2 11
+#define ENTRY_HEAD 14
 
 /* "frontier.fetched": host id (4 bytes) -> the records of fetched URLs
  * committed for it (8 bytes), both big-endian: the per-host page budget's
@@ -586,6 +596,8 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	put_be16(v + 7, (uint16_t)flen);
 	v[9] = fu->redirects;
 	v[10] = fu->offtopic;
+	v[11] = fu->u->https ? 1 : 0;
+	put_be16(v + 12, fu->u->port);
 	memcpy(v + ENTRY_HEAD, fu->url, fu->url_len);
 	memcpy(v + ENTRY_HEAD + fu->url_len, fu->found, flen);
 
@@ -812,6 +824,58 @@ void frontier_discarded(struct frontier *f)
  * Scheduler side
  */
 
+/* The length of a queue entry's head, with its url and found lengths in
+ * *ul and *fl; 0 for a value that is no entry of a known version. */
+static size_t entry_head(const MDB_val *val, size_t *ul, size_t *fl)
+{
+	const unsigned char *v = val->mv_data;
+	size_t head = 0;
+	if (val->mv_size)
+		head = v[0] == 1               ? ENTRY_HEAD_V1
+		       : v[0] == 2             ? ENTRY_HEAD_V2
+		       : v[0] == ENTRY_VERSION ? ENTRY_HEAD
+					       : 0;
+	if (!head || val->mv_size < head ||
+	    (*ul = get_be16(v + 5)) > NORM_URL_MAX ||
+	    (*fl = get_be16(v + 7)) > NORM_URL_MAX ||
+	    val->mv_size != head + *ul + *fl)
+		return 0;
+	return head;
+}
+
+/* The components of a leased key, split where it stands: never
+ * normalized again, so that whatever the steps of the run that leases it,
+ * the URL fetched and recorded is the one that was queued.  fetch: the
+ * entry's scheme and port (version 3), or NULL for an older entry. */
+static void lease_split(struct frontier_lease *l, const unsigned char *fetch)
+{
+	if (norm_split(l->url, l->url_len, &l->u)) {
+		/* Not a URL norm_url() could have written: a damaged
+		 * entry.  The crawler records it and fetches nothing. */
+		memset(&l->u, 0, sizeof(l->u));
+		return;
+	}
+	if (fetch) {
+		l->u.https = fetch[0] & 1;
+		l->u.port = get_be16(fetch + 1);
+		return;
+	}
+	/* An entry of an older version: under fold_https its key says
+	 * http while the URL as found (kept when it differs) says https,
+	 * and then so does the fetch, on the port the key or the found URL
+	 * writes, else 443.  Links of those versions were kept with found
+	 * equal to the key, so theirs stay http, as they were fetched then. */
+	struct norm_url fu;
+	if (l->u.scheme_len == 4 && l->found_len > 6 &&
+	    strncasecmp(l->found, "https:", 6) == 0 &&
+	    norm_split(l->found, l->found_len, &fu) == 0) {
+		l->u.https = 1;
+		/* fu.port is 443 unless the found URL writes one. */
+		l->u.port = l->u.has_port && l->u.port_len ? l->u.port
+							   : fu.port;
+	}
+}
+
 static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 		      uint64_t now_ms, struct frontier_lease *ret)
 {
@@ -837,13 +901,8 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	}
 
 	const unsigned char *v = val.mv_data;
-	size_t ul, fl, head = ENTRY_HEAD;
-	if (val.mv_size && v[0] == 1)
-		head = ENTRY_HEAD_V1;
-	if (val.mv_size < head || (v[0] != ENTRY_VERSION && v[0] != 1) ||
-	    (ul = get_be16(v + 5)) > NORM_URL_MAX ||
-	    (fl = get_be16(v + 7)) > NORM_URL_MAX ||
-	    val.mv_size != head + ul + fl) {
+	size_t ul, fl, head = entry_head(&val, &ul, &fl);
+	if (!head) {
 		mdb_cursor_close(c);
 		return SC_E_CORRUPT;
 	}
@@ -852,13 +911,14 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	ret->depth = get_be16(v + 1);
 	ret->category = get_be16(v + 3);
 	ret->redirects = v[9];
-	ret->offtopic = head == ENTRY_HEAD ? v[10] : 0;
+	ret->offtopic = head >= ENTRY_HEAD_V2 ? v[10] : 0;
 	ret->url_len = (uint16_t)ul;
 	memcpy(ret->url, v + head, ul);
 	ret->url[ul] = '\0';
 	ret->found_len = (uint16_t)(fl ? fl : ul);
 	memcpy(ret->found, fl ? v + head + ul : v + head, ret->found_len);
 	ret->found[ret->found_len] = '\0';
+	lease_split(ret, head == ENTRY_HEAD ? v + 11 : NULL);
 
 	if (h->n_leased == h->cap_leased) {
 		uint32_t cap = h->cap_leased ? 2 * h->cap_leased : 4;
@@ -1103,6 +1163,80 @@ void frontier_stats(struct frontier *f, struct frontier_stats *ret)
 	ret->leased = f->leased_total;
 	ret->waiting = f->wait.n;
 	pthread_mutex_unlock(&f->lock);
+}
+
+/* ---- The normalization of the keys ----------------------------------- */
+
+/* Value: version (1), profile (1), steps (4), tracking list length (2),
+ * the list. */
+static const char norm_key[] = "norm";
+#define NORM_REC_VERSION 1
+#define NORM_REC_HEAD 8
+
+int frontier_norm_get(struct frontier *f, MDB_txn *txn,
+		      struct frontier_norm *ret)
+{
+	MDB_val key = { sizeof(norm_key) - 1, (void *)norm_key }, val;
+	int rc = mdb_get(txn, f->meta, &key, &val);
+	if (rc == MDB_NOTFOUND)
+		return SC_E_NOTFOUND;
+	if (rc)
+		return SC_E_DB;
+	const unsigned char *p = val.mv_data;
+	size_t tl;
+	if (val.mv_size < NORM_REC_HEAD || p[0] != NORM_REC_VERSION ||
+	    p[1] > NORM_PROFILE_ADAPTIVE ||
+	    (tl = get_be16(p + 6)) > FRONTIER_TRACKING_MAX ||
+	    val.mv_size != NORM_REC_HEAD + tl ||
+	    memchr(p + NORM_REC_HEAD, '\0', tl))
+		return SC_E_CORRUPT;
+	ret->profile = p[1];
+	ret->steps = get_be32(p + 2);
+	memcpy(ret->tracking, p + NORM_REC_HEAD, tl);
+	ret->tracking[tl] = '\0';
+	return 0;
+}
+
+int frontier_norm_put(struct frontier *f, MDB_txn *txn,
+		      const struct frontier_norm *n)
+{
+	size_t tl = strnlen(n->tracking, FRONTIER_TRACKING_MAX + 1);
+	if (tl > FRONTIER_TRACKING_MAX || n->profile > NORM_PROFILE_ADAPTIVE)
+		return SC_E_INVAL;
+	unsigned char v[NORM_REC_HEAD + FRONTIER_TRACKING_MAX];
+	v[0] = NORM_REC_VERSION;
+	v[1] = n->profile;
+	put_be32(v + 2, n->steps);
+	put_be16(v + 6, (uint16_t)tl);
+	memcpy(v + NORM_REC_HEAD, n->tracking, tl);
+	MDB_val key = { sizeof(norm_key) - 1, (void *)norm_key };
+	MDB_val val = { NORM_REC_HEAD + tl, v };
+	return mdb_put(txn, f->meta, &key, &val, 0) ? SC_E_DB : 0;
+}
+
+int frontier_foreach_queued(struct frontier *f, MDB_txn *txn,
+			    int (*fn)(void *arg, const char *url, size_t len),
+			    void *arg)
+{
+	MDB_cursor *c;
+	if (mdb_cursor_open(txn, f->queue, &c))
+		return SC_E_DB;
+	MDB_val key, val;
+	int rc, mrc;
+	for (mrc = mdb_cursor_get(c, &key, &val, MDB_FIRST); mrc == 0;
+	     mrc = mdb_cursor_get(c, &key, &val, MDB_NEXT)) {
+		size_t ul, fl, head = entry_head(&val, &ul, &fl);
+		if (!head) {
+			mdb_cursor_close(c);
+			return SC_E_CORRUPT;
+		}
+		if ((rc = fn(arg, (const char *)val.mv_data + head, ul))) {
+			mdb_cursor_close(c);
+			return rc;
+		}
+	}
+	mdb_cursor_close(c);
+	return mrc == MDB_NOTFOUND ? 0 : SC_E_DB;
 }
 
 /* ---- The robots.txt cache --------------------------------------------- */

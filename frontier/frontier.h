@@ -76,8 +76,11 @@ struct frontier_opts {
 struct frontier_url {
 	const char *url; /* normalized: the key's source and the fetch URL */
 	size_t url_len;
-	const struct norm_url *u; /* its components (for the host) */
-	const char *found;        /* absolute, as first discovered */
+	/* Its components, as norm_url() gave them: the host, and the
+	 * scheme and port of the fetch (u->https, u->port), which the
+	 * entry keeps because a key written under fold_https lost them. */
+	const struct norm_url *u;
+	const char *found; /* absolute, as first discovered */
 	size_t found_len;
 	uint16_t depth;    /* hops from the seed */
 	uint16_t category; /* the crawl's category index */
@@ -91,7 +94,17 @@ struct frontier_url {
 /* No category: in frontier_add_batch_cat()'s other[]. */
 #define FRONTIER_NO_CATEGORY UINT16_MAX
 
-/* A leased URL: a copy, valid as long as the caller keeps it. */
+/* A leased URL: a copy, valid as long as the caller keeps it.
+ *
+ * url is the key exactly as it was queued, and u its components, split
+ * from it by norm_split() (never normalized again: a run with other steps
+ * would rewrite the key, and offsets into the rewritten string do not fit
+ * the stored one), with the scheme and port the fetch uses, as the entry
+ * kept them (under fold_https the key says http for an https URL).  So
+ * norm_fetch_url(url, &u, ...) gives the URL to request, whatever the
+ * steps of the run that leases it.  u.len is 0 when the stored key is not
+ * a URL norm_url() could have written (a damaged entry): record it, never
+ * fetch it. */
 struct frontier_lease {
 	unsigned char qkey[FRONTIER_QKEY_LEN];
 	uint32_t host_id;
@@ -102,6 +115,7 @@ struct frontier_lease {
 	uint16_t url_len, found_len;
 	char url[NORM_URL_MAX + 1];
 	char found[NORM_URL_MAX + 1];
+	struct norm_url u;
 };
 
 struct frontier_stats {
@@ -234,6 +248,45 @@ SC_WUR int frontier_host_name(struct frontier *f, MDB_txn *txn,
 			      uint32_t host_id, char *buf, size_t cap);
 
 void frontier_stats(struct frontier *f, struct frontier_stats *ret);
+
+/* ---- The normalization of the keys ------------------------------------ */
+
+/* The longest tracking-parameter list kept (norm_tracking_list()). */
+#define FRONTIER_TRACKING_MAX 4096
+
+/* What decided the frontier's keys: the URLs it holds were normalized
+ * with these steps (and this tracking list when remove_tracking_params is
+ * among them), and every key stays as it was written.  Kept in "meta" when
+ * the store is created, so that a later run with other steps, which would
+ * write other keys for the same URLs, can be told so (crawler/keys.c). */
+struct frontier_norm {
+	uint8_t profile; /* enum norm_profile the run named (for messages
+			    and adaptive) */
+	uint32_t steps;  /* the effective enum norm_step mask */
+	char tracking[FRONTIER_TRACKING_MAX + 1]; /* norm_tracking_list() */
+};
+
+/* The recorded normalization, as txn sees it.  Returns 0, SC_E_NOTFOUND
+ * (a new store, or one written by a version that did not record it),
+ * SC_E_CORRUPT (a value this version did not write) or SC_E_DB. */
+SC_WUR int frontier_norm_get(struct frontier *f, MDB_txn *txn,
+			     struct frontier_norm *ret);
+
+/* Record n, replacing any earlier record, inside the writer's txn.
+ * Returns 0, SC_E_INVAL (a tracking list longer than
+ * FRONTIER_TRACKING_MAX, or a profile out of range) or SC_E_DB. */
+SC_WUR int frontier_norm_put(struct frontier *f, MDB_txn *txn,
+			     const struct frontier_norm *n);
+
+/* Call fn(arg, url, len) for the key of every queued URL, as txn sees it,
+ * in queue order.  Stops at the first non-zero value fn returns and
+ * returns it; returns SC_E_CORRUPT for an entry that does not decode,
+ * SC_E_DB, or 0 after the last one.  O(queue): for the one-time check of
+ * a store written before the normalization was recorded. */
+SC_WUR int frontier_foreach_queued(struct frontier *f, MDB_txn *txn,
+				   int (*fn)(void *arg, const char *url,
+					     size_t len),
+				   void *arg);
 
 /* ---- The robots.txt cache ---------------------------------------------- */
 

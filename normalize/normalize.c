@@ -1527,3 +1527,125 @@ int norm_fetch_url(const char *url, const struct norm_url *u, char *out,
 	*d = '\0';
 	return 0;
 }
+
+int norm_split(const char *url, size_t len, struct norm_url *ret)
+{
+	if (len > NORM_URL_MAX)
+		return SC_E_TOOLONG;
+	for (size_t i = 0; i < len; i++)
+		if ((unsigned char)url[i] <= 0x20 ||
+		    (unsigned char)url[i] >= 0x7f)
+			return SC_E_INVAL;
+	struct norm_url *u = ret;
+	memset(u, 0, sizeof(*u));
+	u->len = (uint16_t)len;
+
+	/* The scheme as written: lowercase_scheme_host may have been off. */
+	const char *colon = memchr(url, ':', len);
+	size_t sl = colon ? (size_t)(colon - url) : 0;
+	if (!colon ||
+	    !(eq_nocase(url, sl, "http") || eq_nocase(url, sl, "https")))
+		return SC_E_SCHEME;
+	if (len - sl < 3 || url[sl + 1] != '/' || url[sl + 2] != '/')
+		return SC_E_SCHEME;
+	u->scheme_len = (uint16_t)sl;
+	u->https = sl == 5;
+
+	/* The authority ends at the first '/', '?' or '#'.  norm_url()
+	 * writes '@' in it only as the end of the userinfo: a host cannot
+	 * hold one and a userinfo's own is percent-encoded. */
+	size_t a = sl + 3, e = a;
+	const char *at = NULL;
+	for (; e < len; e++) {
+		uint8_t k = auth_stop[(unsigned char)url[e]];
+		if (k == 1)
+			break;
+		if (k == 2)
+			at = url + e;
+	}
+	size_t h = a;
+	if (at) {
+		u->has_user = 1;
+		u->user_off = (uint16_t)a;
+		u->user_len = (uint16_t)(at - url - (ptrdiff_t)a);
+		h = (size_t)(at - url) + 1;
+	}
+	size_t he; /* the host's end */
+	if (h < e && url[h] == '[') {
+		const char *rb = memchr(url + h, ']', e - h);
+		if (!rb)
+			return SC_E_IPV6;
+		he = (size_t)(rb - url) + 1;
+		if (he != e && url[he] != ':')
+			return SC_E_IPV6;
+		u->host_type = NORM_HOST_IPV6;
+	} else {
+		const char *c = memchr(url + h, ':', e - h);
+		he = c ? (size_t)(c - url) : e;
+		/* A name that went through no IDNA keeps its UTF-8
+		 * percent-encoded, and norm_url() tests such a host for a
+		 * number only after decoding it: '%' means a name. */
+		u->host_type = !memchr(url + h, '%', he - h) &&
+					       ends_in_number(url + h, he - h)
+				       ? NORM_HOST_IPV4
+				       : NORM_HOST_NAME;
+	}
+	if (he == h)
+		return SC_E_NOHOST;
+	u->host_off = (uint16_t)h;
+	u->host_len = (uint16_t)(he - h);
+	long port = -1;
+	if (he < e) {
+		u->has_port = 1;
+		u->port_off = (uint16_t)(he + 1);
+		u->port_len = (uint16_t)(e - he - 1);
+		int rc = parse_port((struct span){ url + he + 1, e - he - 1 },
+				    &port);
+		if (rc)
+			return rc;
+	}
+	u->port = (uint16_t)(port >= 0 ? port : u->https ? 443 : 80);
+
+	/* Path, query and fragment: the same split as any URL's. */
+	struct parts pt;
+	pt.has_query = pt.has_frag = false;
+	split_rest(url + e, len - e, &pt);
+	u->path_off = (uint16_t)e;
+	u->path_len = (uint16_t)pt.path.n;
+	if (pt.has_query) {
+		u->has_query = 1;
+		u->query_off = (uint16_t)(pt.query.p - url);
+		u->query_len = (uint16_t)pt.query.n;
+	}
+	if (pt.has_frag) {
+		u->has_fragment = 1;
+		u->frag_off = (uint16_t)(pt.frag.p - url);
+		u->frag_len = (uint16_t)pt.frag.n;
+	}
+	return 0;
+}
+
+int norm_tracking_list(const struct norm_opts *opts, char *out, size_t cap)
+{
+	size_t n = opts->tracking ? opts->n_tracking
+				  : sizeof(default_tracking) /
+					    sizeof(*default_tracking);
+	size_t k = 0;
+	if (!cap)
+		return SC_E_NOSPC;
+	for (size_t i = 0; i < n; i++) {
+		const char *s = opts->tracking ? opts->tracking[i]
+					       : default_tracking[i].s;
+		size_t l = strlen(s);
+		if (k + (i > 0) + l >= cap) {
+			out[0] = '\0';
+			return SC_E_NOSPC;
+		}
+		if (i > 0)
+			out[k++] = ',';
+		memcpy(out + k, s, l);
+		k += l;
+	}
+	out[k] = '\0';
+	return 0;
+}

@@ -191,6 +191,36 @@ SC_WUR int norm_base_set(struct norm_base *base,
 			 const struct norm_base *relative_to, const char *href,
 			 size_t len);
 
+/* Split a URL that norm_url() wrote, under any steps, into its
+ * components without normalizing it again: the string is taken exactly as
+ * it is, only its delimiters are found.  This is how a URL read back from
+ * the frontier gets its components: normalizing a stored key again with
+ * the steps of another run would rewrite it (and give offsets into the
+ * rewritten string, not the stored one).
+ *
+ * url, len: the URL (need not be NUL-terminated).
+ * ret:      receives the offsets, flags and host type, exactly as
+ *           norm_url() set them when it wrote url; except that a string
+ *           does not say whether fold_https wrote "http" for an https URL:
+ *           https and port are what the string says (scheme "https" or
+ *           not; the port written, else 443 or 80).  A caller that knows
+ *           the fetch's scheme and port sets both (norm_fetch_url() then
+ *           writes the https URL back).
+ *
+ * Returns 0, or SC_E_TOOLONG (longer than NORM_URL_MAX), SC_E_SCHEME (no
+ * "http://" or "https://", any case), SC_E_NOHOST, SC_E_PORT, SC_E_IPV6,
+ * or SC_E_INVAL (a byte norm_url() never writes: a control character,
+ * space or non-ASCII).  On error the contents of *ret are unspecified. */
+SC_WUR int norm_split(const char *url, size_t len, struct norm_url *ret);
+
+/* Write the names remove_tracking_params removes under opts (its own list,
+ * or the default one of SPEC §4), in their order, separated by ',', into
+ * out (cap bytes, NUL-terminated).  Together with the steps this decides
+ * what norm_url() writes, so a store records it beside them.
+ * Returns 0 or SC_E_NOSPC. */
+SC_WUR int norm_tracking_list(const struct norm_opts *opts, char *out,
+			      size_t cap);
+
 /* Write the URL to request for a normalized URL: the same string unless
  * fold_https wrote "http" for an https URL.  No fragment is written.
  * Returns 0 or SC_E_NOSPC. */

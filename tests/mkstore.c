@@ -2,6 +2,7 @@
  *
  * usage: mkstore DIR N [--corrupt]
  *        mkstore DIR --jsonl FILE
+ *        mkstore DIR --downgrade
  *
  * Record i (0 <= i < N) has normalized URL http://example.com/page/i and
  * url http://Example.com/page/i?utm_source=x, category "cat", depth i % 4.
@@ -15,7 +16,13 @@
  * --jsonl reads records from FILE instead, one JSON object a line with
  * "url", "normalized" (strings), and optionally "status" (a number; it
  * makes the record fetched), "signature" (32 hex digits), "simhash" (16
- * hex digits) and "duplicate_of" (a string); category is "cat". */
+ * hex digits) and "duplicate_of" (a string); category is "cat".
+ *
+ * --downgrade makes the store a crawl left in DIR look as the previous
+ * version wrote it: no recorded normalization (frontier.meta "norm"),
+ * and queue entries of format 2 (without the fetch's scheme and port).
+ * The layouts are written out here on purpose, not taken from
+ * frontier/: they are what that version wrote, whatever this one does. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -107,13 +114,73 @@ static int from_jsonl(struct store *s, MDB_txn *txn, const char *path)
 	return 0;
 }
 
+static int downgrade(const char *dir)
+{
+	MDB_env *env;
+	MDB_txn *txn;
+	MDB_dbi meta, queue;
+	int rc = store_env_open(dir, 0, &env);
+	if (rc) {
+		fprintf(stderr, "mkstore: %s: %s\n", dir, sc_strerror(rc));
+		return 1;
+	}
+	if (mdb_txn_begin(env, NULL, 0, &txn) ||
+	    mdb_dbi_open(txn, "frontier.meta", 0, &meta) ||
+	    mdb_dbi_open(txn, "frontier.queue", 0, &queue)) {
+		fprintf(stderr, "mkstore: %s: no frontier\n", dir);
+		return 1;
+	}
+	MDB_val k = { 4, "norm" }, v;
+	rc = mdb_del(txn, meta, &k, NULL);
+	if (rc && rc != MDB_NOTFOUND) {
+		fprintf(stderr, "mkstore: %s\n", mdb_strerror(rc));
+		return 1;
+	}
+	/* Format 3: a 14-byte head whose bytes 11..13 are the scheme and
+	 * port; format 2 is the same without them. */
+	MDB_cursor *c;
+	if (mdb_cursor_open(txn, queue, &c))
+		return 1;
+	int n = 0;
+	while ((rc = mdb_cursor_get(c, &k, &v, n ? MDB_NEXT : MDB_FIRST)) ==
+	       0) {
+		n++;
+		const unsigned char *p = v.mv_data;
+		if (v.mv_size < 14 || p[0] != 3)
+			continue;
+		unsigned char *w = malloc(v.mv_size - 3);
+		if (!w)
+			return 1;
+		memcpy(w, p, 11);
+		w[0] = 2;
+		memcpy(w + 11, p + 14, v.mv_size - 14);
+		MDB_val nv = { v.mv_size - 3, w };
+		rc = mdb_cursor_put(c, &k, &nv, MDB_CURRENT);
+		free(w);
+		if (rc) {
+			fprintf(stderr, "mkstore: %s\n", mdb_strerror(rc));
+			return 1;
+		}
+	}
+	mdb_cursor_close(c);
+	if (rc != MDB_NOTFOUND || (rc = mdb_txn_commit(txn))) {
+		fprintf(stderr, "mkstore: %s\n", mdb_strerror(rc));
+		return 1;
+	}
+	store_env_close(env);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 3 && strcmp(argv[2], "--downgrade") == 0)
+		return downgrade(argv[1]);
 	bool jsonl = argc == 4 && strcmp(argv[2], "--jsonl") == 0;
 	if (argc < 3 || argc > 4 ||
 	    (argc == 4 && !jsonl && strcmp(argv[3], "--corrupt") != 0)) {
 		fprintf(stderr, "usage: mkstore DIR N [--corrupt]\n"
-				"       mkstore DIR --jsonl FILE\n");
+				"       mkstore DIR --jsonl FILE\n"
+				"       mkstore DIR --downgrade\n");
 		return 2;
 	}
 	long n = strtol(argv[2], NULL, 10);

@@ -47,12 +47,13 @@ enum prop {
 	P_ERRORS,     /* error contract: out[0] == 0, a known code, NOSPC */
 	P_FETCH,      /* norm_fetch_url() gives a parseable https/http URL */
 	P_COMPOSE,    /* profile(strict(x)) == profile(x), same rejections */
+	P_SPLIT,      /* norm_split(output) gives norm_url()'s components */
 	P_COUNT
 };
 
 static const char *const prop_names[P_COUNT] = {
-	"idempotent", "reparse", "length", "chars", "scheme",
-	"steps",      "spans",   "errors", "fetch", "compose",
+	"idempotent", "reparse", "length", "chars",   "scheme", "steps",
+	"spans",      "errors",  "fetch",  "compose", "split",
 };
 
 struct config {
@@ -740,6 +741,19 @@ static void check_link(struct config *cfg, const struct urlgen_corpus *c,
 	}
 
 	check_fetch(cfg, c, l, out, &u);
+
+	/* (f) the frontier splits a stored key without normalizing it
+	 * again: the components must be the ones norm_url() gave, except
+	 * the scheme and port a folded key no longer says. */
+	memset(&u2, 0x5a, sizeof(u2));
+	rc = norm_split(out, strlen(out), &u2);
+	if (rc != 0)
+		violation(cfg, P_SPLIT, c, l, out, "norm_split: %s",
+			  sc_strerror(rc));
+	else if (!norm_url_equal(&u, &u2,
+				 (cfg->steps & NORM_FOLD_HTTPS) && u.https))
+		violation(cfg, P_SPLIT, c, l, out,
+			  "norm_split gives other components");
 
 	/* A buffer one byte short must give SC_E_NOSPC and an empty string;
 	 * tried with the strict profile only, which is enough for the

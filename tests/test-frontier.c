@@ -501,6 +501,143 @@ static void test_fetched_count(void)
 	mdb_env_close(env);
 }
 
+/* A leased URL is the one that was queued, whatever the steps of the run
+ * that leases it: its components come from the stored key (never from
+ * normalizing it again), and its fetch URL keeps the scheme and port that
+ * fold_https took out of the key.  Then the same for entries of format 2,
+ * which kept neither. */
+struct queued {
+	const char *in;
+	uint32_t steps;
+	char key[NORM_URL_MAX + 1];
+	char fetch[NORM_URL_MAX + 1];
+};
+
+static void test_lease_components(void)
+{
+	const uint32_t strict = norm_profile_steps(NORM_PROFILE_STRICT);
+	const uint32_t aggressive = norm_profile_steps(NORM_PROFILE_AGGRESSIVE);
+	struct queued q[] = {
+		/* The issue's case: strict keys leased by an aggressive
+		 * run were requested as "/Ot" and as "/". */
+		{ .in = "http://www.a.test/Other/index.html?utm_source=q",
+		  .steps = strict },
+		{ .in = "http://www.a.test/xyz", .steps = strict },
+		/* fold_https: the key says http, the fetch https, on the
+		 * port it was found with. */
+		{ .in = "https://b.test:80/x", .steps = aggressive },
+		{ .in = "https://c.test:8443/Y?b=2&a=1", .steps = aggressive },
+		{ .in = "https://www.d.test/", .steps = aggressive },
+		{ .in = "http://e.test:8080/p#f",
+		  .steps = strict & ~NORM_REMOVE_FRAGMENT },
+	};
+	const size_t n = sizeof(q) / sizeof(*q);
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 8, 0);
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	for (size_t i = 0; i < n; i++) {
+		struct norm_opts o = { .steps = q[i].steps };
+		struct norm_url u;
+		CHECK(norm_url(&o, NULL, q[i].in, strlen(q[i].in), q[i].key,
+			       sizeof(q[i].key), &u) == 0);
+		CHECK(norm_fetch_url(q[i].key, &u, q[i].fetch,
+				     sizeof(q[i].fetch)) == 0);
+		struct frontier_url fu = { .url = q[i].key,
+					   .url_len = u.len,
+					   .u = &u,
+					   .found = q[i].in,
+					   .found_len = strlen(q[i].in) };
+		CHECK(frontier_add(f, txn, &fu) == 1);
+	}
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	/* Read back after a reopen: what the entries hold, not memory. */
+	frontier_close(f);
+	mdb_env_close(env);
+	env = env_open();
+	f = fr_open(env, 8, 0);
+
+	struct frontier_lease l;
+	uint64_t wait;
+	size_t got = 0;
+	while (frontier_next(f, 0, &l, &wait) == 0) {
+		size_t i = 0;
+		while (i < n && strcmp(l.url, q[i].key) != 0)
+			i++;
+		CHECK(i < n);
+		if (i == n)
+			continue;
+		got++;
+		char fetch[NORM_URL_MAX + 1];
+		CHECK(l.u.len == l.url_len);
+		CHECK(norm_fetch_url(l.url, &l.u, fetch, sizeof(fetch)) == 0);
+		CHECK_STR(fetch, q[i].fetch);
+		/* The path and query the robots.txt rules are matched on. */
+		char pq[NORM_URL_MAX + 1];
+		snprintf(pq, sizeof(pq), "%.*s",
+			 (int)(l.u.path_len +
+			       (l.u.has_query ? 1 + l.u.query_len : 0)),
+			 l.url + l.u.path_off);
+		CHECK(strstr(q[i].fetch, pq) != NULL && pq[0] == '/');
+	}
+	CHECK(got == n);
+	CHECK_STR(q[0].fetch,
+		  "http://www.a.test/Other/index.html?utm_source=q");
+	CHECK_STR(q[2].fetch, "https://b.test:80/x/");
+	CHECK_STR(q[3].fetch, "https://c.test:8443/y/?a=1&b=2");
+
+	/* Format 2 (no scheme or port): the entries are rewritten without
+	 * them, and the scheme and port come from the key, or from the URL
+	 * as found when the key says http and that one https. */
+	MDB_dbi qd;
+	MDB_cursor *cur;
+	MDB_val k, v;
+	unsigned char keys[16][FRONTIER_QKEY_LEN];
+	static unsigned char vals[16][14 + 2 * NORM_URL_MAX];
+	size_t vlen[16], m = 0;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(mdb_dbi_open(txn, "frontier.queue", 0, &qd) == 0);
+	CHECK(mdb_cursor_open(txn, qd, &cur) == 0);
+	while (m < 16 && mdb_cursor_get(cur, &k, &v, MDB_NEXT) == 0) {
+		const unsigned char *p = v.mv_data;
+		CHECK(v.mv_size > 14 && p[0] == 3);
+		memcpy(keys[m], k.mv_data, FRONTIER_QKEY_LEN);
+		memcpy(vals[m], p, 11);
+		vals[m][0] = 2;
+		memcpy(vals[m] + 11, p + 14, v.mv_size - 14);
+		vlen[m++] = v.mv_size - 3;
+	}
+	mdb_cursor_close(cur);
+	CHECK(m == n);
+	for (size_t i = 0; i < m; i++) {
+		k = (MDB_val){ FRONTIER_QKEY_LEN, keys[i] };
+		v = (MDB_val){ vlen[i], vals[i] };
+		CHECK(mdb_put(txn, qd, &k, &v, 0) == 0);
+	}
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_close(f);
+	mdb_env_close(env);
+	env = env_open();
+	f = fr_open(env, 8, 0);
+	got = 0;
+	while (frontier_next(f, 0, &l, &wait) == 0) {
+		size_t i = 0;
+		while (i < n && strcmp(l.url, q[i].key) != 0)
+			i++;
+		CHECK(i < n);
+		if (i == n)
+			continue;
+		got++;
+		char fetch[NORM_URL_MAX + 1];
+		CHECK(norm_fetch_url(l.url, &l.u, fetch, sizeof(fetch)) == 0);
+		CHECK_STR(fetch, q[i].fetch);
+	}
+	CHECK(got == n);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -515,7 +652,8 @@ int main(void)
 				  test_robots_cache,
 				  test_categories,
 				  test_drain,
-				  test_fetched_count };
+				  test_fetched_count,
+				  test_lease_components };
 	for (size_t i = 0; i < sizeof(tests) / sizeof(*tests); i++) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/data.mdb", dir);

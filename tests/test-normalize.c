@@ -1686,6 +1686,120 @@ static void test_fetch_url(void)
 	CHECK_STR(f, "https://a.com/");
 }
 
+/* norm_split(): a key read back from the frontier is split where it
+ * stands, never normalized again.  The issue's case: a strict key split
+ * for a crawl that now runs aggressive keeps its own path and query. */
+static void check_split(const char *key, const char *host, const char *port,
+			const char *path, const char *query, const char *frag,
+			uint8_t host_type)
+{
+	struct norm_url u;
+	int r = norm_split(key, strlen(key), &u);
+	CHECK(r == 0);
+	if (r != 0) {
+		fprintf(stderr, "  norm_split(%s): %s\n", key, sc_strerror(r));
+		return;
+	}
+	char b[NORM_URL_MAX + 1];
+#define PART(off, len, has, want)                                              \
+	do {                                                                   \
+		snprintf(b, sizeof(b), "%.*s", (int)(len), key + (off));       \
+		if (want)                                                      \
+			CHECK_STR(b, want);                                    \
+		CHECK((has) == ((want) != NULL));                              \
+	} while (0)
+	PART(u.host_off, u.host_len, 1, host);
+	PART(u.port_off, u.port_len, u.has_port, port);
+	PART(u.path_off, u.path_len, 1, path);
+	PART(u.query_off, u.query_len, u.has_query, query);
+	PART(u.frag_off, u.frag_len, u.has_fragment, frag);
+#undef PART
+	CHECK(u.len == strlen(key));
+	CHECK(u.host_type == host_type);
+}
+
+static void test_split(void)
+{
+	struct norm_url u, s;
+	char out[NORM_URL_MAX + 1], f[NORM_URL_MAX + 1];
+	static const char strict_key[] =
+		"http://www.a.test/Other/index.html?utm_source=q";
+
+	check_split(strict_key, "www.a.test", NULL, "/Other/index.html",
+		    "utm_source=q", NULL, NORM_HOST_NAME);
+	CHECK(norm_split(strict_key, strlen(strict_key), &s) == 0);
+	CHECK(norm_fetch_url(strict_key, &s, f, sizeof(f)) == 0);
+	CHECK_STR(f, strict_key);
+	check_split("http://a.test", "a.test", NULL, "", NULL, NULL,
+		    NORM_HOST_NAME);
+	check_split("HTTP://u:p@A.test:/x?#", "A.test", "", "/x", "", "",
+		    NORM_HOST_NAME);
+	check_split("https://[2001:db8::1]:8443/p@q?a=1&b=@#f?",
+		    "[2001:db8::1]", "8443", "/p@q", "a=1&b=@", "f?",
+		    NORM_HOST_IPV6);
+	check_split("http://10.0.0.1:80/", "10.0.0.1", "80", "/", NULL, NULL,
+		    NORM_HOST_IPV4);
+	check_split("http://%C3%A9.1/", "%C3%A9.1", NULL, "/", NULL, NULL,
+		    NORM_HOST_NAME);
+	CHECK(norm_split("https://a.test:8443/", 20, &s) == 0);
+	CHECK(s.https == 1 && s.port == 8443 && s.scheme_len == 5);
+	CHECK(norm_split("http://a.test/", 14, &s) == 0);
+	CHECK(s.https == 0 && s.port == 80 && s.has_user == 0);
+
+	/* Under fold_https the key says "http"; the caller who kept the
+	 * scheme and port gets the fetch URL back, https on 80 included. */
+	static const char *const folded[] = {
+		"https://a.com:80/x", "https://a.com:8443/",
+		"https://www.a.com/Y?utm_source=1"
+	};
+	for (size_t i = 0; i < ARRAY_SIZE(folded); i++) {
+		struct norm_opts o = { .steps = AGGRESSIVE };
+		char want[NORM_URL_MAX + 1];
+		CHECK(norm_url(&o, NULL, folded[i], strlen(folded[i]), out,
+			       sizeof(out), &u) == 0);
+		CHECK(norm_fetch_url(out, &u, want, sizeof(want)) == 0);
+		CHECK(norm_split(out, strlen(out), &s) == 0);
+		s.https = u.https;
+		s.port = u.port;
+		CHECK(norm_fetch_url(out, &s, f, sizeof(f)) == 0);
+		CHECK_STR(f, want);
+	}
+
+	/* What norm_url() never writes is refused. */
+	CHECK(norm_split("ftp://a.test/", 13, &s) == SC_E_SCHEME);
+	CHECK(norm_split("http:/a.test/", 13, &s) == SC_E_SCHEME);
+	CHECK(norm_split("a.test/", 7, &s) == SC_E_SCHEME);
+	CHECK(norm_split("http:///x", 9, &s) == SC_E_NOHOST);
+	CHECK(norm_split("http://u@/x", 11, &s) == SC_E_NOHOST);
+	CHECK(norm_split("http://a:99999/", 15, &s) == SC_E_PORT);
+	CHECK(norm_split("http://a:8x/", 12, &s) == SC_E_PORT);
+	CHECK(norm_split("http://[::1/", 12, &s) == SC_E_IPV6);
+	CHECK(norm_split("http://[::1]x/", 14, &s) == SC_E_IPV6);
+	CHECK(norm_split("http://a/b c", 12, &s) == SC_E_INVAL);
+	CHECK(norm_split("http://a/\xc3\xa9", 11, &s) == SC_E_INVAL);
+	CHECK(norm_split("http://a/\0", 10, &s) == SC_E_INVAL);
+	static char longer[NORM_URL_MAX + 2];
+	memcpy(longer, "http://a/", 9);
+	memset(longer + 9, 'x', sizeof(longer) - 10);
+	CHECK(norm_split(longer, NORM_URL_MAX + 1, &s) == SC_E_TOOLONG);
+	CHECK(norm_split(longer, NORM_URL_MAX, &s) == 0);
+
+	/* The tracking list a store records beside the steps. */
+	struct norm_opts d = { 0 };
+	CHECK(norm_tracking_list(&d, out, sizeof(out)) == 0);
+	CHECK_STR(out, "utm_*,fbclid,gclid,dclid,msclkid,mc_cid,mc_eid,yclid,"
+		       "_ga,igshid");
+	CHECK(norm_tracking_list(&d, out, 5) == SC_E_NOSPC);
+	CHECK_STR(out, "");
+	static const char *const mine[] = { "ref", "src_*" };
+	struct norm_opts m = { .tracking = mine, .n_tracking = 2 };
+	CHECK(norm_tracking_list(&m, out, sizeof(out)) == 0);
+	CHECK_STR(out, "ref,src_*");
+	m.n_tracking = 0;
+	CHECK(norm_tracking_list(&m, out, sizeof(out)) == 0);
+	CHECK_STR(out, "");
+}
+
 int main(void)
 {
 	test_profiles();
@@ -1711,6 +1825,7 @@ int main(void)
 	test_base_href();
 	test_components();
 	test_fetch_url();
+	test_split();
 
 	return check_done();
 }
