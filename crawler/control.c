@@ -149,7 +149,6 @@ static int reject(struct control_seeds *s, unsigned line, const char *p,
 static int add_url(struct control_seeds *s, const struct norm_opts *norm,
 		   unsigned line, const char *p, size_t len)
 {
-	static const struct norm_opts strict_found = { .steps = 0xff };
 	char out[NORM_URL_MAX + 1], found[NORM_URL_MAX + 1];
 	if (len > NORM_INPUT_MAX)
 		return reject(s, line, p, len, "line too long");
@@ -158,7 +157,7 @@ static int add_url(struct control_seeds *s, const struct norm_opts *norm,
 	struct norm_url u, fu;
 	int r = norm_url(norm, NULL, p, len, out, sizeof(out), &u);
 	if (r == 0)
-		r = norm_url(&strict_found, NULL, p, len, found, sizeof(found),
+		r = norm_url(&norm_as_found, NULL, p, len, found, sizeof(found),
 			     &fu);
 	if (r == SC_E_NOMEM)
 		return r;

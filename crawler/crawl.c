@@ -53,7 +53,9 @@ static uint64_t wall_ms(void)
  */
 
 struct link {
-	uint32_t off; /* in job.link_text */
+	uint32_t off;       /* of the normalized URL, in job.link_text */
+	uint32_t found_off; /* of the URL as found, likewise */
+	uint16_t found_len;
 	struct norm_url u;
 };
 
@@ -100,6 +102,9 @@ struct job {
 	bool has_redirect;
 	char redirect[NORM_URL_MAX + 1];
 	struct norm_url redirect_u;
+	/* The target as the Location header wrote it, made absolute; "" if
+	 * that form does not fit (then the record keeps redirect). */
+	char redirect_found[NORM_URL_MAX + 1];
 	/* With search_index: the body text (PARSE_TEXT), NULL when the page
 	 * was not parsed, and whether it said noindex. */
 	char *page_text;
@@ -524,8 +529,11 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 			.url = j->redirect,
 			.url_len = j->redirect_u.len,
 			.u = &j->redirect_u,
-			.found = j->redirect,
-			.found_len = j->redirect_u.len,
+			.found = j->redirect_found[0] ? j->redirect_found
+						      : j->redirect,
+			.found_len = j->redirect_found[0]
+					     ? strlen(j->redirect_found)
+					     : j->redirect_u.len,
 			.depth = j->lease.depth,
 			.category = j->lease.category,
 			.redirects = (uint8_t)(j->lease.redirects + 1),
@@ -554,8 +562,8 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 				.url = j->link_text + l->off,
 				.url_len = l->u.len,
 				.u = &l->u,
-				.found = j->link_text + l->off,
-				.found_len = l->u.len,
+				.found = j->link_text + l->found_off,
+				.found_len = l->found_len,
 				.depth = (uint16_t)(j->lease.depth + 1),
 				.category = j->lease.category,
 				.offtopic = off,
@@ -840,10 +848,10 @@ static int keep_link(void *ctx, const struct parse_link *l)
 	if (l->kind == PARSE_LINK_LINK &&
 	    !(l->rel & (PARSE_REL_CANONICAL | PARSE_REL_ALTERNATE)))
 		return 0;
-	size_t n = (size_t)l->u->len + 1;
-	if (j->text_len + n > j->text_cap) {
+	size_t n = (size_t)l->u->len + 1, nf = l->found_len + 1;
+	if (j->text_len + n + nf > j->text_cap) {
 		size_t cap = j->text_cap ? j->text_cap * 2 : 4096;
-		while (cap < j->text_len + n)
+		while (cap < j->text_len + n + nf)
 			cap *= 2;
 		char *t = realloc(j->link_text, cap);
 		if (!t)
@@ -860,8 +868,14 @@ static int keep_link(void *ctx, const struct parse_link *l)
 		j->cap_links = cap;
 	}
 	memcpy(j->link_text + j->text_len, l->url, n);
-	j->links[j->n_links++] = (struct link){ (uint32_t)j->text_len, *l->u };
-	j->text_len += n;
+	memcpy(j->link_text + j->text_len + n, l->found, nf);
+	j->links[j->n_links++] = (struct link){
+		.off = (uint32_t)j->text_len,
+		.found_off = (uint32_t)(j->text_len + n),
+		.found_len = (uint16_t)l->found_len,
+		.u = *l->u,
+	};
+	j->text_len += n + nf;
 	return 0;
 }
 
@@ -896,6 +910,11 @@ static void parse_job(struct crawl *c, struct job *j)
 		int rc = norm_url(&o->norm, NULL, j->location,
 				  strlen(j->location), j->redirect,
 				  sizeof(j->redirect), &j->redirect_u);
+		struct norm_url fu;
+		if (rc == 0 && norm_url(&norm_as_found, NULL, j->location,
+					strlen(j->location), j->redirect_found,
+					sizeof(j->redirect_found), &fu) != 0)
+			j->redirect_found[0] = '\0';
 		if (rc == 0) {
 			j->has_redirect = true;
 			if (j->lease.redirects >= 10)
@@ -2058,7 +2077,6 @@ static int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat,
 		say(c, LOG_WARNING, "%s: %s", path, strerror(errno));
 		return SC_E_IO;
 	}
-	static const struct norm_opts strict_found = { .steps = 0xff };
 	char line[NORM_INPUT_MAX + 2], out[NORM_URL_MAX + 1],
 		found[NORM_URL_MAX + 1];
 	struct norm_url u, fu_u;
@@ -2083,7 +2101,7 @@ static int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat,
 		n = strlen(p);
 		int r = norm_url(&o->norm, NULL, p, n, out, sizeof(out), &u);
 		if (r == 0)
-			r = norm_url(&strict_found, NULL, p, n, found,
+			r = norm_url(&norm_as_found, NULL, p, n, found,
 				     sizeof(found), &fu_u);
 		if (r) {
 			say(c, LOG_WARNING, "%s:%u: %s", path, lineno,

@@ -157,6 +157,8 @@ static const char *const step_names[NORM_STEP_COUNT] = {
 	 NORM_REMOVE_TRACKING_PARAMS | NORM_REMOVE_SESSION_IDS |               \
 	 NORM_REMOVE_EMPTY_PARAMS)
 
+const struct norm_opts norm_as_found = { 0 };
+
 uint32_t norm_profile_steps(enum norm_profile profile)
 {
 	switch (profile) {

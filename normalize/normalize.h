@@ -140,6 +140,13 @@ struct norm_base {
 	struct norm_url u;
 };
 
+/* No steps: norm_url() with these gives a URL as it was written, only
+ * made absolute (resolved against the base, RFC 3986 §5.2) and serialized
+ * (white space trimmed, bytes outside URLs percent-encoded): what SPEC §5's
+ * export field `url`, "the URL as first discovered", holds beside the
+ * normalized key. */
+extern const struct norm_opts norm_as_found;
+
 /* Steps of a profile (enum norm_step bits). */
 uint32_t norm_profile_steps(enum norm_profile profile);
 

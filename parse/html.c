@@ -373,6 +373,7 @@ struct walk {
 	uint64_t *set;          /* open addressing, 0 = empty */
 	size_t set_mask, set_used, set_cap;
 	char url[NORM_URL_MAX + 1];
+	char found[NORM_URL_MAX + 1]; /* the reported link as written */
 };
 
 static void count_bad(struct parse_page *page, int err)
@@ -446,6 +447,17 @@ static int report(struct walk *w, const char *href, size_t len, uint8_t kind,
 	page->links_ok++;
 	if (!w->fn)
 		return 0;
+	/* Only for links reported: the second resolution costs nothing for
+	 * the duplicates. */
+	struct norm_url fu;
+	if (norm_url(&norm_as_found, &w->base, href, len, w->found,
+		     sizeof(w->found), &fu) == 0) {
+		l.found = w->found;
+		l.found_len = fu.len;
+	} else {
+		l.found = w->url;
+		l.found_len = u.len;
+	}
 	l.url = w->url;
 	l.u = &u;
 	l.kind = kind;

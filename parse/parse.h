@@ -53,8 +53,14 @@ enum parse_rel {
 struct parse_link {
 	const char *url;          /* normalized, NUL-terminated */
 	const struct norm_url *u; /* its components (offsets into url) */
-	uint8_t kind;             /* enum parse_link_kind */
-	uint8_t rel;              /* enum parse_rel bits of the element */
+	/* The same link as written in the page, made absolute against the
+	 * page's base (norm_as_found; url when that form does not fit
+	 * NORM_URL_MAX): the first occurrence's, as the one reported.
+	 * NUL-terminated. */
+	const char *found;
+	size_t found_len;
+	uint8_t kind; /* enum parse_link_kind */
+	uint8_t rel;  /* enum parse_rel bits of the element */
 	/* Not to be followed: rel=nofollow on the element, or a
 	 * <meta name=robots> nofollow/none anywhere in the page. */
 	uint8_t nofollow;

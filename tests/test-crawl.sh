@@ -97,7 +97,7 @@ check_true "non-HTML recorded with its type" eval 'echo "$r" | grep -q "\"conten
 r=$(record "$tmp/store" http://a.test/)
 check_true "title recorded" eval 'echo "$r" | grep -q "\"title\":\"Home of a\""'
 r=$(record "$tmp/store" http://a.test/A)
-check_true "links normalized before the frontier (utm_source dropped)" eval 'echo "$r" | grep -q "\"url\":\"http://a.test/A\""'
+check_true "links normalized before the frontier (utm_source dropped), url as found" eval 'echo "$r" | grep -q "\"url\":\"http://a.test/A?utm_source=x\""'
 check_true "max-depth 3: /deep3 fetched, /deep4 not" [ "$(requests a.test /deep3 "$tmp/log")" -eq 1 ] && [ "$(requests a.test /deep4 "$tmp/log")" -eq 0 ]
 
 # Depth never decreases in fetch order within a host (breadth-first),
@@ -248,5 +248,36 @@ check_true "records carry the config's category" eval 'echo "$r" | grep -q "\"ca
 r=$(record "$tmp/store-c" http://a.test/a)
 check_true "pages found from a seed carry its category" eval 'echo "$r" | grep -q "\"category\":\"web\""'
 check_true "max_depth 1 from the file: no depth-2 fetch" [ "$(requests a.test /bin "$tmp/log4")" -eq 0 ]
+
+# The export's url is the URL as first discovered (SPEC §5), made absolute
+# but not normalized; normalized is the key.  A seed as written, links as
+# the page wrote them (the first occurrence of each key), a redirect's
+# target as its Location said.
+cat >"$tmp/web7" <<'EOF2'
+host f.test
+page /              200 text/html links=x?b=2&a=1&utm_source=z,./d/../Up,/x?a=1&b=2,/r
+page /x             200 text/html
+page /Up            200 text/html
+page /r             301 location=/T?b=1&a=2&utm_medium=m
+page /T             200 text/html
+default 404
+EOF2
+printf 'HTTP://F.test:80/\n' >"$tmp/seeds7"
+start_fixture "$tmp/web7" "$tmp/log7"
+"$sigcrawl" crawl --store "$tmp/s7" --seeds "$tmp/seeds7" --profile extended \
+	--connect-to "::127.0.0.1:$port" --per-host-delay-ms 0 --quiet >/dev/null 2>&1
+check_true "the url-as-found crawl exits 0" [ $? -eq 0 ]
+stop_fixture
+# found NORMALIZED: the record of NORMALIZED has url FOUND.
+found()
+{
+	local r
+	r=$(record "$tmp/s7" "$2")
+	echo "$r" | grep -qF "\"url\":\"$1\""
+}
+check_true "a seed's url is the line as written" found 'HTTP://F.test:80/' 'http://f.test/'
+check_true "a link's url is as written, made absolute" found 'http://f.test/x?b=2&a=1&utm_source=z' 'http://f.test/x?a=1&b=2'
+check_true "dot segments are resolved, case kept" found 'http://f.test/Up' 'http://f.test/Up'
+check_true "a redirect target's url is its Location" found 'http://f.test/T?b=1&a=2&utm_medium=m' 'http://f.test/T?a=2&b=1'
 
 finish

@@ -14,6 +14,7 @@
 struct got {
 	size_t n;
 	char url[64][NORM_URL_MAX + 1];
+	char found[64][NORM_URL_MAX + 1];
 	uint8_t kind[64], rel[64], nofollow[64];
 	size_t total;
 	size_t stop_after; /* 0: never stop */
@@ -25,6 +26,8 @@ static int collect(void *ctx, const struct parse_link *l)
 
 	if (g->n < 64) {
 		snprintf(g->url[g->n], sizeof(g->url[0]), "%s", l->url);
+		CHECK(strlen(l->found) == l->found_len);
+		snprintf(g->found[g->n], sizeof(g->found[0]), "%s", l->found);
 		g->kind[g->n] = l->kind;
 		g->rel[g->n] = l->rel;
 		g->nofollow[g->n] = l->nofollow;
@@ -541,9 +544,34 @@ static void test_threads(void)
 	}
 }
 
+/* Each link also comes as written, made absolute against the base but not
+ * normalized: the first occurrence's, for the export's url. */
+static void test_found(void)
+{
+	static const char html[] =
+		"<a href='x/../Y?b=2&amp;a=1#F'>1</a>"
+		"<a href='HTTP://Other.ORG:80/%7euser/'>2</a>"
+		"<a href='Y?b=2&a=1#G'>same key, later</a>";
+	struct got g;
+	struct parse_page p;
+	int i;
+
+	CHECK(run(html, &g, &p) == 0);
+	CHECK(g.n == 2);
+	i = find(&g, "http://example.com/dir/Y?b=2&a=1");
+	CHECK(i >= 0);
+	if (i >= 0)
+		CHECK_STR(g.found[i], "http://example.com/dir/Y?b=2&a=1#F");
+	i = find(&g, "http://other.org/~user/");
+	CHECK(i >= 0);
+	if (i >= 0)
+		CHECK_STR(g.found[i], "HTTP://Other.ORG:80/%7euser/");
+}
+
 int main(void)
 {
 	test_kinds();
+	test_found();
 	test_base();
 	test_bad_links();
 	test_nofollow();
