@@ -359,6 +359,161 @@ static void print_split(const char *when, const struct split *s)
 		       s->base_ascii_allocs);
 }
 
+/* ---- hosts by kind ------------------------------------------------- */
+
+/* What a host costs by kind, on absolute URLs "http://HOST/x" under the
+ * strict profile: an ASCII name (no IDNA at all), a Unicode name the
+ * per-thread cache holds (warm), and Unicode names and A-labels that all
+ * miss it (cold: more distinct hosts than the cache holds, walked in a
+ * cycle, so that every conversion is done again).  The labels are valid
+ * under IDNA2008 as well as UTS #46, so that libraries of either kind do
+ * the same work. */
+#define HOST_URLS 8192
+#define HOST_WARM                                                              \
+	32 /* distinct hosts in the warm row: few enough to stay cached */
+#define HOST_LOOPS 8 /* walks of the list per timed repetition */
+
+enum { H_ASCII, H_IDN_WARM, H_IDN_COLD, H_ALABEL_COLD, H_KINDS };
+
+static const char *const host_kind_name[H_KINDS] = {
+	"ASCII host",
+	"IDN host, cached",
+	"IDN host, cache miss",
+	"xn-- host, cache miss",
+};
+
+struct host_rows {
+	char *url[H_KINDS][HOST_URLS];
+	size_t len[H_KINDS][HOST_URLS];
+	int loops[H_KINDS];
+	double ns[H_KINDS][MAX_REPS];
+	unsigned long allocs[H_KINDS], failures[H_KINDS];
+};
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (!d) {
+		fprintf(stderr, "bench-normalize: out of memory\n");
+		exit(1);
+	}
+	return memcpy(d, s, n);
+}
+
+static void host_rows_build(struct host_rows *h, const struct norm_opts *opts)
+{
+	static const char *const labels[] = {
+		"b\xc3\xbc"
+		"cher",
+		"m\xc3\xbc"
+		"nchen",
+		"stra\xc3\x9f"
+		"e",
+		"caf\xc3\xa9",
+		"\xd0\xbf\xd1\x80\xd0\xb8\xd0\xbc\xd0\xb5\xd1\x80",
+		"\xce\xb5\xce\xbb\xce\xbb\xce\xb7\xce\xbd\xce\xb9\xce\xba\xce"
+		"\xac",
+		"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e",
+		"z\xc3\xbcrich",
+	};
+	static const char *const tlds[] = { "de", "com", "org", "net" };
+	char buf[256], out[NORM_URL_MAX + 1];
+	struct norm_url u;
+	int i;
+
+	for (i = 0; i < HOST_URLS; i++) {
+		const char *l = labels[i % 8], *t = tlds[i / 8 % 4];
+
+		snprintf(buf, sizeof(buf), "http://shop%d.example.%s/x", i, t);
+		h->url[H_ASCII][i] = xstrdup(buf);
+		snprintf(buf, sizeof(buf), "http://%s%d.%s/x", l, i % HOST_WARM,
+			 t);
+		h->url[H_IDN_WARM][i] = xstrdup(buf);
+		snprintf(buf, sizeof(buf), "http://%s%d.%s/x", l, i, t);
+		h->url[H_IDN_COLD][i] = xstrdup(buf);
+		/* The same hosts as A-labels, as a library writes them. */
+		if (norm_url(opts, NULL, buf, strlen(buf), out, sizeof(out),
+			     &u) != 0)
+			snprintf(out, sizeof(out), "http://xn--invalid%d.de/x",
+				 i);
+		h->url[H_ALABEL_COLD][i] = xstrdup(out);
+	}
+	for (int k = 0; k < H_KINDS; k++) {
+		for (i = 0; i < HOST_URLS; i++)
+			h->len[k][i] = strlen(h->url[k][i]);
+		/* Misses cost microseconds: one walk is enough. */
+		h->loops[k] = k >= H_IDN_COLD ? 1 : HOST_LOOPS;
+	}
+}
+
+static void host_rows_free(struct host_rows *h)
+{
+	for (int k = 0; k < H_KINDS; k++)
+		for (int i = 0; i < HOST_URLS; i++)
+			free(h->url[k][i]);
+}
+
+static void host_row_run(struct host_rows *h, int k,
+			 const struct norm_opts *opts, double *ns, int count)
+{
+	static char out[NORM_URL_MAX + 1];
+	struct norm_url u;
+	unsigned long failures = 0, acc = 0;
+	double t0;
+
+	/* The cold rows, run in between, evicted the warm row's hosts. */
+	if (k == H_IDN_WARM)
+		for (int i = 0; i < HOST_URLS; i++)
+			(void)!norm_url(opts, NULL, h->url[k][i], h->len[k][i],
+					out, sizeof(out), &u);
+	alloc_count = 0;
+	alloc_counting = count;
+	t0 = now_ns();
+	for (int loop = 0; loop < h->loops[k]; loop++)
+		for (int i = 0; i < HOST_URLS; i++) {
+			if (norm_url(opts, NULL, h->url[k][i], h->len[k][i],
+				     out, sizeof(out), &u) != 0)
+				failures++;
+			else
+				acc += u.len;
+		}
+	if (ns)
+		*ns = (now_ns() - t0) / ((double)HOST_URLS * h->loops[k]);
+	alloc_counting = 0;
+	sink += acc;
+	if (count) {
+		h->allocs[k] = alloc_count;
+		h->failures[k] = failures;
+	}
+}
+
+/* Time each kind of host; returns the ASCII row's allocations. */
+static unsigned long host_rows_report(const struct norm_opts *opts, int reps)
+{
+	static struct host_rows h;
+	unsigned long ascii_allocs;
+
+	host_rows_build(&h, opts);
+	for (int k = 0; k < H_KINDS; k++)
+		host_row_run(&h, k, opts, NULL, 0);
+	for (int rep = 0; rep < reps; rep++)
+		for (int k = 0; k < H_KINDS; k++)
+			host_row_run(&h, k, opts, &h.ns[k][rep],
+				     rep + 1 == reps);
+	printf("\n%-28s %9s %9s %11s %9s\n", "strict, by host", "URLs",
+	       "ns/URL", "allocs/URL", "rejected");
+	for (int k = 0; k < H_KINDS; k++)
+		printf("%-28s %9d %9.1f %11.4f %9lu\n", host_kind_name[k],
+		       HOST_URLS * h.loops[k], median(h.ns[k], reps),
+		       (double)h.allocs[k] / (HOST_URLS * h.loops[k]),
+		       h.failures[k]);
+	ascii_allocs = h.allocs[H_ASCII];
+	host_rows_free(&h);
+	return ascii_allocs;
+}
+
 /* ---- main ---------------------------------------------------------- */
 
 static void usage(FILE *f)
@@ -522,6 +677,12 @@ int main(int argc, char **argv)
 	 * crawl sees. */
 	split_allocs(&c, &strict, &split, 0);
 	print_split("warm caches", &split);
+
+	if (host_rows_report(&strict, (int)reps) && check_allocs) {
+		fprintf(stderr, "FAIL: strict normalization allocated for "
+				"ASCII hosts\n");
+		status = 1;
+	}
 
 	printf("\nmedian of %llu runs; \"base once/page\" parses the page's URL"
 	       " only when it changes,\nthe other rows once per relative link "
