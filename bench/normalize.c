@@ -10,8 +10,9 @@
  * Heap allocations are counted by defining malloc() and friends in this
  * executable: the dynamic linker binds every library's calls to these
  * definitions (glibc supports replacing malloc this way), so allocations
- * made inside libidn2 and libcurl are counted too.  Counting is switched
- * on only inside the measured loops.
+ * made inside ICU and libcurl are counted too.  Counting is switched on
+ * only inside the measured loops.  ICU's IDNA entry points are replaced the
+ * same way, to count the calls: ASCII hosts must make none.
  *
  * The comparison is fair on work, not on results: libcurl parses, resolves
  * the reference, removes dot segments, converts IDN hosts and writes the
@@ -22,6 +23,10 @@
  *
  * Usage: bench-normalize [--count N] [--reps N] [--seed N] [--check-allocs]
  */
+#ifndef _GNU_SOURCE
+#define _GNU_SOURCE /* RTLD_NEXT */
+#endif
+#include <dlfcn.h>
 #include <errno.h>
 #include <locale.h>
 #include <malloc.h>
@@ -32,6 +37,7 @@
 #include <time.h>
 
 #include <curl/curl.h>
+#include <unicode/uidna.h>
 
 #include "normalize.h"
 #include "urlgen.h"
@@ -117,6 +123,54 @@ void *pvalloc(size_t size)
 {
 	alloc_count += alloc_counting;
 	return __libc_pvalloc(size);
+}
+
+/* ---- IDNA call counting -------------------------------------------- */
+
+/* ICU's names carry its version (uidna_nameToASCII_UTF8_72): the header's
+ * macros write them, and these turn them into the string dlsym needs. */
+#define SYM_STR2(x) #x
+#define SYM_STR(x) SYM_STR2(x)
+
+typedef int32_t idna_fn(const UIDNA *, const char *, int32_t, char *, int32_t,
+			UIDNAInfo *, UErrorCode *);
+
+static unsigned long idna_calls;
+
+/* Look up ICU's own definition of a function replaced here. */
+static idna_fn *icu_next(const char *name)
+{
+	void *f = dlsym(RTLD_NEXT, name);
+
+	if (!f) {
+		fprintf(stderr, "bench-normalize: no %s in ICU\n", name);
+		exit(1);
+	}
+	return (idna_fn *)f;
+}
+
+int32_t uidna_nameToASCII_UTF8(const UIDNA *idna, const char *name,
+			       int32_t length, char *dest, int32_t capacity,
+			       UIDNAInfo *info, UErrorCode *err)
+{
+	static idna_fn *next;
+
+	if (!next)
+		next = icu_next(SYM_STR(uidna_nameToASCII_UTF8));
+	idna_calls += alloc_counting;
+	return next(idna, name, length, dest, capacity, info, err);
+}
+
+int32_t uidna_nameToUnicodeUTF8(const UIDNA *idna, const char *name,
+				int32_t length, char *dest, int32_t capacity,
+				UIDNAInfo *info, UErrorCode *err)
+{
+	static idna_fn *next;
+
+	if (!next)
+		next = icu_next(SYM_STR(uidna_nameToUnicodeUTF8));
+	idna_calls += alloc_counting;
+	return next(idna, name, length, dest, capacity, info, err);
 }
 
 /* ---- the corpus ---------------------------------------------------- */
@@ -257,7 +311,7 @@ static double median(const double *v, int n)
 
 /* ---- allocations by kind of host ----------------------------------- */
 
-/* An "IDN host" is one libidn2 had to look at: its normalized form has an
+/* An "IDN host" is one ICU had to look at: its normalized form has an
  * A-label.  IP literals and plain names are "ASCII". */
 static int host_is_idn(const char *url, const struct norm_url *u)
 {
@@ -359,6 +413,168 @@ static void print_split(const char *when, const struct split *s)
 		       s->base_ascii_allocs);
 }
 
+/* ---- hosts by kind ------------------------------------------------- */
+
+/* What a host costs by kind, on absolute URLs "http://HOST/x" under the
+ * strict profile: an ASCII name (no IDNA at all), a Unicode name the
+ * per-thread cache holds (warm), and Unicode names and A-labels that all
+ * miss it (cold: more distinct hosts than the cache holds, walked in a
+ * cycle, so that every conversion is done again).  The labels are valid
+ * under IDNA2008 as well as UTS #46, so that libraries of either kind do
+ * the same work. */
+#define HOST_URLS 8192
+#define HOST_WARM                                                              \
+	32 /* distinct hosts in the warm row: few enough to stay cached */
+#define HOST_LOOPS 8 /* walks of the list per timed repetition */
+
+enum { H_ASCII, H_IDN_WARM, H_IDN_COLD, H_ALABEL_COLD, H_KINDS };
+
+static const char *const host_kind_name[H_KINDS] = {
+	"ASCII host",
+	"IDN host, cached",
+	"IDN host, cache miss",
+	"xn-- host, cache miss",
+};
+
+struct host_rows {
+	char *url[H_KINDS][HOST_URLS];
+	size_t len[H_KINDS][HOST_URLS];
+	int loops[H_KINDS];
+	double ns[H_KINDS][MAX_REPS];
+	unsigned long allocs[H_KINDS], calls[H_KINDS], failures[H_KINDS];
+};
+
+static char *xstrdup(const char *s)
+{
+	size_t n = strlen(s) + 1;
+	char *d = malloc(n);
+
+	if (!d) {
+		fprintf(stderr, "bench-normalize: out of memory\n");
+		exit(1);
+	}
+	return memcpy(d, s, n);
+}
+
+static void host_rows_build(struct host_rows *h, const struct norm_opts *opts)
+{
+	static const char *const labels[] = {
+		"b\xc3\xbc"
+		"cher",
+		"m\xc3\xbc"
+		"nchen",
+		"stra\xc3\x9f"
+		"e",
+		"caf\xc3\xa9",
+		"\xd0\xbf\xd1\x80\xd0\xb8\xd0\xbc\xd0\xb5\xd1\x80",
+		"\xce\xb5\xce\xbb\xce\xbb\xce\xb7\xce\xbd\xce\xb9\xce\xba\xce"
+		"\xac",
+		"\xe6\x97\xa5\xe6\x9c\xac\xe8\xaa\x9e",
+		"z\xc3\xbcrich",
+	};
+	static const char *const tlds[] = { "de", "com", "org", "net" };
+	char buf[256], out[NORM_URL_MAX + 1];
+	struct norm_url u;
+	int i;
+
+	for (i = 0; i < HOST_URLS; i++) {
+		const char *l = labels[i % 8], *t = tlds[i / 8 % 4];
+
+		snprintf(buf, sizeof(buf), "http://shop%d.example.%s/x", i, t);
+		h->url[H_ASCII][i] = xstrdup(buf);
+		snprintf(buf, sizeof(buf), "http://%s%d.%s/x", l, i % HOST_WARM,
+			 t);
+		h->url[H_IDN_WARM][i] = xstrdup(buf);
+		/* Numbered apart from the warm row's hosts. */
+		snprintf(buf, sizeof(buf), "http://%s%d.%s/x", l, HOST_WARM + i,
+			 t);
+		h->url[H_IDN_COLD][i] = xstrdup(buf);
+		/* The same hosts as A-labels, as a library writes them. */
+		if (norm_url(opts, NULL, buf, strlen(buf), out, sizeof(out),
+			     &u) != 0)
+			snprintf(out, sizeof(out), "http://xn--invalid%d.de/x",
+				 i);
+		h->url[H_ALABEL_COLD][i] = xstrdup(out);
+	}
+	for (int k = 0; k < H_KINDS; k++) {
+		for (i = 0; i < HOST_URLS; i++)
+			h->len[k][i] = strlen(h->url[k][i]);
+		/* Misses cost microseconds: one walk is enough. */
+		h->loops[k] = k >= H_IDN_COLD ? 1 : HOST_LOOPS;
+	}
+}
+
+static void host_rows_free(struct host_rows *h)
+{
+	for (int k = 0; k < H_KINDS; k++)
+		for (int i = 0; i < HOST_URLS; i++)
+			free(h->url[k][i]);
+}
+
+static void host_row_run(struct host_rows *h, int k,
+			 const struct norm_opts *opts, double *ns, int count)
+{
+	static char out[NORM_URL_MAX + 1];
+	struct norm_url u;
+	unsigned long failures = 0, acc = 0;
+	double t0;
+
+	/* The cold rows, run in between, evicted the warm row's hosts. */
+	if (k == H_IDN_WARM)
+		for (int i = 0; i < HOST_URLS; i++)
+			(void)!norm_url(opts, NULL, h->url[k][i], h->len[k][i],
+					out, sizeof(out), &u);
+	alloc_count = 0;
+	idna_calls = 0;
+	alloc_counting = count;
+	t0 = now_ns();
+	for (int loop = 0; loop < h->loops[k]; loop++)
+		for (int i = 0; i < HOST_URLS; i++) {
+			if (norm_url(opts, NULL, h->url[k][i], h->len[k][i],
+				     out, sizeof(out), &u) != 0)
+				failures++;
+			else
+				acc += u.len;
+		}
+	if (ns)
+		*ns = (now_ns() - t0) / ((double)HOST_URLS * h->loops[k]);
+	alloc_counting = 0;
+	sink += acc;
+	if (count) {
+		h->allocs[k] = alloc_count;
+		h->calls[k] = idna_calls;
+		h->failures[k] = failures;
+	}
+}
+
+/* Time each kind of host; returns the ASCII row's allocations plus its
+ * IDNA calls: both must be 0. */
+static unsigned long host_rows_report(const struct norm_opts *opts, int reps)
+{
+	static struct host_rows h;
+	unsigned long ascii_work;
+
+	host_rows_build(&h, opts);
+	for (int k = 0; k < H_KINDS; k++)
+		host_row_run(&h, k, opts, NULL, 0);
+	for (int rep = 0; rep < reps; rep++)
+		for (int k = 0; k < H_KINDS; k++)
+			host_row_run(&h, k, opts, &h.ns[k][rep],
+				     rep + 1 == reps);
+	printf("\n%-28s %9s %9s %11s %11s %9s\n", "strict, by host", "URLs",
+	       "ns/URL", "allocs/URL", "IDNA/URL", "rejected");
+	for (int k = 0; k < H_KINDS; k++)
+		printf("%-28s %9d %9.1f %11.4f %11.4f %9lu\n",
+		       host_kind_name[k], HOST_URLS * h.loops[k],
+		       median(h.ns[k], reps),
+		       (double)h.allocs[k] / (HOST_URLS * h.loops[k]),
+		       (double)h.calls[k] / (HOST_URLS * h.loops[k]),
+		       h.failures[k]);
+	ascii_work = h.allocs[H_ASCII] + h.calls[H_ASCII];
+	host_rows_free(&h);
+	return ascii_work;
+}
+
 /* ---- main ---------------------------------------------------------- */
 
 static void usage(FILE *f)
@@ -370,8 +586,8 @@ static void usage(FILE *f)
 		"  --reps N        timed repetitions, median shown (default %d)\n"
 		"  --seed N        corpus seed (default %#x)\n"
 		"  --absolute      absolute links only (no reference resolution)\n"
-		"  --check-allocs  exit 1 if the strict profile allocates for a "
-		"link with an ASCII host\n",
+		"  --check-allocs  exit 1 if the strict profile allocates, or "
+		"calls ICU, for a link with an ASCII host\n",
 		DEFAULT_COUNT, DEFAULT_REPS, DEFAULT_SEED);
 }
 
@@ -522,6 +738,12 @@ int main(int argc, char **argv)
 	 * crawl sees. */
 	split_allocs(&c, &strict, &split, 0);
 	print_split("warm caches", &split);
+
+	if (host_rows_report(&strict, (int)reps) && check_allocs) {
+		fprintf(stderr, "FAIL: strict normalization allocated or "
+				"called ICU for ASCII hosts\n");
+		status = 1;
+	}
 
 	printf("\nmedian of %llu runs; \"base once/page\" parses the page's URL"
 	       " only when it changes,\nthe other rows once per relative link "

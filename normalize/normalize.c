@@ -13,17 +13,18 @@
  *
  * No heap memory is used: the buffers live on the stack (about 70 KiB at
  * the deepest, so callers' threads need ordinary stacks), and IDNA results
- * are cached per thread so that libidn2, which allocates, runs only on a
- * cache miss.
+ * are cached per thread so that ICU, which allocates, runs only on a cache
+ * miss.  ASCII hosts without an "xn--" label never reach ICU at all.
  */
 #include "normalize.h"
 
 #include <arpa/inet.h>
-#include <idn2.h>
+#include <pthread.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unicode/uidna.h>
 
 /* ---------------------------------------------------------------------
  * Character classes
@@ -536,8 +537,77 @@ static void put_encoded(struct buf *b, const char *src, size_t n,
  * Hosts
  */
 
+/* ---------------------------------------------------------------------
+ * IDNA: UTS #46 as the WHATWG URL Standard applies it ("domain to ASCII")
+ *
+ * Browsers do not use IDNA2008 (RFC 5891) as registries do: symbols and
+ * emoji (U+2665, U+1F4A9) are valid, hyphens anywhere are fine, and label
+ * and name lengths are not checked.  ICU's UTS #46 implementation is the
+ * one Chromium uses; libidn2 validates by IDNA2008 even in its UTS #46
+ * mode, so it refuses hosts every browser reaches.
+ *
+ * The options are WHATWG's: nontransitional (ß, ς, ZWJ and ZWNJ stay),
+ * CheckBidi and CheckJoiners on, UseSTD3ASCIIRules off (no
+ * UIDNA_USE_STD3_RULES).  ICU cannot switch off CheckHyphens and
+ * VerifyDnsLength, so the errors those would report are ignored below.
+ * UIDNA_NONTRANSITIONAL_TO_UNICODE makes ToUnicode keep deviation
+ * characters too, for the round trip of A-labels. */
+#define UTS46_OPTIONS                                                          \
+	(UIDNA_NONTRANSITIONAL_TO_ASCII | UIDNA_NONTRANSITIONAL_TO_UNICODE |   \
+	 UIDNA_CHECK_BIDI | UIDNA_CHECK_CONTEXTJ)
+
+/* Errors of checks WHATWG turns off: CheckHyphens=false,
+ * VerifyDnsLength=false. */
+#define UTS46_IGNORED                                                          \
+	(UIDNA_ERROR_EMPTY_LABEL | UIDNA_ERROR_LABEL_TOO_LONG |                \
+	 UIDNA_ERROR_DOMAIN_NAME_TOO_LONG | UIDNA_ERROR_LEADING_HYPHEN |       \
+	 UIDNA_ERROR_TRAILING_HYPHEN | UIDNA_ERROR_HYPHEN_3_4)
+
+/* One instance per process: ICU's UTS #46 object is immutable once made,
+ * so every thread may use it at once. */
+static UIDNA *uts46;
+static pthread_once_t uts46_once = PTHREAD_ONCE_INIT;
+
+static void uts46_open(void)
+{
+	UErrorCode e = U_ZERO_ERROR;
+	UIDNA *u = uidna_openUTS46(UTS46_OPTIONS, &e);
+
+	if (U_SUCCESS(e))
+		uts46 = u;
+	else if (u)
+		uidna_close(u);
+}
+
+/* UTS #46 ToASCII (to_ascii) or ToUnicode of in[0..n) into out[0..cap):
+ * 0, SC_E_IDN if UTS #46 reports an error WHATWG does not ignore or the
+ * result does not fit, SC_E_NOMEM if ICU could not be set up. */
+static int uts46_convert(bool to_ascii, const char *in, size_t n, char *out,
+			 size_t cap, size_t *outn)
+{
+	pthread_once(&uts46_once, uts46_open);
+	if (!uts46)
+		return SC_E_NOMEM;
+
+	UErrorCode e = U_ZERO_ERROR;
+	UIDNAInfo info = UIDNA_INFO_INITIALIZER;
+	int32_t len = to_ascii ? uidna_nameToASCII_UTF8(uts46, in, (int32_t)n,
+							out, (int32_t)cap,
+							&info, &e)
+			       : uidna_nameToUnicodeUTF8(uts46, in, (int32_t)n,
+							 out, (int32_t)cap,
+							 &info, &e);
+	/* A result of exactly cap bytes comes with a warning, not an error:
+	 * "len < cap" keeps one byte spare for the caller. */
+	if (U_FAILURE(e) || len < 0 || (size_t)len >= cap ||
+	    (info.errors & ~(uint32_t)UTS46_IGNORED))
+		return SC_E_IDN;
+	*outn = (size_t)len;
+	return 0;
+}
+
 /* Per-thread cache of IDNA conversions, 2-way set associative: a page's
- * links name few hosts, and a crawl's hot hosts stay cached, so libidn2
+ * links name few hosts, and a crawl's hot hosts stay cached, so ICU
  * (which allocates) runs once per host per thread rather than per link.
  * Failures are cached too, so a page full of bad IDN links costs one call.
  * Hosts or results longer than IDN_CACHE_MAX are converted uncached. */
@@ -568,9 +638,55 @@ static uint64_t fnv1a(const char *s, size_t n)
 	return h | 1;
 }
 
-/* UTS #46 ToASCII (non-transitional) of host[0..n), which has no trailing
- * dot, into out (IDN_OUT_MAX bytes). */
-static int idn_to_ascii(const char *host, size_t n, char *out, size_t *outn)
+/* WHATWG "domain to ASCII" of host[0..n), which has no trailing dot, into
+ * out (IDN_OUT_MAX bytes), uncached.  alabel: the host has an "xn--"
+ * label. */
+static int idn_convert(const char *host, size_t n, bool alabel, char *out,
+		       size_t *outn)
+{
+	/* UTS #46 maps U+1E9E CAPITAL SHARP S to U+00DF since Unicode 15.1
+	 * (before: to "ss", which names another domain: FAẞ.de is faß.de,
+	 * not fass.de).  ICU before 74 has the old table, so the new mapping
+	 * is applied here first.  Both are UTF-8 and the new one is shorter,
+	 * so the copy fits. */
+	char mapped[NORM_URL_MAX];
+	if (memchr(host, 0xe1, n)) {
+		size_t m = 0;
+		for (size_t i = 0; i < n; i++) {
+			if (i + 2 < n && (unsigned char)host[i] == 0xe1 &&
+			    (unsigned char)host[i + 1] == 0xba &&
+			    (unsigned char)host[i + 2] == 0x9e) {
+				mapped[m++] = (char)0xc3;
+				mapped[m++] = (char)0x9f;
+				i += 2;
+			} else {
+				mapped[m++] = host[i];
+			}
+		}
+		host = mapped;
+		n = m;
+	}
+
+	if (!alabel)
+		return uts46_convert(true, host, n, out, IDN_OUT_MAX, outn);
+
+	/* UTS #46 ToASCII decodes an A-label and encodes it again; ICU
+	 * returns the label as written instead.  The round trip through
+	 * ToUnicode writes the encoding ToASCII defines, and validates the
+	 * decoded label.  Every code point of the Unicode form takes at
+	 * least one byte of the ASCII form, so a Unicode form over
+	 * 4 * IDN_OUT_MAX bytes could not fit out anyway. */
+	char uni[4 * IDN_OUT_MAX];
+	size_t un;
+	int rc = uts46_convert(false, host, n, uni, sizeof(uni), &un);
+	if (rc)
+		return rc;
+	return uts46_convert(true, uni, un, out, IDN_OUT_MAX, outn);
+}
+
+/* idn_convert() through the per-thread cache. */
+static int idn_to_ascii(const char *host, size_t n, bool alabel, char *out,
+			size_t *outn)
 {
 	bool cacheable = n <= IDN_CACHE_MAX;
 	uint64_t h = 0;
@@ -592,27 +708,16 @@ static int idn_to_ascii(const char *host, size_t n, char *out, size_t *outn)
 		}
 	}
 
-	char in[NORM_URL_MAX + 1];
-	memcpy(in, host, n);
-	in[n] = '\0';
-	uint8_t *res = NULL;
-	int rc = 0;
 	size_t rn = 0;
-	if (idn2_lookup_u8((const uint8_t *)in, &res,
-			   IDN2_NFC_INPUT | IDN2_NONTRANSITIONAL) != IDN2_OK) {
+	int rc = idn_convert(host, n, alabel, out, &rn);
+	/* WHATWG: an empty result is a failure (a host of U+00AD only). */
+	if (!rc && rn == 0)
 		rc = SC_E_IDN;
-	} else {
-		rn = strlen((char *)res);
-		if (rn == 0 || rn >= IDN_OUT_MAX)
-			rc = SC_E_IDN;
-		else
-			memcpy(out, res, rn);
-	}
-	idn2_free(res);
 	if (!rc)
 		*outn = rn;
 
-	if (cacheable && rn <= IDN_CACHE_MAX) {
+	/* A failure to set ICU up says nothing about the host. */
+	if (cacheable && rc != SC_E_NOMEM && rn <= IDN_CACHE_MAX) {
 		struct idn_slot *s = &set->way[set->victim];
 		set->victim = (uint8_t)!set->victim;
 		s->hash = h;
@@ -837,29 +942,38 @@ static int put_host(struct buf *b, struct span h, uint32_t steps, uint8_t *type)
 
 	/* Non-ASCII and "xn--" hosts go through IDNA even when idn_punycode
 	 * is off: a host IDNA rejects cannot be fetched, whatever form we
-	 * write it in.  A trailing dot stays out of IDNA (and the cache key).
-	 */
+	 * write it in.  ASCII hosts without an A-label skip it: for them
+	 * WHATWG's "domain to ASCII" is only lower-casing.  A trailing dot
+	 * stays out of IDNA (and the cache key). */
 	if (nonascii || alabel) {
 		char idn[IDN_OUT_MAX + 1];
-		size_t in = n - (dec[n - 1] == '.'), idn_n;
-		int rc = idn_to_ascii(dec, in, idn, &idn_n);
+		size_t in = n - (dec[n - 1] == '.'), idn_n = 0;
+		int rc = idn_to_ascii(dec, in, alabel, idn, &idn_n);
 		if (rc)
 			return rc;
+		/* With UseSTD3ASCIIRules off, UTS #46 lets through what a
+		 * host cannot carry (U+FF1C maps to '<'): WHATWG then checks
+		 * for forbidden code points.  The RFC 3986 reg-name set
+		 * checked here excludes all of those. */
+		for (size_t i = 0; i < idn_n; i++)
+			if (!(cls[(unsigned char)idn[i]] & C_HOST))
+				return SC_E_HOST;
+		if (in < n)
+			idn[idn_n++] = '.';
+		/* IDNA maps U+FF0E and friends to '.' and drops soft
+		 * hyphens: check the result again. */
+		if (!dots_only_check(idn, idn_n))
+			return SC_E_HOST;
+		/* A host that maps to a number ("１２７.0.0.1") is an
+		 * address, in either form the step chooses. */
+		if (ends_in_number(idn, idn_n)) {
+			*type = NORM_HOST_IPV4;
+			return put_ipv4(b, idn, idn_n);
+		}
 		if (steps & NORM_IDN_PUNYCODE) {
-			/* UTS #46 maps to ASCII, but with STD3 rules off
-			 * it lets through characters a host cannot carry. */
-			for (size_t i = 0; i < idn_n; i++)
-				if (!(cls[(unsigned char)idn[i]] & C_HOST))
-					return SC_E_HOST;
-			if (in < n)
-				idn[idn_n++] = '.';
 			memcpy(dec, idn, idn_n);
 			n = idn_n;
 			nonascii = false;
-			/* IDNA maps U+FF0E and friends to '.' and drops
-			 * soft hyphens: check the result again. */
-			if (!dots_only_check(dec, n))
-				return SC_E_HOST;
 		}
 	}
 

@@ -1,11 +1,11 @@
 /* normalize.h — URL parsing, reference resolution and normalization.
  *
  * The bottom module of sigcrawl: every URL that reaches the frontier went
- * through norm_url().  It depends on libidn2 and libc only.
+ * through norm_url().  It depends on ICU (UTS #46) and libc only.
  *
  * Made for the crawler's hot path: the caller supplies the output buffer,
  * nothing is allocated on the heap per URL (IDNA conversions are cached per
- * thread; libidn2 allocates only on a cache miss), and the components of the
+ * thread; ICU allocates only on a cache miss), and the components of the
  * result are returned as offsets so that later modules never parse again.
  *
  * All functions are thread-safe; none keeps a pointer to its arguments.
@@ -18,7 +18,10 @@
  * slashes may follow "http:" (as browsers do).  Hosts are percent-decoded,
  * IPv4 numbers in any browser form (0x7f.1, 2130706433) are written dotted
  * decimal, IPv6 literals are written in RFC 5952 form, and non-ASCII hosts
- * go through IDNA (UTS #46, non-transitional).  Ports lose leading zeros.
+ * and hosts with an "xn--" label go through IDNA as browsers do it (the
+ * WHATWG URL Standard's "domain to ASCII": UTS #46 nontransitional,
+ * CheckBidi and CheckJoiners on, CheckHyphens, UseSTD3ASCIIRules and
+ * VerifyDnsLength off).  Ports lose leading zeros.
  */
 #ifndef NORMALIZE_H
 #define NORMALIZE_H
@@ -179,7 +182,8 @@ uint32_t norm_step_by_name(const char *name, size_t len);
  *
  * Returns 0, or SC_E_EMPTY, SC_E_SCHEME, SC_E_NOHOST, SC_E_PORT,
  * SC_E_HOST_PERCENT, SC_E_IPV6, SC_E_IDN, SC_E_HOST, SC_E_RELATIVE (no
- * base), SC_E_TOOLONG, SC_E_NOSPC (cap too small).  On error out[0] is
+ * base), SC_E_TOOLONG, SC_E_NOSPC (cap too small), SC_E_NOMEM (ICU's
+ * IDNA could not be set up, for a host that needs it).  On error out[0] is
  * '\0' (if cap > 0) and the contents of *ret are unspecified. */
 SC_WUR int norm_url(const struct norm_opts *opts, const struct norm_base *base,
 		    const char *in, size_t len, char *out, size_t cap,

@@ -138,7 +138,7 @@ static const char *const subdomains[] = {
 	"fr",     "store", "support", "cdn",  "img",
 };
 
-/* Hosts in Unicode; all are valid under UTS #46 (checked with idn2). */
+/* Hosts in Unicode; all are valid under UTS #46 and IDNA2008 alike. */
 static const char *const idn_hosts[] = {
 	"bücher.de",          "пример.рф",       "例え.jp",
 	"straße.de",          "münchen.de",      "café.fr",
