@@ -332,6 +332,13 @@ char *parse_simhash_hex(uint64_t simhash, char *out);
  * KiB); the rest, and a line cut by the limit, are ignored. */
 #define PARSE_ROBOTS_MAX_BYTES (500 * 1024)
 
+/* A longer line is cut to this many bytes, as Google's parser cuts it
+ * (2083 × 8, eight of the longest URL browsers took): the cut part of a
+ * Disallow still disallows (a shorter prefix matches more), while a cut
+ * Allow and a cut Sitemap are dropped (they would allow, or name, what the
+ * site did not write).  So no line costs more than this to match. */
+#define PARSE_ROBOTS_LINE_MAX (2083 * 8)
+
 /* Crawl-delay values above this are clamped to it. */
 #define PARSE_ROBOTS_DELAY_MAX_MS 60000u
 

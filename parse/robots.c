@@ -226,12 +226,15 @@ static bool key_is(const char *k, size_t n, const char *const *names)
 	return false;
 }
 
-/* Common misspellings are accepted, as the big crawlers do. */
+/* The misspellings Google's parser accepts (its documented "frequent
+ * typos") are accepted too: site owners test their files against it, and
+ * a misspelt Disallow was meant to disallow. */
 static const char *const k_agent[] = { "user-agent", "useragent", "user agent",
 				       NULL };
 static const char *const k_allow[] = { "allow", NULL };
 static const char *const k_disallow[] = { "disallow", "dissallow", "dissalow",
-					  "disalow", NULL };
+					  "disalow",  "diasllow",  "disallaw",
+					  NULL };
 static const char *const k_delay[] = { "crawl-delay", "crawldelay",
 				       "crawl delay", NULL };
 static const char *const k_sitemap[] = { "sitemap", "site-map", NULL };
@@ -288,26 +291,68 @@ static int add_sitemap(struct parse_robots *r, const char *v, size_t n)
 	return 0;
 }
 
-/* One line, without its end of line. */
-static int line(struct state *st, const char *s, size_t n)
+static bool key_known(const char *k, size_t n)
+{
+	return key_is(k, n, k_agent) || key_is(k, n, k_allow) ||
+	       key_is(k, n, k_disallow) || key_is(k, n, k_delay) ||
+	       key_is(k, n, k_sitemap);
+}
+
+/* A line without a colon: "Disallow /private" is read as its owner meant
+ * it, when it is a known key, white space, and a value without white
+ * space (Google reads such lines the same way; anything looser would
+ * guess).  Sets the key and value bounds and returns true, or returns
+ * false for a line to ignore. */
+static bool split_blank(const char *s, const char *end, const char **k,
+			const char **kend, const char **v, const char **vend)
+{
+	const char *p;
+
+	while (s < end && is_blank(*s))
+		s++;
+	while (end > s && is_blank(end[-1]))
+		end--;
+	for (p = s; p < end && !is_blank(*p); p++)
+		;
+	*k = s;
+	*kend = p;
+	while (p < end && is_blank(*p))
+		p++;
+	if (p == end || !key_known(*k, (size_t)(*kend - *k)))
+		return false;
+	*v = p;
+	*vend = end;
+	for (; p < end; p++)
+		if (is_blank(*p))
+			return false;
+	return true;
+}
+
+/* One line, without its end of line; cut: the line was longer than
+ * PARSE_ROBOTS_LINE_MAX and n is that limit. */
+static int line(struct state *st, const char *s, size_t n, bool cut)
 {
 	const char *end = s + n, *colon, *hash, *k, *kend, *v, *vend;
 	uint32_t ms;
 
 	hash = memchr(s, '#', n);
-	if (hash)
+	if (hash) {
 		end = hash;
+		cut = false; /* the cut fell in the comment */
+	}
 	colon = memchr(s, ':', (size_t)(end - s));
-	if (!colon)
+	if (colon) {
+		for (k = s; k < colon && is_blank(*k); k++)
+			;
+		for (kend = colon; kend > k && is_blank(kend[-1]); kend--)
+			;
+		for (v = colon + 1; v < end && is_blank(*v); v++)
+			;
+		for (vend = end; vend > v && is_blank(vend[-1]); vend--)
+			;
+	} else if (!split_blank(s, end, &k, &kend, &v, &vend)) {
 		return 0; /* blank, comment or garbage */
-	for (k = s; k < colon && is_blank(*k); k++)
-		;
-	for (kend = colon; kend > k && is_blank(kend[-1]); kend--)
-		;
-	for (v = colon + 1; v < end && is_blank(*v); v++)
-		;
-	for (vend = end; vend > v && is_blank(vend[-1]); vend--)
-		;
+	}
 
 	if (key_is(k, (size_t)(kend - k), k_agent)) {
 		if (!st->agents_open) {
@@ -326,7 +371,7 @@ static int line(struct state *st, const char *s, size_t n)
 		return 0;
 	}
 	if (key_is(k, (size_t)(kend - k), k_sitemap))
-		return add_sitemap(st->r, v, (size_t)(vend - v));
+		return cut ? 0 : add_sitemap(st->r, v, (size_t)(vend - v));
 
 	if (key_is(k, (size_t)(kend - k), k_allow) ||
 	    key_is(k, (size_t)(kend - k), k_disallow)) {
@@ -334,8 +379,9 @@ static int line(struct state *st, const char *s, size_t n)
 		int r;
 
 		st->agents_open = false;
-		/* An empty rule matches nothing ("Disallow:" allows all). */
-		if (v == vend)
+		/* An empty rule matches nothing ("Disallow:" allows all).
+		 * A cut Allow would allow more than was written. */
+		if (v == vend || (cut && allow))
 			return 0;
 		if (st->cur_ours) {
 			r = rules_add(&st->ours, v, (size_t)(vend - v), allow);
@@ -406,14 +452,22 @@ int parse_robots(const char *txt, size_t len, const char *agent_token,
 	}
 	p = txt;
 	end = txt ? txt + len : txt;
-	if (len >= 3 && memcmp(p, "\xef\xbb\xbf", 3) == 0)
-		p += 3;
+	/* A byte-order mark, or the start of one (EF, or EF BB, as editors
+	 * and cut transfers leave it), is no part of the first line. */
+	for (size_t i = 0;
+	     i < 3 && p < end &&
+	     (unsigned char)*p == (unsigned char)"\xef\xbb\xbf"[i];
+	     i++)
+		p++;
 	while (p < end) {
 		const char *eol = p;
 
 		while (eol < end && *eol != '\n' && *eol != '\r')
 			eol++;
-		r = line(&st, p, (size_t)(eol - p));
+		size_t n = (size_t)(eol - p);
+		r = line(&st, p,
+			 n < PARSE_ROBOTS_LINE_MAX ? n : PARSE_ROBOTS_LINE_MAX,
+			 n > PARSE_ROBOTS_LINE_MAX);
 		if (r)
 			goto fail;
 		/* CR, LF or CRLF ends a line. */

@@ -313,7 +313,8 @@ static void test_syntax(void)
 		CHECK(!allowed(r, "/x"));
 		CHECK(!allowed(r, "/x/"));
 		CHECK(allowed(r, "/x/y"));
-		CHECK(allowed(r, "/nocolon"));
+		/* No colon: a known key, blank, one value (as Google). */
+		CHECK(!allowed(r, "/nocolon"));
 		parse_robots_free(r);
 	}
 	/* A comment with '#' inside a pattern cuts it. */
@@ -388,6 +389,129 @@ static void test_constructors(void)
 	parse_robots_free(r);
 }
 
+/* Malformed files read as Google's open-source parser reads them, which
+ * is what site owners test against; each case is one its documentation
+ * and tests describe, decided for obeying the site. */
+static void test_lenient(void)
+{
+	struct parse_robots *r;
+
+	/* "disallow /": the owner meant it. */
+	r = parse("User-agent: *\ndisallow /\n", "sigcrawl");
+	CHECK(r && !allowed(r, "/") && !allowed(r, "/any"));
+	parse_robots_free(r);
+	r = parse("user-agent sigcrawl\nDisallow\t/a\nallow /a/b\n",
+		  "sigcrawl");
+	CHECK(r && !allowed(r, "/a") && allowed(r, "/a/b") && allowed(r, "/c"));
+	parse_robots_free(r);
+	/* More than one value, or an unknown key: not guessed at. */
+	r = parse("User-agent: *\nDisallow /a /b\nNoindex /c\nDisallow\n",
+		  "sigcrawl");
+	CHECK(r && allowed(r, "/a") && allowed(r, "/b") && allowed(r, "/c"));
+	parse_robots_free(r);
+
+	/* A whole or partial UTF-8 byte-order mark before the first line. */
+	static const char *const boms[] = { "\xef\xbb\xbf", "\xef\xbb",
+					    "\xef" };
+	for (size_t i = 0; i < 3; i++) {
+		char txt[64];
+		snprintf(txt, sizeof(txt), "%sUser-agent: *\nDisallow: /x\n",
+			 boms[i]);
+		r = parse(txt, "sigcrawl");
+		CHECK(r && !allowed(r, "/x"));
+		parse_robots_free(r);
+	}
+	/* Other bytes are no mark: the first line is not a user-agent. */
+	r = parse("\xbbUser-agent: *\nDisallow: /x\n", "sigcrawl");
+	CHECK(r && allowed(r, "/x"));
+	parse_robots_free(r);
+
+	/* The misspellings Google accepts. */
+	static const char *const dis[] = { "Dissallow", "dissalow", "DISALOW",
+					   "diasllow", "disallaw" };
+	for (size_t i = 0; i < 5; i++) {
+		char txt[64];
+		snprintf(txt, sizeof(txt), "User-agent: *\n%s: /x\n", dis[i]);
+		r = parse(txt, "sigcrawl");
+		CHECK(r && !allowed(r, "/x") && allowed(r, "/y"));
+		parse_robots_free(r);
+	}
+	static const char *const ua[] = { "useragent", "user agent",
+					  "User Agent" };
+	for (size_t i = 0; i < 3; i++) {
+		char txt[96];
+		snprintf(txt, sizeof(txt),
+			 "User-agent: *\nDisallow: /\n\n%s: sigcrawl\n"
+			 "Disallow: /x\n",
+			 ua[i]);
+		r = parse(txt, "sigcrawl");
+		CHECK(r && !allowed(r, "/x") && allowed(r, "/y"));
+		parse_robots_free(r);
+	}
+}
+
+/* A line longer than PARSE_ROBOTS_LINE_MAX is cut there: a cut Disallow
+ * disallows the prefix, a cut Allow and a cut Sitemap are dropped, and the
+ * next line is read. */
+static void test_line_cap(void)
+{
+	const size_t cap = PARSE_ROBOTS_LINE_MAX, long_len = cap + 5000;
+	char *txt = malloc(3 * long_len + 256), *path = malloc(long_len + 2);
+	struct parse_robots *r;
+	size_t n;
+
+	if (!txt || !path) {
+		perror("malloc");
+		exit(1);
+	}
+	path[0] = '/';
+	memset(path + 1, 'a', long_len);
+	path[long_len + 1] = '\0';
+
+	/* Disallow: /aaaa... (cut), then Disallow: /b. */
+	n = (size_t)sprintf(txt, "User-agent: *\nDisallow: ");
+	memcpy(txt + n, path, long_len);
+	n += long_len;
+	n += (size_t)sprintf(txt + n, "\nDisallow: /b\n");
+	r = NULL;
+	CHECK(parse_robots(txt, n, "sigcrawl", &r) == 0);
+	CHECK(r && !allowed(r, path));
+	CHECK(r && !allowed(r, "/b"));
+	CHECK(r && allowed(r, "/a")); /* the cut prefix is long */
+	parse_robots_free(r);
+
+	/* Disallow: /, Allow: /aaaa... (cut, dropped), Allow: /c,
+	 * Sitemap: http://s/aaaa... (cut, dropped), Sitemap: http://s/ok. */
+	n = (size_t)sprintf(txt, "User-agent: *\nDisallow: /\nAllow: ");
+	memcpy(txt + n, path, long_len);
+	n += long_len;
+	n += (size_t)sprintf(txt + n, "\nAllow: /c\nSitemap: http://s");
+	memcpy(txt + n, path, long_len);
+	n += long_len;
+	n += (size_t)sprintf(txt + n, "\nSitemap: http://s/ok\n");
+	r = NULL;
+	CHECK(parse_robots(txt, n, "sigcrawl", &r) == 0);
+	CHECK(r && !allowed(r, path));
+	CHECK(r && allowed(r, "/c"));
+	CHECK(r && parse_robots_sitemap(r, 0) &&
+	      strcmp(parse_robots_sitemap(r, 0), "http://s/ok") == 0);
+	CHECK(r && parse_robots_sitemap(r, 1) == NULL);
+	parse_robots_free(r);
+
+	/* The same Allow below the cap counts. */
+	n = (size_t)sprintf(txt, "User-agent: *\nDisallow: /\nAllow: ");
+	memcpy(txt + n, path, 100);
+	n += 100;
+	txt[n++] = '\n';
+	r = NULL;
+	CHECK(parse_robots(txt, n, "sigcrawl", &r) == 0);
+	path[101] = '\0';
+	CHECK(r && allowed(r, path));
+	parse_robots_free(r);
+	free(txt);
+	free(path);
+}
+
 int main(void)
 {
 	test_rfc_example();
@@ -396,6 +520,8 @@ int main(void)
 	test_percent();
 	test_delay_and_sitemaps();
 	test_syntax();
+	test_lenient();
+	test_line_cap();
 	test_size_cap();
 	test_constructors();
 	return check_done();
