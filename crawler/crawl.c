@@ -841,12 +841,8 @@ static void *writer_main(void *arg)
 static int keep_link(void *ctx, const struct parse_link *l)
 {
 	struct job *j = ctx;
-	if (l->nofollow)
-		return 0;
-	/* <link> elements are followed only as canonical or alternate
-	 * versions of the page, not as style sheets and icons. */
-	if (l->kind == PARSE_LINK_LINK &&
-	    !(l->rel & (PARSE_REL_CANONICAL | PARSE_REL_ALTERNATE)))
+	/* The parser decided, over every occurrence of the URL (parse.h). */
+	if (!l->follow)
 		return 0;
 	size_t n = (size_t)l->u->len + 1, nf = l->found_len + 1;
 	if (j->text_len + n + nf > j->text_cap) {

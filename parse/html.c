@@ -419,8 +419,11 @@ static int report(struct walk *w, const char *href, size_t len, uint8_t kind,
 	struct parse_page *page = w->page;
 	struct parse_link l;
 	struct norm_url u;
-	uint64_t h, key_follow, key_nofollow;
+	uint64_t h, key_follow, key_other;
 	bool nofollow = (rel & PARSE_REL_NOFOLLOW) || page->nofollow;
+	bool follow = !nofollow &&
+		      (kind != PARSE_LINK_LINK ||
+		       (rel & (PARSE_REL_CANONICAL | PARSE_REL_ALTERNATE)));
 	int r;
 
 	r = norm_url(w->opts, &w->base, href, len, w->url, sizeof(w->url), &u);
@@ -428,14 +431,16 @@ static int report(struct walk *w, const char *href, size_t len, uint8_t kind,
 		count_bad(page, r);
 		return 0;
 	}
-	/* Two keys per URL, differing in the low bit: "reported
-	 * followable" and "reported nofollow". */
+	/* Two keys per URL, differing in the low bit: "reported to be
+	 * followed" and "reported not to be".  Followability is decided here,
+	 * before deduplication: a URL is reported again when an occurrence
+	 * to follow comes after one not to. */
 	h = XXH3_64bits(w->url, u.len) & ~(uint64_t)1;
 	if (h == 0)
 		h = 2;
 	key_follow = h;
-	key_nofollow = h | 1;
-	if (set_has(w, key_follow) || (nofollow && set_has(w, key_nofollow))) {
+	key_other = h | 1;
+	if (set_has(w, key_follow) || (!follow && set_has(w, key_other))) {
 		page->links_dup++;
 		return 0;
 	}
@@ -443,7 +448,7 @@ static int report(struct walk *w, const char *href, size_t len, uint8_t kind,
 		page->links_dropped++;
 		return 0;
 	}
-	set_insert(w, nofollow ? key_nofollow : key_follow);
+	set_insert(w, follow ? key_follow : key_other);
 	page->links_ok++;
 	if (!w->fn)
 		return 0;
@@ -463,6 +468,7 @@ static int report(struct walk *w, const char *href, size_t len, uint8_t kind,
 	l.kind = kind;
 	l.rel = rel;
 	l.nofollow = nofollow;
+	l.follow = follow;
 	return w->fn(w->ctx, &l);
 }
 

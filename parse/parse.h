@@ -64,10 +64,18 @@ struct parse_link {
 	/* Not to be followed: rel=nofollow on the element, or a
 	 * <meta name=robots> nofollow/none anywhere in the page. */
 	uint8_t nofollow;
+	/* A link a crawler follows: not nofollow, and not a <link> other
+	 * than rel=canonical or rel=alternate (style sheets, icons and
+	 * metadata such as rel=author are not pages of the site's own
+	 * navigation; the <a> that names the same URL is). */
+	uint8_t follow;
 };
 
-/* Called once per distinct link.  A nonzero return stops the parse, and
- * parse_html() returns that value. */
+/* Called once per distinct link, and once more for a link first seen
+ * where it is not to be followed (follow 0) when a later occurrence is
+ * (follow 1): so a <link rel=author href=about.html> in the head never
+ * hides the <a href=about.html> of the body.  A nonzero return stops the
+ * parse, and parse_html() returns that value. */
 typedef int (*parse_link_fn)(void *ctx, const struct parse_link *l);
 
 /* What parse_html() learned about the page besides its links.  Counts are

@@ -329,6 +329,29 @@ bad_web "missing file=" 'host a.test\npage / 200 file=nope.html\n' 2
 bad_web "duplicate page" 'host a.test\npage / 200\npage / 404\n' 3
 bad_web "site without pages" 'site c.test links=1-2\n' 1
 bad_web "bad header" 'host a.test\npage / 200 header=nocolon\n' 2
+bad_web "root outside a host" 'root .\n' 1
+bad_web "root not a directory" 'host a.test\nroot nope-dir\n' 2
+
+# root DIR: a static site served from its files.
+mkdir -p "$tmp/site/sub" "$tmp/secret"
+printf '<p>home</p>' >"$tmp/site/index.html"
+printf 'sub index' >"$tmp/site/sub/index.html"
+printf 'body{}' >"$tmp/site/sub/a b.css"
+printf 'hidden' >"$tmp/secret/x.html"
+printf 'host r.test\nroot site\npage /declared 200 body=decl\ndefault 410\n' >"$tmp/root.web"
+start root --web "$tmp/root.web"
+check "root: / is its index.html" "$(get http://r.test/)" '<p>home</p>'
+get http://r.test/ >/dev/null
+check "root: type by file name" "$(header Content-Type)" 'text/html; charset=utf-8'
+check "root: a directory without / serves its index" "$(get http://r.test/sub)" 'sub index'
+check "root: percent-decoded path" "$(get 'http://r.test/sub/a%20b.css')" 'body{}'
+check "root: a declared page wins" "$(get http://r.test/declared)" 'decl'
+get http://r.test/missing >/dev/null
+check "root: a missing file is the host's default" "$(cat "$tmp/code")" 410
+get http://r.test/../secret/x.html --path-as-is >/dev/null
+check "root: .. cannot leave the root" "$(cat "$tmp/code")" 410
+get http://r.test/sub/%2e%2e/%2e%2e/secret/x.html >/dev/null
+check "root: nor an encoded .." "$(cat "$tmp/code")" 410
 "$FIXTURE" --web "$tmp/nonexistent.web" 2>/dev/null
 check "missing web file: exit 2" "$?" 2
 "$FIXTURE" --bogus 2>/dev/null

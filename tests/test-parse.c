@@ -15,7 +15,7 @@ struct got {
 	size_t n;
 	char url[64][NORM_URL_MAX + 1];
 	char found[64][NORM_URL_MAX + 1];
-	uint8_t kind[64], rel[64], nofollow[64];
+	uint8_t kind[64], rel[64], nofollow[64], follow[64];
 	size_t total;
 	size_t stop_after; /* 0: never stop */
 };
@@ -31,6 +31,7 @@ static int collect(void *ctx, const struct parse_link *l)
 		g->kind[g->n] = l->kind;
 		g->rel[g->n] = l->rel;
 		g->nofollow[g->n] = l->nofollow;
+		g->follow[g->n] = l->follow;
 		g->n++;
 	}
 	g->total++;
@@ -232,6 +233,59 @@ static void test_nofollow(void)
 	CHECK(g.nofollow[0] && !g.nofollow[1]);
 	CHECK_STR(g.url[1], "http://example.com/d");
 	CHECK(p.links_dup == 1);
+	CHECK(!g.follow[0] && g.follow[1] && g.follow[2]);
+}
+
+/* Followability is decided before deduplication: a <link> that is not
+ * followed (rel=author, next, stylesheet) naming a URL before the <a> that
+ * names it does not hide the <a>, as in every Sphinx head. */
+static void test_follow_before_dedup(void)
+{
+	struct got g;
+	struct parse_page p;
+	int i;
+
+	CHECK(run("<head><link rel=author title='About' href=about.html>"
+		  "<link rel=next href=n.html><link rel=stylesheet href=s.css>"
+		  "<link rel=canonical href=page.html>"
+		  "<link rel=alternate hreflang=de href=de.html></head>"
+		  "<body><a href=about.html>about</a>"
+		  "<a href=page.html>self</a><a href=n.html>next</a>"
+		  "<link rel=author href=n.html></body>",
+		  &g, &p) == 0);
+	/* about.html: first as <link rel=author> (not followed), then
+	 * again from the <a> (followed). */
+	size_t n_about = 0, follow_about = 0;
+	for (size_t k = 0; k < g.n; k++)
+		if (strcmp(g.url[k], "http://example.com/dir/about.html") ==
+		    0) {
+			n_about++;
+			follow_about += g.follow[k];
+		}
+	CHECK(n_about == 2 && follow_about == 1);
+	i = find(&g, "http://example.com/dir/about.html");
+	CHECK(i >= 0 && !g.follow[i] && g.kind[i] == PARSE_LINK_LINK);
+	i = find(&g, "http://example.com/dir/s.css");
+	CHECK(i >= 0 && !g.follow[i]);
+	/* canonical and alternate are followed as the <link> they are, and
+	 * the <a> to the same URL adds nothing. */
+	i = find(&g, "http://example.com/dir/page.html");
+	CHECK(i >= 0 && g.follow[i] && g.kind[i] == PARSE_LINK_LINK);
+	i = find(&g, "http://example.com/dir/de.html");
+	CHECK(i >= 0 && g.follow[i]);
+	/* n.html: link, a (reported again), link (a duplicate). */
+	size_t n_next = 0;
+	for (size_t k = 0; k < g.n; k++)
+		n_next += strcmp(g.url[k], "http://example.com/dir/n.html") ==
+			  0;
+	CHECK(n_next == 2);
+	CHECK(g.n == 7);
+
+	/* Only occurrences not to follow: reported once, not followed. */
+	CHECK(run("<link rel=author href=/x><a rel=nofollow href=/x></a>"
+		  "<link rel=icon href=/x>",
+		  &g, &p) == 0);
+	CHECK(g.n == 1 && !g.follow[0]);
 }
 
 static void test_refresh(void)
@@ -575,6 +629,7 @@ int main(void)
 	test_base();
 	test_bad_links();
 	test_nofollow();
+	test_follow_before_dedup();
 	test_refresh();
 	test_canonical();
 	test_title();
