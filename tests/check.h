@@ -2,7 +2,8 @@
  *
  * CHECK(cond) counts a pass or prints the failed condition with its place;
  * CHECK_STR(got, want) compares strings and prints both on a mismatch.
- * check_done() prints "N passed, N failed" and returns the exit status. */
+ * check_done() prints "N passed, N failed" and returns the exit status:
+ * 1 when a check failed or none ran (a test that checks nothing fails). */
 #ifndef CHECK_H
 #define CHECK_H
 
@@ -39,6 +40,10 @@ static inline void check_str_at(const char *file, int line, const char *expr,
 
 static inline int check_done(void)
 {
+	if (check_passed + check_failed == 0) {
+		fprintf(stderr, "no check ran\n");
+		check_failed = 1;
+	}
 	printf("%u passed, %u failed\n", check_passed, check_failed);
 	return check_failed ? 1 : 0;
 }

@@ -5,7 +5,7 @@
 # sourcing; this adds start_fixture WEB LOG (sets $port, $fpid),
 # stop_fixture, requests HOST PATH LOG and record STORE URL.
 
-. "$(dirname "$0")/lib.sh"
+. "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 fpid=
 on_exit()
 {
@@ -36,3 +36,25 @@ requests() { awk -F'\t' -v h="$1" -v p="$2" '$3 == "req" && $4 == h && $6 == p' 
 
 # The exported record of a normalized URL.
 record() { "$sigcrawl" export --store "$1" | grep -F "\"normalized\":\"$2\"" | head -1; }
+
+# check_delay NAME LOG DELAY_MS — the page requests of LOG (robots.txt
+# aside) came at least DELAY_MS apart, judged by lower bounds only, which
+# a loaded machine cannot break: the fixture logs arrivals, and a request
+# that arrives late shortens the gap after the one before it but not the
+# run as a whole.  So: no two requests less than half the delay apart, and
+# N requests span at least N-1 delays, less 150 ms for a first request
+# that arrived late.
+check_delay()
+{
+	local name=$1 log=$2 delay=$3 stats n min span
+	stats=$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt" {
+		if (n++) { g = $1 - prev; if (min == "" || g < min) min = g }
+		else first = $1
+		prev = $1 }
+		END { print n + 0, min + 0, prev - first }' "$log")
+	read -r n min span <<<"$stats"
+	check_true "$name: $n requests, none closer than half the delay (min gap $min ms)" \
+		test "$n" -ge 3 -a "$min" -ge $((delay / 2))
+	check_true "$name: they span at least $((n - 1)) delays, less 150 ms ($span ms)" \
+		test "$span" -ge $(((n - 1) * delay - 150))
+}

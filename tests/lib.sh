@@ -3,17 +3,28 @@
 #
 # Provides $tmp (removed at exit, kept and named when KEEP is set; a script
 # may define on_exit to stop its servers first), pass NAME [DETAIL...],
-# fail NAME [DETAIL...], check_true NAME COMMAND..., and finish, which
-# prints the closing line and fails if any check failed.  For scripts that
-# run a command into $rc and $tmp/err: expect_rc NAME STATUS and
-# expect_stderr NAME TEXT.
+# fail NAME [DETAIL...], check_true NAME COMMAND..., wait_until SECONDS
+# COMMAND..., and finish, which prints the closing line and fails if any
+# check failed or none ran.  For scripts that run a command into $rc and
+# $tmp/err: expect_rc NAME STATUS and expect_stderr NAME TEXT.
+#
+# Every check returns its verdict (0 passed, 1 failed), so a script may act
+# on it.  check_true runs exactly one command: `check_true N [ A ] && [ B ]`
+# checks A only (tests/check-tests.py, run by the style suite, refuses such
+# lines).  A script that exits without calling finish fails too.
 
 tmp=$(mktemp -d "${TMPDIR:-/tmp}/sc-test.XXXXXX") || exit 1
 passed=0
 failed=0
+finished=
 
 lib_exit()
 {
+	local rc=$?
+	if [ -z "$finished" ]; then
+		echo "FAIL: the script ended before finish ($passed passed, $failed failed so far)"
+		rc=1
+	fi
 	if declare -F on_exit >/dev/null; then
 		on_exit
 	fi
@@ -22,6 +33,7 @@ lib_exit()
 	else
 		rm -rf "$tmp"
 	fi
+	exit "$rc"
 }
 trap lib_exit EXIT
 
@@ -29,6 +41,7 @@ pass()
 {
 	passed=$((passed + 1))
 	echo "ok:   $1"
+	return 0
 }
 
 fail()
@@ -40,6 +53,7 @@ fail()
 	for l in "$@"; do
 		printf '      %s\n' "$l"
 	done
+	return 1
 }
 
 check_true()
@@ -51,6 +65,22 @@ check_true()
 	else
 		fail "$name"
 	fi
+}
+
+# wait_until SECONDS COMMAND... — run COMMAND every 50 ms until it succeeds
+# (0) or SECONDS have passed (1, after one last try).  Tests wait for what
+# they assert this way, never by sleeping a guessed time.
+wait_until()
+{
+	local deadline=$((SECONDS + $1))
+	shift
+	while ! "$@"; do
+		if [ "$SECONDS" -gt "$deadline" ]; then
+			"$@"
+			return
+		fi
+		sleep 0.05
+	done
 }
 
 # expect_rc NAME STATUS — the last command run exited STATUS ($rc).
@@ -75,6 +105,11 @@ expect_stderr()
 
 finish()
 {
+	finished=1
+	if [ $((passed + failed)) -eq 0 ]; then
+		echo "FAIL: no check ran"
+		failed=1
+	fi
 	echo "$passed passed, $failed failed"
 	[ "$failed" -eq 0 ]
 }
