@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
 """gensite.py — the static web that bench/crawl serves and crawls.
 
-Writes DIR/hK.bench.test/... for K in 0..HOSTS-1 and DIR/seeds.txt (the
-host roots).  Deterministic for a given seed.  Page n (0 <= n < PAGES)
+Writes DIR/AUTHORITY/... for each host authority (by default
+hK.bench.test for K in 0..HOSTS-1; run.py gives 127.0.0.K+2:PORT, so
+that every tool connects straight to the host of each URL, with no proxy
+and no name to resolve) and DIR/seeds.txt (the host roots).  Deterministic for a given seed.  Page n (0 <= n < PAGES)
 lives on host n % HOSTS; pages 0..HOSTS-1 are the hosts' roots ("/",
 stored as index.html), the others are /p/NNNNN.html.  Every page links
 to its tree children (n*4+HOSTS .. n*4+HOSTS+3), so all pages are
@@ -10,7 +12,8 @@ reachable from the roots within a few hops, plus random pages until it
 has 20-40 links: same-host relative, same-host absolute-path and
 cross-host absolute URLs.  Every link points at a page that exists.
 
-usage: gensite.py DIR [--pages N] [--hosts N] [--seed S]
+usage: gensite.py DIR [--pages N] [--hosts N | --authorities A,B,...]
+                  [--seed S]
 """
 import argparse
 import os
@@ -32,8 +35,11 @@ TARGET_BYTES = 10 * 1024
 BRANCH = 4
 
 
+AUTHORITIES = []
+
+
 def host_name(k):
-    return "h%d.bench.test" % k
+    return AUTHORITIES[k] if AUTHORITIES else "h%d.bench.test" % k
 
 
 def page_path(n, hosts):
@@ -118,8 +124,14 @@ def main():
     ap.add_argument("dir")
     ap.add_argument("--pages", type=int, default=15000)
     ap.add_argument("--hosts", type=int, default=8)
+    ap.add_argument("--authorities", default="",
+                    help="comma-separated host[:port] of each host "
+                    "(sets --hosts)")
     ap.add_argument("--seed", type=int, default=3)
     a = ap.parse_args()
+    if a.authorities:
+        AUTHORITIES[:] = a.authorities.split(",")
+        a.hosts = len(AUTHORITIES)
     if a.pages < a.hosts or a.hosts < 1:
         ap.error("need at least one page per host")
     for k in range(a.hosts):

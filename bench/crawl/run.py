@@ -5,10 +5,13 @@ Started by run.sh (which builds the release binary first).  Generates the
 site (gensite.py), serves it with a private nginx on 127.0.0.1, crawls it
 with each tool in turn, --reps times, and prints the medians.
 
-Every tool starts from the 8 host roots with no per-host delay.  The
-peers reach the hosts through http_proxy=http://127.0.0.1:PORT (nginx
-serves absolute-form requests by the request line's host); sigcrawl
-through --connect-to ::127.0.0.1:PORT.
+Every tool starts from the 8 host roots with no per-host delay, and
+every tool runs the way its users run it fastest.  The 8 hosts are
+127.0.0.2 ... 127.0.0.9 on one port (Linux routes all of 127/8 to the
+loopback), and the site's URLs name them so: each tool connects straight
+to the host of each URL, with no proxy, no name to resolve and no
+/etc/hosts entry, and keeps what it fetches only where it must (wget
+--delete-after, Scrapy keeps nothing, HTTrack has to mirror).
 
 Per run: pages = 200 responses for pages (not robots.txt) in nginx's
 access log during the run (also checked against the tool's own count),
@@ -28,18 +31,32 @@ import tempfile
 import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-HOSTS = ["h%d.bench.test" % k for k in range(8)]
+N_HOSTS = 8
+HOST_IPS = ["127.0.0.%d" % (k + 2) for k in range(N_HOSTS)]
 TOOLS = ["sigcrawl", "wget", "httrack", "scrapy", "gumbo"]
 # Debian's python3, which has python3-scrapy (a pyenv python may not).
 SYS_PYTHON = "/usr/bin/python3"
 
 
 def free_port():
-    s = socket.socket()
-    s.bind(("127.0.0.1", 0))
-    port = s.getsockname()[1]
-    s.close()
-    return port
+    """A port free on all the hosts' addresses."""
+    while True:
+        s = socket.socket()
+        s.bind((HOST_IPS[0], 0))
+        port = s.getsockname()[1]
+        s.close()
+        try:
+            for ip in HOST_IPS[1:]:
+                t = socket.socket()
+                t.bind((ip, port))
+                t.close()
+            return port
+        except OSError:
+            continue
+
+
+def authorities(port):
+    return ["%s:%d" % (ip, port) for ip in HOST_IPS]
 
 
 def loadavg():
@@ -59,12 +76,10 @@ class Nginx:
         os.makedirs(os.path.join(self.prefix, "logs"), exist_ok=True)
         servers = "".join(
             "  server {\n"
-            "    listen 127.0.0.1:%d%s;\n"
-            "    server_name %s;\n"
+            "    listen %s:%d;\n"
             "    root %s;\n"
-            "  }\n" % (port, " default_server" if i == 0 else "", h,
-                       os.path.join(site, h))
-            for i, h in enumerate(HOSTS))
+            "  }\n" % (ip, port, os.path.join(site, "%s:%d" % (ip, port)))
+            for ip in HOST_IPS)
         conf = (
             "daemon off;\n"
             "worker_processes 2;\n"
@@ -74,7 +89,7 @@ class Nginx:
             "http {\n"
             "  types { text/html html; }\n"
             "  default_type application/octet-stream;\n"
-            "  log_format bench '$host $request_uri $status';\n"
+            "  log_format bench '$server_addr $request_uri $status';\n"
             "  access_log %(p)s/access.log bench buffer=256k flush=1s;\n"
             "  sendfile on;\n"
             "  tcp_nodelay on;\n"
@@ -99,8 +114,8 @@ class Nginx:
             stdin=subprocess.DEVNULL)
         for _ in range(100):
             try:
-                socket.create_connection(("127.0.0.1", self.port),
-                                         0.2).close()
+                for ip in HOST_IPS:
+                    socket.create_connection((ip, self.port), 0.2).close()
                 return
             except OSError:
                 if self.proc.poll() is not None:
@@ -192,25 +207,25 @@ def count_files(d, suffix=".html"):
 # The tools
 
 
-def peer_env(port):
+def peer_env():
+    """The environment without any proxy setting: connections go
+    straight to the hosts."""
     env = dict(os.environ)
-    env["http_proxy"] = "http://127.0.0.1:%d" % port
-    env["HTTP_PROXY"] = env["http_proxy"]
-    env.pop("no_proxy", None)
-    env.pop("NO_PROXY", None)
+    for k in ("http_proxy", "HTTP_PROXY", "https_proxy", "HTTPS_PROXY",
+              "all_proxy", "ALL_PROXY"):
+        env.pop(k, None)
     return env
 
 
 def run_sigcrawl(a, run_dir, seeds, port):
     store = os.path.join(run_dir, "store")
     cmd = [a.sigcrawl, "crawl", "--store", store, "--seeds", seeds,
-           "--connect-to", "::127.0.0.1:%d" % port,
            "--per-host-delay-ms", "0",
            "--concurrency", str(a.concurrency),
            "--per-host-connections", str(a.per_host),
            "--quiet"] + a.sigcrawl_args.split()
     log = os.path.join(run_dir, "sigcrawl.log")
-    r = measure(cmd, log=log)
+    r = measure(cmd, env=peer_env(), log=log)
     own = None
     with open(log) as f:
         for line in f:
@@ -220,32 +235,49 @@ def run_sigcrawl(a, run_dir, seeds, port):
 
 
 def run_wget(a, run_dir, seeds, port):
+    # Recursive, unlimited depth, spanning the 8 hosts and no other,
+    # nothing kept (--delete-after), no proxy: wget at its fastest.
+    # One start URL: wget runs each URL of -i as a recursion of its own,
+    # with its own record of what it fetched, so the 8 roots would fetch
+    # the site 8 times over.  Every page is reachable from the first
+    # root (the site links across hosts), as run.py checks by the count.
     out = os.path.join(run_dir, "wget")
-    cmd = ["wget", "-r", "-l", "inf", "-H", "-D", ",".join(HOSTS),
-           "-e", "robots=off", "--wait=0", "-nv", "-P", out, "-i", seeds]
-    r = measure(cmd, env=peer_env(port), log=os.path.join(run_dir,
-                                                         "wget.log"))
-    return r, count_files(out)
+    with open(seeds) as f:
+        first = f.readline().strip()
+    cmd = ["wget", "-r", "-l", "inf", "--delete-after", "--no-proxy",
+           "-H", "-D", ",".join(HOST_IPS), "-e", "robots=off", "--wait=0",
+           "-nv", "-P", out, first]
+    r = measure(cmd, env=peer_env(), log=os.path.join(run_dir, "wget.log"))
+    own = 0
+    with open(os.path.join(run_dir, "wget.log"), errors="replace") as f:
+        for line in f:
+            if " URL:" in line and "robots.txt" not in line:
+                own += 1
+    return r, own
 
 
 def run_httrack(a, run_dir, seeds, port):
     out = os.path.join(run_dir, "httrack")
-    cmd = ["httrack", "-q", "-O", out, "-P", "127.0.0.1:%d" % port,
-           "-%L", seeds, "-c%d" % a.httrack_conns, "-%!", "-%c1000",
+    # Its limits lifted (--disable-security-limits, which also lifts the
+    # bandwidth cap; -%c connections a second; -c sockets; -A rate), no
+    # proxy, no robots.txt, no cache, no index.
+    cmd = ["httrack", "-q", "-O", out, "-%L", seeds,
+           "-c%d" % a.httrack_conns, "-%!", "-%c1000", "-A1000000000",
            "-%N0", "-s0", "-r99", "-C0", "-I0", "-E%d" % a.httrack_max_s,
-           "-*", "+*.bench.test/*"]
-    r = measure(cmd, env=peer_env(port), log=os.path.join(run_dir,
-                                                         "httrack.log"))
-    n = sum(count_files(os.path.join(out, h)) for h in HOSTS
-            if os.path.isdir(os.path.join(out, h)))
+           "-*"] + ["+%s/*" % h for h in authorities(port)]
+    r = measure(cmd, env=peer_env(), log=os.path.join(run_dir,
+                                                     "httrack.log"))
+    n = sum(count_files(os.path.join(out, d)) for d in os.listdir(out)
+            if d.startswith("127.0.0.")) if os.path.isdir(out) else 0
     return r, n
 
 
 def run_scrapy(a, run_dir, seeds, port):
     stats = os.path.join(run_dir, "scrapy-stats.txt")
-    cmd = [SYS_PYTHON, os.path.join(HERE, "spider.py"), seeds, stats]
-    r = measure(cmd, env=peer_env(port), log=os.path.join(run_dir,
-                                                         "scrapy.log"))
+    cmd = [SYS_PYTHON, os.path.join(HERE, "spider.py"), seeds, stats,
+           str(a.scrapy_concurrency), str(a.per_host)]
+    r = measure(cmd, env=peer_env(), log=os.path.join(run_dir,
+                                                     "scrapy.log"))
     own = None
     if os.path.exists(stats):
         with open(stats) as f:
@@ -275,12 +307,16 @@ def main():
                     help="more options for sigcrawl crawl, e.g. "
                     "'--search-index no' to see what a feature costs")
     ap.add_argument("--httrack-conns", type=int, default=16)
+    ap.add_argument("--scrapy-concurrency", type=int, default=64,
+                    help="CONCURRENT_REQUESTS of the Scrapy peer")
     # HTTrack 3.49-4 fetches about 10 pages/s here (it sleeps between
     # pages whatever the options say), so its run is capped: its rate is
     # that of the partial crawl, flagged in the table.
     ap.add_argument("--httrack-max-s", type=int, default=60)
     ap.add_argument("--sigcrawl", required=True)
     ap.add_argument("--bench-parse", required=True)
+    ap.add_argument("--port", type=int, default=0,
+                    help="the hosts' port (default: a free one)")
     ap.add_argument("--work", help="work directory (default: a temp dir, "
                     "removed at the end)")
     a = ap.parse_args()
@@ -299,12 +335,20 @@ def main():
 
     signal.signal(signal.SIGTERM, on_term)
     try:
-        if not os.path.exists(os.path.join(site, "seeds.txt")):
+        # The URLs name the port: a site made for another port, or
+        # another size, is made again.
+        port = a.port or free_port()
+        stamp = os.path.join(site, "made-for")
+        want = "%d pages port %d\n" % (a.pages, port)
+        if not os.path.exists(stamp) or open(stamp).read() != want:
+            shutil.rmtree(site, ignore_errors=True)
             print("generating %d pages in %s" % (a.pages, site), flush=True)
             subprocess.run([sys.executable, os.path.join(HERE, "gensite.py"),
-                            site, "--pages", str(a.pages)], check=True)
+                            site, "--pages", str(a.pages), "--authorities",
+                            ",".join(authorities(port))], check=True)
+            with open(stamp, "w") as f:
+                f.write(want)
         seeds = os.path.join(site, "seeds.txt")
-        port = free_port()
         nginx = Nginx(work, site, port)
         nginx.start()
         results = {t: [] for t in tools}
