@@ -1,0 +1,304 @@
+/* crawl-int.h — the crawl engine's private header: struct crawl, the job
+ * a leased URL travels in, and the functions the engine's files share.
+ * Only crawler/ engine files include it; crawl.h is the public side.
+ * crawler/README.md follows a URL through the files. */
+#ifndef CRAWL_INT_H
+#define CRAWL_INT_H
+
+#include "crawl.h"
+#include "conf.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "focus.h"
+#include "keys.h"
+#include "log.h"
+#include "frontier.h"
+#include "parse.h"
+#include "store.h"
+
+/* Jobs the writer takes into one transaction at most. */
+#define WRITE_BATCH 512
+/* How long the writer waits for more jobs before it commits. */
+#define WRITE_LINGER_MS 20
+/* A robots.txt is trusted this long (RFC 9309 §2.4: up to 24 hours). */
+#define ROBOTS_TTL_MS (24ull * 3600 * 1000)
+/* 429/503: a page is tried again at most this often per host in a row. */
+#define BACKOFF_MAX 3
+#define BACKOFF_CAP_MS (5 * 60 * 1000)
+
+static inline uint64_t mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+static inline uint64_t wall_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+struct link {
+	uint32_t off;       /* of the normalized URL, in job.link_text */
+	uint32_t found_off; /* of the URL as found, likewise */
+	uint16_t found_len;
+	struct norm_url u;
+};
+
+enum dup_kind { DUP_EXACT = 1, DUP_NEAR = 2 };
+
+enum job_kind {
+	JOB_PAGE,   /* a leased URL */
+	JOB_ROBOTS, /* a host's robots.txt: looked up, fetched, parsed, kept */
+	JOB_SEEDS,  /* seeds submitted at run time (crawl_add_seeds()) */
+	JOB_RELOAD, /* the seed files read again after crawl_reload() */
+};
+
+struct job {
+	struct job *next;
+	uint8_t kind;                /* enum job_kind */
+	struct frontier_lease lease; /* JOB_ROBOTS: host_id only */
+	struct norm_url lease_u;
+	bool fetched; /* a request was made */
+	long status;
+	int error; /* enum store_error */
+	bool truncated;
+	uint64_t fetched_at;
+	char content_type[128];
+	char location[NORM_URL_MAX * 2]; /* absolute, as curl resolved it */
+	char *body;
+	size_t body_len, body_cap;
+	/* For the WARC files ([store] warc): the URL requested, the request
+	 * and response header blocks as sent and received, the peer. */
+	char *fetch_url;
+	char *req_head, *resp_head;
+	size_t req_len, resp_len, resp_cap;
+	bool head_overflow;
+	char ip[48];
+	/* From the parser. */
+	char title[PARSE_TITLE_MAX + 1];
+	bool has_sig, has_simhash, text_empty;
+	unsigned char sig[16]; /* the [dedup] signature of the body text */
+	uint64_t simhash;
+	bool has_relevance;
+	double relevance;
+	/* From the writer: the representative it duplicates, if any. */
+	char dup_of[NORM_URL_MAX + 1];
+	uint8_t dup; /* 0, DUP_EXACT or DUP_NEAR */
+	bool has_redirect;
+	char redirect[NORM_URL_MAX + 1];
+	struct norm_url redirect_u;
+	/* The target as the Location header wrote it, made absolute; "" if
+	 * that form does not fit (then the record keeps redirect). */
+	char redirect_found[NORM_URL_MAX + 1];
+	/* With search_index: the body text (PARSE_TEXT), NULL when the page
+	 * was not parsed, and whether it said noindex. */
+	char *page_text;
+	size_t page_text_len;
+	bool noindex;
+	struct link *links;
+	size_t n_links, cap_links;
+	char *link_text;
+	size_t text_len, text_cap;
+	unsigned links_bad;
+	/* JOB_ROBOTS: the robots.txt URL, when its fetch started, the rules
+	 * once known and until when they hold (unix ms). */
+	char robots_url[NORM_URL_MAX + 16];
+	uint64_t robots_started_ms;
+	struct parse_robots *rules;
+	int64_t robots_expires;
+	bool robots_cached; /* the rules came from the store */
+	/* JOB_SEEDS: the caller's batch; JOB_SEEDS and JOB_RELOAD: the
+	 * writer's result (an sc_err), and the seeds queued. */
+	struct crawl_seeds *seeds;
+	int seeds_rc;
+	int seeds_added;
+};
+
+/* A queue of jobs between threads. */
+struct jobq {
+	struct job *head, *tail;
+	size_t n;
+};
+
+static inline void jobq_push(struct jobq *q, struct job *j)
+{
+	j->next = NULL;
+	if (q->tail)
+		q->tail->next = j;
+	else
+		q->head = j;
+	q->tail = j;
+	q->n++;
+}
+
+static inline struct job *jobq_pop(struct jobq *q)
+{
+	struct job *j = q->head;
+	if (j) {
+		q->head = j->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->n--;
+	}
+	return j;
+}
+
+enum robots_state { R_NONE, R_FETCHING, R_READY };
+
+/* A host that could not be reached (crawl.h): only such hosts have one,
+ * listed in the order they first failed. */
+struct trouble {
+	struct trouble *prev, *next;
+	uint32_t host_id;
+	uint64_t failed_ms; /* when the last failure was counted */
+	uint64_t retry_ms;  /* held until then */
+	struct crawl_host h;
+};
+
+/* The loop's state of one host, by host id. */
+struct robots_slot {
+	uint8_t state;
+	uint8_t backoffs; /* 429/503 in a row */
+	struct parse_robots *rules;
+	uint64_t expires_ms;
+	struct jobq parked;      /* leases waiting for the rules */
+	struct trouble *trouble; /* NULL while the host answers */
+	/* The page budget: fetches committed in earlier runs (read from
+	 * the frontier at the host's first lease) plus those started by
+	 * this one and not given back; and whether the frontier drains the
+	 * host because it is spent. */
+	bool budget_known, drained;
+	uint64_t budget_used;
+};
+
+struct xfer {
+	struct xfer *prev, *next; /* the crawl's transfers in flight */
+	CURL *easy;
+	struct crawl *c;
+	struct job *job; /* a page or a robots.txt */
+	uint64_t started_ms;
+	size_t limit;
+	bool truncated;
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+struct crawl {
+	int lock_fd; /* STORE/crawl.lock, held while the crawl runs */
+	/* Atomic: crawl_reload() swaps it on the loop while the parsers and
+	 * the writer read it; every version lives until the end. */
+	const struct crawl_opts *_Atomic o;
+	struct event_base *base;
+	CURLM *multi;
+	struct event *curl_timer, *sched_timer, *tick, *wakeup;
+	struct event *sigint, *sigterm;
+	struct curl_slist *connect_to;
+	MDB_env *env;
+	struct store *store;
+	struct frontier *fr;
+	struct warc_writer *warc;    /* the writer thread's, or NULL */
+	struct search_index *search; /* the writer thread's, or NULL */
+	struct focus *focus;
+
+	struct robots_slot *robots;
+	size_t n_robots;
+	struct trouble *troubles, *troubles_tail; /* unreachable hosts */
+	uint32_t hosts_held, hosts_given_up;
+
+	unsigned running;     /* transfers in flight, pages and robots.txt */
+	struct xfer *xfers;   /* the same, listed */
+	unsigned parked;      /* leases waiting for a robots.txt */
+	uint64_t started;     /* page fetches started */
+	uint64_t in_pipeline; /* jobs not yet committed (under mu) */
+	bool frontier_dry;    /* the last frontier_next() had nothing at all */
+	bool stopping;
+	bool done; /* sched_check_done() ended the loop (or would have) */
+	uint64_t t0;
+
+	pthread_mutex_t mu;
+	pthread_cond_t parse_cv, write_cv;
+	struct jobq to_parse, to_write;
+	struct jobq to_loop; /* robots.txt jobs coming back to the loop */
+	bool quit_parsers, quit_writer;
+	pthread_t *parsers;
+	unsigned n_parsers;
+	pthread_t writer;
+	bool writer_started;
+	int fatal;                /* an error that ends the crawl (under mu) */
+	struct crawl_summary sum; /* under mu */
+	uint64_t last_pages;
+	uint64_t last_tick;
+
+	/* Long-running mode (o->daemon), all on the loop's thread. */
+	bool paused;
+	struct curl_slist **old_connect_to; /* lists of earlier configs */
+	size_t n_old_connect_to;
+	uint64_t latency_count[CRAWL_LATENCY_BUCKETS + 1];
+	double latency_sum;
+};
+
+/* crawl.c */
+void job_free(struct job *j);
+SC_PRINTF(3, 4)
+void crawl_say(const struct crawl *c, int level, const char *fmt, ...);
+void crawl_die(struct crawl *c, int rc, const char *what);
+
+/* sched.c */
+void robots_url(const char *fetch, char *out, size_t cap);
+void sched_fill(struct crawl *c);
+void sched_check_done(struct crawl *c);
+void on_sched_timer(evutil_socket_t fd, short kind, void *arg);
+void seeds_back(struct crawl *c, struct job *j);
+void on_wakeup(evutil_socket_t fd, short kind, void *arg);
+
+/* robots-gate.c */
+struct robots_slot *robots_slot(struct crawl *c, uint32_t host);
+bool host_failed(struct crawl *c, const struct job *j, uint64_t started_ms,
+		 int reason, const char *detail);
+void host_ok(struct crawl *c, uint32_t host);
+bool host_unreachable(CURL *e, CURLcode cc);
+bool host_skips(struct crawl *c, struct robots_slot *s, struct job *j);
+void robots_done(struct crawl *c, struct xfer *x, CURLcode cc);
+void robots_back(struct crawl *c, struct job *j);
+
+/* fetch.c */
+int start_xfer(struct crawl *c, struct xfer *x, const char *url);
+void xfer_unlink(struct crawl *c, struct xfer *x);
+int error_kind(CURLcode cc);
+int curl_socket_cb(CURL *e, curl_socket_t s, int what, void *cbp, void *sockp);
+void on_curl_timer(evutil_socket_t fd, short kind, void *arg);
+int curl_timer_cb(CURLM *m, long timeout_ms, void *arg);
+
+/* parsers.c */
+void *parser_main(void *arg);
+void parse_submit(struct crawl *c, struct job *j, bool parse);
+
+/* writer.c */
+void *writer_main(void *arg);
+
+/* seeds.c */
+int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat, const char *path,
+		 int *added);
+int add_seeds(struct crawl *c);
+
+/* progress.c */
+void progress_show(struct crawl *c, bool final);
+void on_tick(evutil_socket_t fd, short kind, void *arg);
+
+#endif

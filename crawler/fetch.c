@@ -1,0 +1,342 @@
+/* fetch.c — the transfers: libcurl's multi interface driven by libevent
+ * (sockets and timer), each easy handle's callbacks, and what a finished
+ * page fetch becomes (page_done). */
+#include "crawl-int.h"
+
+static size_t write_cb(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct xfer *x = arg;
+	size_t n = size * nmemb;
+	char **buf = &x->job->body;
+	size_t *len = &x->job->body_len;
+	size_t *cap = &x->job->body_cap;
+
+	if (*len + n > x->limit) {
+		/* Keep what fits, then stop the transfer: recorded as
+		 * truncated, not as an error. */
+		n = x->limit - *len;
+		x->truncated = true;
+	}
+	if (*len + n > *cap) {
+		size_t c = *cap ? *cap : 16384;
+		while (c < *len + n)
+			c *= 2;
+		if (c > x->limit)
+			c = x->limit;
+		char *b = realloc(*buf, c);
+		if (!b)
+			return 0;
+		*buf = b;
+		*cap = c;
+	}
+	memcpy(*buf + *len, data, n);
+	*len += n;
+	return x->truncated ? 0 : size * nmemb;
+}
+
+/* The response header block, kept for the WARC files (at most
+ * WARC_HEAD_MAX bytes: more is an overflow, and the page's exchange is
+ * left out of them). */
+static size_t header_cb(char *data, size_t size, size_t nmemb, void *arg)
+{
+	struct job *j = arg;
+	size_t n = size * nmemb;
+	if (j->head_overflow)
+		return n;
+	if (j->resp_len + n > WARC_HEAD_MAX) {
+		j->head_overflow = true;
+		return n;
+	}
+	if (j->resp_len + n > j->resp_cap) {
+		size_t cap = j->resp_cap ? j->resp_cap * 2 : 1024;
+		while (cap < j->resp_len + n)
+			cap *= 2;
+		char *h = realloc(j->resp_head, cap);
+		if (!h)
+			return 0; /* ends the transfer: CURLE_WRITE_ERROR */
+		j->resp_head = h;
+		j->resp_cap = cap;
+	}
+	memcpy(j->resp_head + j->resp_len, data, n);
+	j->resp_len += n;
+	return n;
+}
+
+/* The request header block as sent, for the WARC files: libcurl shows it
+ * only through its debug callback. */
+static int debug_cb(CURL *e, curl_infotype type, char *data, size_t size,
+		    void *arg)
+{
+	(void)e;
+	struct job *j = arg;
+	if (type != CURLINFO_HEADER_OUT || size > WARC_HEAD_MAX)
+		return 0;
+	char *r = malloc(size ? size : 1);
+	if (!r)
+		return 0;
+	memcpy(r, data, size);
+	free(j->req_head);
+	j->req_head = r;
+	j->req_len = size;
+	return 0;
+}
+
+int start_xfer(struct crawl *c, struct xfer *x, const char *url)
+{
+	const struct crawl_opts *o = c->o;
+	CURL *e = curl_easy_init();
+	if (!e)
+		return SC_E_NOMEM;
+	x->easy = e;
+	x->c = c;
+	x->started_ms = mono_ms();
+	curl_easy_setopt(e, CURLOPT_URL, url);
+	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
+	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
+	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
+	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
+	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	curl_easy_setopt(e, CURLOPT_USERAGENT, o->user_agent);
+	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* all curl has */
+	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
+	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
+	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
+			 (long)(o->timeout_s < 10 ? o->timeout_s : 10) * 1000L);
+	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)o->timeout_s * 1000L);
+	if (c->connect_to)
+		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
+	if (x->job->kind == JOB_PAGE) {
+		/* Redirects are the crawler's: the target is queued. */
+		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+		if (c->warc) {
+			curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
+			curl_easy_setopt(e, CURLOPT_HEADERDATA, x->job);
+			curl_easy_setopt(e, CURLOPT_DEBUGFUNCTION, debug_cb);
+			curl_easy_setopt(e, CURLOPT_DEBUGDATA, x->job);
+			curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
+		}
+	} else {
+		/* robots.txt: RFC 9309 §2.3.1.2, follow at least five. */
+		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+		curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
+	}
+	if (curl_multi_add_handle(c->multi, e) != CURLM_OK) {
+		curl_easy_cleanup(e);
+		return SC_E_NOMEM;
+	}
+	x->prev = NULL;
+	x->next = c->xfers;
+	if (c->xfers)
+		c->xfers->prev = x;
+	c->xfers = x;
+	c->running++;
+	return 0;
+}
+
+/* Take a finished or abandoned transfer out of the multi handle and the
+ * list. */
+void xfer_unlink(struct crawl *c, struct xfer *x)
+{
+	curl_multi_remove_handle(c->multi, x->easy);
+	if (x->prev)
+		x->prev->next = x->next;
+	else
+		c->xfers = x->next;
+	if (x->next)
+		x->next->prev = x->prev;
+	c->running--;
+}
+
+int error_kind(CURLcode cc)
+{
+	switch (cc) {
+	case CURLE_COULDNT_RESOLVE_HOST:
+	case CURLE_COULDNT_RESOLVE_PROXY: return STORE_ERROR_DNS;
+	case CURLE_COULDNT_CONNECT: return STORE_ERROR_CONNECT;
+	case CURLE_OPERATION_TIMEDOUT: return STORE_ERROR_TIMEOUT;
+	case CURLE_SSL_CONNECT_ERROR:
+	case CURLE_PEER_FAILED_VERIFICATION:
+	case CURLE_SSL_CERTPROBLEM:
+	case CURLE_SSL_CIPHER:
+	case CURLE_SSL_CACERT_BADFILE: return STORE_ERROR_TLS;
+	case CURLE_BAD_CONTENT_ENCODING: return STORE_ERROR_DECOMPRESSION;
+	default: return STORE_ERROR_OTHER;
+	}
+}
+
+static void record_latency(struct crawl *c, uint64_t ms)
+{
+	double s = (double)ms / 1000.0;
+	size_t i = 0;
+	while (i < CRAWL_LATENCY_BUCKETS && s > crawl_latency_le[i])
+		i++;
+	c->latency_count[i]++;
+	c->latency_sum += s;
+}
+
+static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
+{
+	struct job *j = x->job;
+	struct robots_slot *s = robots_slot(c, j->lease.host_id);
+	record_latency(c, mono_ms() - x->started_ms);
+	long status = 0;
+	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+
+	/* The host answered, or cannot be reached at all: then it is held
+	 * and the page waits with it, unless the host is given up, when the
+	 * page is recorded with the error (crawl.h). */
+	bool answered = cc == CURLE_OK ||
+			(cc == CURLE_WRITE_ERROR && x->truncated);
+	if (answered) {
+		host_ok(c, j->lease.host_id);
+	} else if (host_unreachable(x->easy, cc) &&
+		   !host_failed(c, j, x->started_ms, error_kind(cc),
+				x->errbuf[0] ? x->errbuf
+					     : curl_easy_strerror(cc))) {
+		if (s && s->budget_used) /* not fetched after all */
+			s->budget_used--;
+		frontier_return(c->fr, &j->lease);
+		job_free(j);
+		return;
+	}
+
+	/* 429 and 503 with Retry-After: the host backs off and the page is
+	 * tried again, a few times in a row at most. */
+	if (cc == CURLE_OK && (status == 429 || status == 503) && s &&
+	    s->backoffs < BACKOFF_MAX) {
+		curl_off_t after = 0;
+		curl_easy_getinfo(x->easy, CURLINFO_RETRY_AFTER, &after);
+		if (after > 0) {
+			uint64_t ms = (uint64_t)after * 1000;
+			if (ms > BACKOFF_CAP_MS)
+				ms = BACKOFF_CAP_MS;
+			s->backoffs++;
+			if (s->budget_used) /* not fetched after all */
+				s->budget_used--;
+			frontier_hold(c->fr, j->lease.host_id, mono_ms() + ms);
+			frontier_return(c->fr, &j->lease);
+			job_free(j);
+			return;
+		}
+	}
+	if (s && status != 429 && status != 503)
+		s->backoffs = 0;
+
+	j->fetched = true;
+	j->fetched_at = wall_ms();
+	j->truncated = x->truncated;
+	char *ip = NULL;
+	if (c->warc &&
+	    curl_easy_getinfo(x->easy, CURLINFO_PRIMARY_IP, &ip) == CURLE_OK &&
+	    ip && strlen(ip) < sizeof(j->ip))
+		strcpy(j->ip, ip);
+	if (answered) {
+		j->status = status;
+		char *ct = NULL;
+		curl_easy_getinfo(x->easy, CURLINFO_CONTENT_TYPE, &ct);
+		if (ct)
+			snprintf(j->content_type, sizeof(j->content_type), "%s",
+				 ct);
+		char *loc = NULL;
+		curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_URL, &loc);
+		if (loc && strlen(loc) < sizeof(j->location))
+			strcpy(j->location, loc);
+		if (x->truncated)
+			j->error = STORE_ERROR_TOO_BIG;
+		else if (status >= 400)
+			j->error = STORE_ERROR_HTTP_ERROR;
+	} else {
+		j->status = status;
+		j->error = error_kind(cc);
+	}
+	frontier_release(c->fr, j->lease.host_id);
+	x->job = NULL;
+	parse_submit(c, j, true);
+}
+
+static void check_multi_info(struct crawl *c)
+{
+	CURLMsg *m;
+	int left;
+	while ((m = curl_multi_info_read(c->multi, &left))) {
+		if (m->msg != CURLMSG_DONE)
+			continue;
+		struct xfer *x;
+		curl_easy_getinfo(m->easy_handle, CURLINFO_PRIVATE,
+				  (char **)&x);
+		CURLcode cc = m->data.result;
+		xfer_unlink(c, x);
+		if (x->job->kind == JOB_PAGE)
+			page_done(c, x, cc);
+		else
+			robots_done(c, x, cc);
+		curl_easy_cleanup(x->easy);
+		free(x);
+	}
+	sched_fill(c);
+	sched_check_done(c);
+}
+
+static void on_socket(evutil_socket_t fd, short kind, void *arg)
+{
+	struct crawl *c = arg;
+	int action = ((kind & EV_READ) ? CURL_CSELECT_IN : 0) |
+		     ((kind & EV_WRITE) ? CURL_CSELECT_OUT : 0);
+	int running;
+	curl_multi_socket_action(c->multi, fd, action, &running);
+	check_multi_info(c);
+}
+
+int curl_socket_cb(CURL *e, curl_socket_t s, int what, void *cbp, void *sockp)
+{
+	(void)e;
+	struct crawl *c = cbp;
+	struct event *ev = sockp;
+	if (what == CURL_POLL_REMOVE) {
+		if (ev) {
+			event_free(ev);
+			curl_multi_assign(c->multi, s, NULL);
+		}
+		return 0;
+	}
+	short kind = (short)(((what & CURL_POLL_IN) ? EV_READ : 0) |
+			     ((what & CURL_POLL_OUT) ? EV_WRITE : 0) |
+			     EV_PERSIST);
+	if (ev) {
+		event_del(ev);
+		event_assign(ev, c->base, s, kind, on_socket, c);
+	} else {
+		ev = event_new(c->base, s, kind, on_socket, c);
+		if (!ev)
+			return -1;
+		curl_multi_assign(c->multi, s, ev);
+	}
+	event_add(ev, NULL);
+	return 0;
+}
+
+void on_curl_timer(evutil_socket_t fd, short kind, void *arg)
+{
+	(void)fd;
+	(void)kind;
+	struct crawl *c = arg;
+	int running;
+	curl_multi_socket_action(c->multi, CURL_SOCKET_TIMEOUT, 0, &running);
+	check_multi_info(c);
+}
+
+int curl_timer_cb(CURLM *m, long timeout_ms, void *arg)
+{
+	(void)m;
+	struct crawl *c = arg;
+	if (timeout_ms < 0) {
+		evtimer_del(c->curl_timer);
+	} else {
+		/* 0 means "now": a zero timer, never a call from here. */
+		struct timeval tv = { timeout_ms / 1000,
+				      (timeout_ms % 1000) * 1000 };
+		evtimer_add(c->curl_timer, &tv);
+	}
+	return 0;
+}

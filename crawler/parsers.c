@@ -1,0 +1,222 @@
+/* parsers.c — the parser threads: each job's body parsed (links, text,
+ * signatures, relevance) or its robots.txt read, off the loop. */
+#include "crawl-int.h"
+
+static int keep_link(void *ctx, const struct parse_link *l)
+{
+	struct job *j = ctx;
+	/* The parser decided, over every occurrence of the URL (parse.h). */
+	if (!l->follow)
+		return 0;
+	size_t n = (size_t)l->u->len + 1, nf = l->found_len + 1;
+	if (j->text_len + n + nf > j->text_cap) {
+		size_t cap = j->text_cap ? j->text_cap * 2 : 4096;
+		while (cap < j->text_len + n + nf)
+			cap *= 2;
+		char *t = realloc(j->link_text, cap);
+		if (!t)
+			return SC_E_NOMEM;
+		j->link_text = t;
+		j->text_cap = cap;
+	}
+	if (j->n_links == j->cap_links) {
+		size_t cap = j->cap_links ? j->cap_links * 2 : 32;
+		struct link *v = realloc(j->links, cap * sizeof(*v));
+		if (!v)
+			return SC_E_NOMEM;
+		j->links = v;
+		j->cap_links = cap;
+	}
+	memcpy(j->link_text + j->text_len, l->url, n);
+	memcpy(j->link_text + j->text_len + n, l->found, nf);
+	j->links[j->n_links++] = (struct link){
+		.off = (uint32_t)j->text_len,
+		.found_off = (uint32_t)(j->text_len + n),
+		.found_len = (uint16_t)l->found_len,
+		.u = *l->u,
+	};
+	j->text_len += n + nf;
+	return 0;
+}
+
+static bool is_html(const struct job *j)
+{
+	const char *t = j->content_type;
+	if (!t[0]) /* no type: sniff the way browsers start to */
+		return j->body_len &&
+		       (j->body[0] == '<' ||
+			(j->body_len > 3 && j->body[0] == '\xef'));
+	return strncasecmp(t, "text/html", 9) == 0 ||
+	       strncasecmp(t, "application/xhtml+xml", 21) == 0;
+}
+
+/* The body text goes to the writer for the search index: the parser's
+ * buffer itself, trimmed to its length. */
+static void keep_text(struct job *j, struct parse_text *t, bool noindex)
+{
+	if (!t->buf)
+		return;
+	char *s = realloc(t->buf, t->len + 1);
+	j->page_text = s ? s : t->buf;
+	j->page_text_len = t->len;
+	j->noindex = noindex;
+	*t = (struct parse_text){ 0 };
+}
+
+static void parse_job(struct crawl *c, struct job *j)
+{
+	const struct crawl_opts *o = c->o;
+	if (j->status >= 300 && j->status < 400 && j->location[0]) {
+		int rc = norm_url(&o->norm, NULL, j->location,
+				  strlen(j->location), j->redirect,
+				  sizeof(j->redirect), &j->redirect_u);
+		struct norm_url fu;
+		if (rc == 0 && norm_url(&norm_as_found, NULL, j->location,
+					strlen(j->location), j->redirect_found,
+					sizeof(j->redirect_found), &fu) != 0)
+			j->redirect_found[0] = '\0';
+		if (rc == 0) {
+			j->has_redirect = true;
+			if (j->lease.redirects >= 10)
+				j->error = STORE_ERROR_TOO_MANY_REDIRECTS;
+		} else {
+			j->links_bad++;
+		}
+	} else if (j->status >= 200 && j->status < 300 && is_html(j)) {
+		struct parse_page *pg = malloc(sizeof(*pg));
+		if (pg) {
+			unsigned sig =
+				o->signature == CONF_SIGNATURE_MD5_TEXT
+					? PARSE_MD5
+				: o->signature == CONF_SIGNATURE_MD5_TEXT_SIZE
+					? PARSE_MD5_SIZE
+					: 0;
+			struct parse_text text = { 0 };
+			struct parse_doc_opts po = {
+				.content_type = j->content_type,
+				.body_size = j->body_len,
+				/* SimHash only when near-duplicates are
+				 * looked for: it is a tenth of the page's
+				 * CPU (docs/bench.md). */
+				.flags = sig |
+					 (o->near_k >= 0 ? PARSE_SIMHASH : 0) |
+					 (o->search_index ? PARSE_TEXT : 0),
+				.text = &text,
+				.keywords = focus_keywords(c->focus,
+							   j->lease.category),
+			};
+			int rc = parse_document(j->body, j->body_len,
+						j->lease.url, j->lease.url_len,
+						&o->norm, &po, keep_link, j,
+						pg);
+			if (rc == 0) {
+				memcpy(j->title, pg->title, sizeof(j->title));
+				j->links_bad += pg->links_bad;
+				j->has_sig = sig != 0;
+				memcpy(j->sig,
+				       sig == PARSE_MD5 ? pg->md5
+							: pg->md5_size,
+				       sizeof(j->sig));
+				j->has_simhash = o->near_k >= 0;
+				j->simhash = pg->simhash;
+				/* text_empty counts words, and only
+				 * the SimHash tokenizer counts them. */
+				j->text_empty = pg->text_bytes == 0;
+				keep_text(j, &text, pg->noindex);
+				j->has_relevance = pg->has_relevance;
+				j->relevance = pg->relevance;
+			}
+			parse_text_free(&text);
+			free(pg);
+		}
+	}
+	/* The body goes no further, unless to the WARC files. */
+	if (!o->warc) {
+		free(j->body);
+		j->body = NULL;
+		j->body_cap = 0;
+	}
+}
+
+/* The rules of a robots.txt answer: RFC 9309 §2.3.1.3 (4xx: allow all). */
+static struct parse_robots *robots_rules(struct crawl *c, int status,
+					 const char *body, size_t len)
+{
+	struct parse_robots *r = NULL;
+	int rc = status >= 200 && status < 300
+			 ? parse_robots(body ? body : "", len,
+					c->o->robots_token, &r)
+			 : parse_robots_allow_all(&r);
+	return rc ? NULL : r;
+}
+
+/* A robots.txt job on a parser: before the fetch, look for an answer
+ * kept by an earlier run; after it, parse what came. */
+static void robots_job(struct crawl *c, struct job *j)
+{
+	if (j->fetched) {
+		j->rules = robots_rules(c, (int)j->status, j->body,
+					j->body_len);
+		return;
+	}
+	MDB_txn *txn;
+	if (mdb_txn_begin(c->env, NULL, MDB_RDONLY, &txn))
+		return; /* not found, as it were: it is fetched */
+	struct frontier_robots r;
+	if (frontier_robots_get(c->fr, txn, j->robots_url,
+				strlen(j->robots_url), &r) == 0 &&
+	    r.expires_at > (int64_t)wall_ms()) {
+		j->rules = robots_rules(c, r.status, r.body, r.body_len);
+		j->robots_expires = r.expires_at;
+		j->robots_cached = j->rules != NULL;
+	}
+	mdb_txn_abort(txn);
+}
+
+void *parser_main(void *arg)
+{
+	struct crawl *c = arg;
+	for (;;) {
+		pthread_mutex_lock(&c->mu);
+		while (!c->to_parse.head && !c->quit_parsers)
+			pthread_cond_wait(&c->parse_cv, &c->mu);
+		struct job *j = jobq_pop(&c->to_parse);
+		pthread_mutex_unlock(&c->mu);
+		if (!j)
+			break;
+		if (j->kind == JOB_ROBOTS) {
+			robots_job(c, j);
+			if (!j->fetched) { /* a lookup: back to the loop */
+				pthread_mutex_lock(&c->mu);
+				jobq_push(&c->to_loop, j);
+				pthread_mutex_unlock(&c->mu);
+				event_active(c->wakeup, EV_READ, 0);
+				continue;
+			}
+		} else {
+			parse_job(c, j);
+		}
+		pthread_mutex_lock(&c->mu);
+		jobq_push(&c->to_write, j);
+		pthread_cond_signal(&c->write_cv);
+		pthread_mutex_unlock(&c->mu);
+	}
+	return NULL;
+}
+
+/* Hand a finished job on: to a parser, or straight to the writer when
+ * there is nothing to parse. */
+void parse_submit(struct crawl *c, struct job *j, bool parse)
+{
+	pthread_mutex_lock(&c->mu);
+	if (j->kind == JOB_PAGE) /* robots.txt jobs keep leases parked */
+		c->in_pipeline++;
+	if (parse) {
+		jobq_push(&c->to_parse, j);
+		pthread_cond_signal(&c->parse_cv);
+	} else {
+		jobq_push(&c->to_write, j);
+		pthread_cond_signal(&c->write_cv);
+	}
+	pthread_mutex_unlock(&c->mu);
+}

@@ -1,0 +1,532 @@
+/* writer.c — the writer thread: batches of finished jobs committed in one
+ * LMDB transaction each, with the records, the duplicate policy, the
+ * queued links, and the WARC and search-index hooks. */
+#include "crawl-int.h"
+
+/* A fetched robots.txt answer is kept for the next run. */
+static int write_robots(struct crawl *c, MDB_txn *txn, const struct job *j)
+{
+	struct frontier_robots r = {
+		.fetched_at = (int64_t)j->fetched_at,
+		.expires_at = j->robots_expires,
+		.status = (int)j->status,
+		.body = j->body,
+		.body_len = j->body_len,
+	};
+	int rc = frontier_robots_put(c->fr, txn, j->robots_url,
+				     strlen(j->robots_url), &r);
+	/* Only a database failure matters: an answer not kept is asked
+	 * again next time. */
+	return rc == SC_E_DB ? rc : 0;
+}
+
+/* Does the redirect of j close a loop?  The target is j itself, or a
+ * chain of recorded redirects leads from the target back to j. */
+static bool redirect_loops(struct crawl *c, MDB_txn *txn, const struct job *j)
+{
+	const char *self = j->lease.url;
+	size_t self_len = j->lease.url_len;
+	const char *t = j->redirect;
+	size_t t_len = j->redirect_u.len;
+	for (int hop = 0; hop <= 10; hop++) {
+		if (t_len == self_len && memcmp(t, self, t_len) == 0)
+			return true;
+		unsigned char key[SC_KEY_LEN];
+		struct store_record r;
+		sc_url_key(t, t_len, key);
+		if (store_get(c->store, txn, key, &r) || !r.redirect)
+			return false;
+		t = r.redirect;
+		t_len = r.redirect_len;
+	}
+	return false;
+}
+
+/* Is the page a duplicate?  Its signature is claimed (the first page with
+ * it is the representative), else its SimHash is looked up among the
+ * representatives' and filed when none is near enough.  A page without
+ * body text is never collapsed: every empty page has the same signature. */
+static int dedup(struct crawl *c, MDB_txn *txn, struct job *j)
+{
+	const struct crawl_opts *o = c->o;
+	if (j->text_empty)
+		return 0;
+	if (j->has_sig) {
+		const char *rep;
+		size_t len;
+		int rc = store_sig_claim(c->store, txn, j->sig, j->lease.url,
+					 j->lease.url_len, &rep, &len);
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			/* rep is valid until the next write: copy it. */
+			if (len >= sizeof(j->dup_of))
+				return SC_E_CORRUPT;
+			memcpy(j->dup_of, rep, len);
+			j->dup_of[len] = '\0';
+			j->dup = DUP_EXACT;
+			return 0;
+		}
+	}
+	if (!j->has_simhash || o->near_k < 0)
+		return 0;
+	struct store_simhash_hit hit;
+	int rc = store_simhash_find(c->store, txn, j->simhash,
+				    (unsigned)o->near_k, &hit);
+	if (rc == 0) {
+		struct store_record r;
+		if ((rc = store_get(c->store, txn, hit.rep, &r)))
+			return rc == SC_E_NOTFOUND ? SC_E_CORRUPT : rc;
+		if (r.normalized_len == j->lease.url_len &&
+		    memcmp(r.normalized, j->lease.url, r.normalized_len) == 0)
+			return 0; /* itself, fetched again after a crash */
+		if (r.normalized_len >= sizeof(j->dup_of))
+			return SC_E_CORRUPT;
+		memcpy(j->dup_of, r.normalized, r.normalized_len);
+		j->dup_of[r.normalized_len] = '\0';
+		j->dup = DUP_NEAR;
+		return 0;
+	}
+	if (rc != SC_E_NOTFOUND)
+		return rc;
+	unsigned char key[SC_KEY_LEN];
+	sc_url_key(j->lease.url, j->lease.url_len, key);
+	return store_simhash_add(c->store, txn, j->simhash, key);
+}
+
+/* Seeds submitted at run time, or the seed files read again after a
+ * reload.  A seed file that cannot be read is reported and skipped: the
+ * rest of the batch still commits. */
+static int write_seeds(struct crawl *c, MDB_txn *txn, struct job *j)
+{
+	const struct crawl_opts *o = c->o;
+	if (j->kind == JOB_RELOAD) {
+		/* The categories' settings, for `report`. */
+		int rc = focus_put_categories(c->focus, c->store, txn);
+		if (rc)
+			return rc;
+		for (size_t i = 0; i < o->n_categories && rc != SC_E_DB; i++)
+			if (o->categories[i].seeds_file)
+				rc = add_seeds_of(c, txn, (uint16_t)i,
+						  o->categories[i].seeds_file,
+						  &j->seeds_added);
+		return rc == SC_E_DB ? rc : 0;
+	}
+	struct crawl_seeds *sd = j->seeds;
+	for (size_t i = 0; i < sd->n; i++) {
+		struct frontier_url fu = {
+			.url = sd->url[i],
+			.url_len = sd->u[i].len,
+			.u = &sd->u[i],
+			.found = sd->found[i],
+			.found_len = sd->found_u[i].len,
+			.category = sd->category,
+		};
+		int rc = frontier_add(c->fr, txn, &fu);
+		if (rc < 0 && rc != SC_E_INVAL)
+			return rc;
+		/* A host name too long for the frontier counts as known:
+		 * the caller's normalization bounds it, so this is rare. */
+		sd->added[i] = rc == 1;
+		j->seeds_added += rc == 1;
+	}
+	return 0;
+}
+
+static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
+		     struct frontier_url **fu, size_t *n_fu, size_t *cap_fu)
+{
+	const struct crawl_opts *o = c->o;
+	struct store_record r = { 0 };
+	if (j->kind == JOB_ROBOTS)
+		return j->fetched && j->rules ? write_robots(c, txn, j) : 0;
+	if (j->kind == JOB_SEEDS || j->kind == JOB_RELOAD)
+		return write_seeds(c, txn, j);
+	if (j->has_redirect && !j->error && redirect_loops(c, txn, j))
+		j->error = STORE_ERROR_REDIRECT_LOOP;
+	int rc = dedup(c, txn, j);
+	if (rc)
+		return rc;
+	r.url = j->lease.found;
+	r.url_len = j->lease.found_len;
+	r.normalized = j->lease.url;
+	r.normalized_len = j->lease.url_len;
+	const char *cat = j->lease.category < o->n_categories
+				  ? o->categories[j->lease.category].name
+				  : "";
+	r.category = cat;
+	r.category_len = strlen(cat);
+	r.depth = j->lease.depth;
+	r.fetched = j->fetched;
+	r.status = j->fetched && j->status >= 100 && j->status <= 999
+			   ? (int)j->status
+			   : 0;
+	r.error = (enum store_error)j->error;
+	r.truncated = j->truncated;
+	if (j->fetched) {
+		r.bytes = j->body_len;
+		r.fetched_at = (int64_t)j->fetched_at;
+		if (j->content_type[0]) {
+			r.content_type = j->content_type;
+			r.content_type_len = strlen(j->content_type);
+		}
+	}
+	if (j->title[0]) {
+		r.title = j->title;
+		r.title_len = strlen(j->title);
+	}
+	if (j->has_redirect) {
+		r.redirect = j->redirect;
+		r.redirect_len = strlen(j->redirect);
+	}
+	if (j->has_sig) {
+		r.has_signature = true;
+		memcpy(r.signature, j->sig, sizeof(r.signature));
+	}
+	if (j->has_simhash) {
+		r.has_simhash = true;
+		r.simhash = j->simhash;
+	}
+	r.has_relevance = j->has_relevance;
+	r.relevance = j->relevance;
+	if (j->dup) {
+		r.duplicate_of = j->dup_of;
+		r.duplicate_of_len = strlen(j->dup_of);
+	}
+	if ((rc = store_put(c->store, txn, &r)))
+		return rc;
+	if ((rc = frontier_done(c->fr, txn, &j->lease)) && rc != SC_E_NOTFOUND)
+		return rc;
+	/* The host's page budget counts committed fetches (frontier.h). */
+	if (rc == 0 && j->fetched &&
+	    (rc = frontier_count_fetch(c->fr, txn, j->lease.host_id)))
+		return rc;
+
+	/* New URLs: the redirect target at the same depth, links one
+	 * deeper.  They are queued together at the end of the batch. */
+	size_t need = *n_fu + j->n_links + 1;
+	if (need > *cap_fu) {
+		size_t cap = *cap_fu ? *cap_fu : 1024;
+		while (cap < need)
+			cap *= 2;
+		struct frontier_url *v = realloc(*fu, cap * sizeof(*v));
+		if (!v)
+			return SC_E_NOMEM;
+		*fu = v;
+		*cap_fu = cap;
+	}
+	/* A redirect out of scope is recorded, not followed. */
+	if (j->has_redirect && !j->error &&
+	    !focus_in_scope(c->focus, j->lease.category, j->lease.url,
+			    &j->lease_u, j->redirect, &j->redirect_u))
+		focus_count(c->focus, j->lease.category,
+			    STORE_FOCUS_PRUNED_SCOPE, 1);
+	else if (j->has_redirect && !j->error) {
+		(*fu)[(*n_fu)++] = (struct frontier_url){
+			.url = j->redirect,
+			.url_len = j->redirect_u.len,
+			.u = &j->redirect_u,
+			.found = j->redirect_found[0] ? j->redirect_found
+						      : j->redirect,
+			.found_len = j->redirect_found[0]
+					     ? strlen(j->redirect_found)
+					     : j->redirect_u.len,
+			.depth = j->lease.depth,
+			.category = j->lease.category,
+			.redirects = (uint8_t)(j->lease.redirects + 1),
+			.offtopic = j->lease.offtopic,
+		};
+	}
+	uint8_t off;
+	bool follow = focus_follow(c->focus, j->lease.category,
+				   j->has_relevance, j->relevance,
+				   j->lease.offtopic, &off);
+	if (j->lease.depth + 1u <= o->max_depth &&
+	    (!j->dup || o->follow_duplicate_links)) {
+		if (!follow)
+			focus_count(c->focus, j->lease.category,
+				    STORE_FOCUS_PRUNED_RELEVANCE, j->n_links);
+		for (size_t i = 0; i < j->n_links && follow; i++) {
+			struct link *l = &j->links[i];
+			if (!focus_in_scope(c->focus, j->lease.category,
+					    j->lease.url, &j->lease_u,
+					    j->link_text + l->off, &l->u)) {
+				focus_count(c->focus, j->lease.category,
+					    STORE_FOCUS_PRUNED_SCOPE, 1);
+				continue;
+			}
+			(*fu)[(*n_fu)++] = (struct frontier_url){
+				.url = j->link_text + l->off,
+				.url_len = l->u.len,
+				.u = &l->u,
+				.found = j->link_text + l->found_off,
+				.found_len = l->found_len,
+				.depth = (uint16_t)(j->lease.depth + 1),
+				.category = j->lease.category,
+				.offtopic = off,
+			};
+		}
+	}
+	return 0;
+}
+
+/* Did the response carry a Content-Encoding (other than identity), which
+ * libcurl then decoded? */
+static bool head_has_encoding(const char *h, size_t len)
+{
+	static const char name[] = "content-encoding:";
+	const size_t nl = sizeof(name) - 1;
+	for (size_t i = 0; i < len;) {
+		const char *eol = memchr(h + i, '\n', len - i);
+		size_t end = eol ? (size_t)(eol - h) : len;
+		if (end - i > nl && strncasecmp(h + i, name, nl) == 0) {
+			const char *v = h + i + nl;
+			while (v < h + end && (*v == ' ' || *v == '\t'))
+				v++;
+			if (v < h + end && strncasecmp(v, "identity", 8) != 0)
+				return true;
+		}
+		i = end + 1;
+	}
+	return false;
+}
+
+/* A fetched page's request and response, into the WARC files.  Pages
+ * whose exchange the writer refuses (no response head, an oversized or
+ * malformed one) are counted and left out; a write failure is fatal. */
+static int write_warc(struct crawl *c, const struct job *j)
+{
+	if (j->kind != JOB_PAGE || !j->fetched)
+		return 0;
+	int rc = SC_E_INVAL;
+	if (j->status > 0 && j->req_head && j->resp_head && !j->head_overflow) {
+		struct warc_exchange x = {
+			.target_uri = j->fetch_url,
+			.fetched_at = (int64_t)j->fetched_at,
+			.ip = j->ip[0] ? j->ip : NULL,
+			.request = j->req_head,
+			.request_len = j->req_len,
+			.response_head = j->resp_head,
+			.response_head_len = j->resp_len,
+			.payload = j->body,
+			.payload_len = j->body_len,
+			.payload_decoded = head_has_encoding(j->resp_head,
+							     j->resp_len),
+		};
+		rc = warc_write_exchange(c->warc, &x);
+	}
+	pthread_mutex_lock(&c->mu);
+	if (rc == 0)
+		c->sum.warc_exchanges++;
+	else if (rc == SC_E_INVAL)
+		c->sum.warc_skipped++;
+	pthread_mutex_unlock(&c->mu);
+	return rc == SC_E_INVAL ? 0 : rc;
+}
+
+/* One page of the batch into the search index.  A page that says
+ * noindex is removed (it may have been indexed before it said so); a
+ * duplicate is an alias of its representative, never a page of its own;
+ * a page that was not parsed (an error, a redirect, not HTML) has no
+ * text and is left alone. */
+static int index_job(struct crawl *c, const struct job *j)
+{
+	if (j->kind != JOB_PAGE || !j->page_text)
+		return 0;
+	const char *url = j->lease.url;
+	size_t len = j->lease.url_len;
+	if (j->noindex)
+		return search_forget(c->search, url, len);
+	if (j->dup)
+		return search_put_alias(
+			c->search, j->dup_of, strlen(j->dup_of), url, len,
+			j->dup == DUP_NEAR ? SEARCH_NEAR_DUPLICATE
+					   : SEARCH_SAME_SIGNATURE);
+	const char *cat = j->lease.category < c->o->n_categories
+				  ? c->o->categories[j->lease.category].name
+				  : "";
+	struct search_page p = {
+		.url = url,
+		.url_len = len,
+		.category = cat,
+		.category_len = strlen(cat),
+		.title = j->title,
+		.title_len = strlen(j->title),
+		.text = j->page_text,
+		.text_len = j->page_text_len,
+	};
+	return search_put_page(c->search, &p);
+}
+
+/* The batch's pages into the search index, in one SQLite transaction
+ * committed BEFORE the LMDB transaction of the same batch.  So a kill -9
+ * or a power cut never leaves a committed record without its text: at
+ * worst the index holds pages whose records were not committed; those
+ * are still queued, are fetched again, and are written again over
+ * themselves (every write of search_put_*() is an upsert of one URL's
+ * whole truth, so a page that turns out a duplicate the second time
+ * leaves the pages for the aliases).  If the LMDB commit fails after
+ * this one succeeded, the crawl stops, with the same outcome. */
+static int index_batch(struct crawl *c, struct job **batch, size_t n)
+{
+	int rc = search_begin(c->search);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = index_job(c, batch[i]);
+	if (!rc)
+		rc = search_commit(c->search);
+	else
+		search_rollback(c->search);
+	if (rc) {
+		char what[320];
+		snprintf(what, sizeof(what), "writing the search index (%s)",
+			 search_errmsg(c->search));
+		crawl_die(c, rc, what);
+	}
+	return rc;
+}
+
+/* Room for n entries in the writer's other[] (frontier_add_batch_cat). */
+static int grow_other(uint16_t **other, size_t *cap, size_t n)
+{
+	if (n <= *cap)
+		return 0;
+	uint16_t *v = realloc(*other, n * sizeof(*v));
+	if (!v)
+		return SC_E_NOMEM;
+	*other = v;
+	*cap = n;
+	return 0;
+}
+
+void *writer_main(void *arg)
+{
+	struct crawl *c = arg;
+	struct frontier_url *fu = NULL;
+	uint16_t *other = NULL;
+	size_t cap_fu = 0, cap_other = 0;
+	struct job *batch[WRITE_BATCH];
+
+	for (;;) {
+		pthread_mutex_lock(&c->mu);
+		while (!c->to_write.head && !c->quit_writer)
+			pthread_cond_wait(&c->write_cv, &c->mu);
+		if (!c->to_write.head && c->quit_writer) {
+			pthread_mutex_unlock(&c->mu);
+			break;
+		}
+		/* Linger a little when the batch is small: fewer, larger
+		 * commits.  Every job a parser hands over signals write_cv,
+		 * so the wait goes on until the deadline, not the first
+		 * signal (that committed some 5 pages at a time, with an
+		 * msync each). */
+		if (c->to_write.n < WRITE_BATCH / 4 && !c->quit_writer) {
+			struct timespec ts;
+			clock_gettime(CLOCK_REALTIME, &ts);
+			ts.tv_nsec += WRITE_LINGER_MS * 1000000L;
+			if (ts.tv_nsec >= 1000000000L) {
+				ts.tv_sec++;
+				ts.tv_nsec -= 1000000000L;
+			}
+			while (c->to_write.n < WRITE_BATCH / 4 &&
+			       !c->quit_writer &&
+			       pthread_cond_timedwait(&c->write_cv, &c->mu,
+						      &ts) != ETIMEDOUT)
+				;
+		}
+		size_t n = 0;
+		struct job *j;
+		while (n < WRITE_BATCH && (j = jobq_pop(&c->to_write)))
+			batch[n++] = j;
+		pthread_mutex_unlock(&c->mu);
+
+		MDB_txn *txn;
+		int rc = mdb_txn_begin(c->env, NULL, 0, &txn) ? SC_E_DB : 0;
+		size_t n_fu = 0;
+		for (size_t i = 0; i < n && !rc; i++)
+			rc = write_job(c, txn, batch[i], &fu, &n_fu, &cap_fu);
+		int queued = 0;
+		if (!rc && n_fu)
+			rc = grow_other(&other, &cap_other, n_fu);
+		if (!rc && n_fu) {
+			queued = frontier_add_batch_cat(c->fr, txn, fu, n_fu,
+							NULL, other);
+			if (queued < 0)
+				rc = queued;
+			else
+				rc = focus_note_also(c->focus, c->store, txn,
+						     fu, n_fu, other);
+		}
+		if (!rc)
+			rc = focus_flush(c->focus, c->store, txn);
+		/* The WARC records are on disk before the records that
+		 * say the pages were fetched. */
+		if (c->warc) {
+			for (size_t i = 0; i < n && !rc; i++)
+				rc = write_warc(c, batch[i]);
+			if (!rc)
+				rc = warc_flush(c->warc);
+		}
+		if (!rc && c->search)
+			rc = index_batch(c, batch, n);
+		if (!rc && mdb_txn_commit(txn))
+			rc = SC_E_DB;
+		else if (rc)
+			mdb_txn_abort(txn);
+		if (rc) {
+			frontier_discarded(c->fr);
+			crawl_die(c, rc, "writing the store");
+		} else {
+			frontier_published(c->fr);
+		}
+
+		pthread_mutex_lock(&c->mu);
+		size_t pages = 0;
+		for (size_t i = 0; i < n; i++) {
+			struct job *b = batch[i];
+			if (b->kind != JOB_PAGE) { /* back to the loop */
+				b->seeds_rc = rc;
+				jobq_push(&c->to_loop, b);
+				continue;
+			}
+			pages++;
+			if (!rc) {
+				if (b->fetched) {
+					c->sum.pages++;
+					c->sum.bytes += b->body_len;
+					c->sum.by_class
+						[b->status >= 100 &&
+								 b->status < 600
+							 ? b->status / 100
+							 : 0]++;
+				}
+				/* Refusals by robots.txt and by the page
+				 * budget are the crawl's policy, not
+				 * errors. */
+				if (b->error &&
+				    b->error != STORE_ERROR_ROBOTS_DISALLOWED &&
+				    b->error != STORE_ERROR_HOST_BUDGET)
+					c->sum.errors++;
+				if (b->error > 0 &&
+				    b->error < STORE_ERROR_COUNT)
+					c->sum.by_error[b->error]++;
+				if (b->error == STORE_ERROR_ROBOTS_DISALLOWED)
+					c->sum.robots_disallowed++;
+				c->sum.links_bad += b->links_bad;
+				if (b->dup == DUP_EXACT)
+					c->sum.dup_exact++;
+				else if (b->dup == DUP_NEAR)
+					c->sum.dup_near++;
+			}
+			job_free(b);
+		}
+		if (!rc)
+			c->sum.queued += (uint64_t)queued;
+		focus_batch_end(c->focus, !rc, &c->sum);
+		c->in_pipeline -= pages;
+		pthread_mutex_unlock(&c->mu);
+		event_active(c->wakeup, EV_READ, 0);
+	}
+	free(fu);
+	free(other);
+	return NULL;
+}
