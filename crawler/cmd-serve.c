@@ -30,8 +30,6 @@
 #include "setup.h"
 
 #define CMD "serve"
-/* Seconds of history behind the "rate" of /status. */
-#define RATE_WINDOW 10
 
 /* One config version.  Every version lives until the daemon exits: the
  * crawl's threads may read an older one for a moment after a reload. */
@@ -52,11 +50,11 @@ struct daemon {
 	struct evhttp *http;
 	struct evhttp_bound_socket *listener;
 	char *unix_path; /* removed at exit */
-	struct event *sighup, *watchdog;
+	struct event *sighup;
+	/* systemd's watchdog: WATCHDOG=1 every this many ticks of the
+	 * engine's one-second timer (0: no watchdog). */
+	uint64_t watchdog_ticks;
 	unsigned pending; /* seed submissions not yet committed */
-	uint64_t pages_ring[RATE_WINDOW];
-	unsigned ticks;
-	double rate;
 };
 
 static void usage(FILE *f)
@@ -257,7 +255,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 	case CONTROL_SEEDS: post_seeds(d, req, query); return;
 	case CONTROL_STATUS:
 		crawl_status(d->c, &st);
-		control_status_answer(&st, d->rate, &ans);
+		control_status_answer(&st, st.rate, &ans);
 		break;
 	case CONTROL_METRICS:
 		crawl_status(d->c, &st);
@@ -269,7 +267,7 @@ static void on_request(struct evhttp_request *req, void *arg)
 		log_msg(LOG_NOTICE, "%s by the control API",
 			route == CONTROL_PAUSE ? "paused" : "resumed");
 		crawl_status(d->c, &st);
-		control_status_answer(&st, d->rate, &ans);
+		control_status_answer(&st, st.rate, &ans);
 		break;
 	}
 	send_answer(req, &ans);
@@ -539,14 +537,6 @@ static void on_sighup(evutil_socket_t fd, short kind, void *arg)
 	reload(arg);
 }
 
-static void on_watchdog(evutil_socket_t fd, short kind, void *arg)
-{
-	(void)fd;
-	(void)kind;
-	(void)arg;
-	sd_notify(0, "WATCHDOG=1");
-}
-
 static int hook_start(struct crawl *c, void *arg)
 {
 	struct daemon *d = arg;
@@ -557,13 +547,15 @@ static int hook_start(struct crawl *c, void *arg)
 	d->sighup = evsignal_new(base, SIGHUP, on_sighup, d);
 	if (!d->sighup || event_add(d->sighup, NULL))
 		return SC_E_NOMEM;
+	/* The watchdog rides on the engine's tick (one second): half the
+	 * interval systemd gives, and never less than a tick (WatchdogSec
+	 * under 2 s cannot be kept this way; the unit sets 60 s). */
 	uint64_t usec = 0;
 	if (sd_watchdog_enabled(0, &usec) > 0 && usec) {
-		struct timeval tv = { (time_t)(usec / 2 / 1000000),
-				      (suseconds_t)(usec / 2 % 1000000) };
-		d->watchdog = event_new(base, -1, EV_PERSIST, on_watchdog, d);
-		if (!d->watchdog || event_add(d->watchdog, &tv))
-			return SC_E_NOMEM;
+		d->watchdog_ticks = usec / 2 / 1000000;
+		if (d->watchdog_ticks == 0)
+			d->watchdog_ticks = 1;
+		sd_notify(0, "WATCHDOG=1");
 	}
 	log_msg(LOG_NOTICE, "serving %s, store %s",
 		d->cur->st.cf->control.listen, d->cur->o.store_dir);
@@ -576,24 +568,19 @@ static void hook_tick(struct crawl *c, void *arg)
 	struct daemon *d = arg;
 	struct crawl_status st;
 	crawl_status(c, &st);
-	unsigned i = d->ticks++ % RATE_WINDOW;
-	unsigned span = d->ticks < RATE_WINDOW ? d->ticks : RATE_WINDOW;
-	/* pages_ring[i] is the count RATE_WINDOW ticks ago (or 0). */
-	d->rate = (double)(st.sum.pages - d->pages_ring[i]) / span;
-	if (d->ticks <= RATE_WINDOW)
-		d->rate = (double)st.sum.pages /
-			  (st.sum.seconds > 1 ? st.sum.seconds : 1);
-	d->pages_ring[i] = st.sum.pages;
+	uint64_t ticks = crawl_ticks(c);
+	if (d->watchdog_ticks && ticks % d->watchdog_ticks == 0)
+		sd_notify(0, "WATCHDOG=1");
 	char line[256];
 	snprintf(line, sizeof(line),
 		 "%s: pages %llu  %.1f/s  queue %llu  hosts %u  duplicates "
 		 "%llu  errors %llu",
 		 control_state_name(st.state), (unsigned long long)st.sum.pages,
-		 d->rate, (unsigned long long)st.queued, st.hosts,
+		 st.rate, (unsigned long long)st.queued, st.hosts,
 		 (unsigned long long)(st.sum.dup_exact + st.sum.dup_near),
 		 (unsigned long long)st.sum.errors);
 	sd_notifyf(0, "STATUS=%s", line);
-	if (d->ticks % 10 == 0)
+	if (ticks % 10 == 0)
 		log_msg(LOG_INFO, "%s", line);
 }
 
@@ -624,9 +611,7 @@ static void hook_finish(struct crawl *c, void *arg)
 	d->unix_path = NULL;
 	if (d->sighup)
 		event_free(d->sighup);
-	if (d->watchdog)
-		event_free(d->watchdog);
-	d->sighup = d->watchdog = NULL;
+	d->sighup = NULL;
 }
 
 int cmd_serve(int argc, char **argv)

@@ -242,8 +242,12 @@ struct crawl {
 	bool writer_started;
 	int fatal;                /* an error that ends the crawl (under mu) */
 	struct crawl_summary sum; /* under mu */
-	uint64_t last_pages;
-	uint64_t last_tick;
+	/* The one-second tick (progress.c): how many, and the pages
+	 * committed at each of the last CRAWL_RATE_WINDOW_S ticks for
+	 * crawl_rate(). */
+	uint64_t ticks;
+	uint64_t pages_ring[CRAWL_RATE_WINDOW_S];
+	double rate;
 
 	/* Long-running mode (o->daemon), all on the loop's thread. */
 	bool paused;

@@ -170,7 +170,7 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		return SC_E_NOMEM;
 	c->o = o;
 	c->lock_fd = -1;
-	c->t0 = c->last_tick = mono_ms();
+	c->t0 = mono_ms();
 	pthread_mutex_init(&c->mu, NULL);
 	pthread_cond_init(&c->parse_cv, NULL);
 	pthread_cond_init(&c->write_cv, NULL);
@@ -415,6 +415,7 @@ void crawl_status(struct crawl *c, struct crawl_status *ret)
 	ret->seen = st.seen;
 	ret->hosts = st.hosts;
 	ret->in_flight = c->running;
+	ret->rate = c->rate;
 	ret->started = c->started;
 	memcpy(ret->latency_count, c->latency_count,
 	       sizeof(ret->latency_count));

@@ -167,7 +167,8 @@ struct crawl_daemon {
 	 * control socket on crawl_base(c).  A non-zero sc_err ends the
 	 * crawl with that code (the hook printed why). */
 	int (*start)(struct crawl *c, void *arg);
-	/* The one-second housekeeping tick. */
+	/* The one-second housekeeping tick (the engine's one periodic
+	 * timer; crawl_ticks() counts them, for work of longer periods). */
 	void (*tick)(struct crawl *c, void *arg);
 	/* A signal or crawl_stop() began the shutdown. */
 	void (*stopping)(struct crawl *c, void *arg);
@@ -203,6 +204,9 @@ struct crawl_status {
 	uint32_t hosts;
 	unsigned in_flight; /* transfers, robots.txt included */
 	uint64_t started;   /* page fetches started by this process */
+	/* Pages per second: CRAWL_RATE_WINDOW_S seconds' worth at most, as
+	 * the progress line shows it (crawl_rate()). */
+	double rate;
 	/* Page transfers by duration: count[i] took at most
 	 * crawl_latency_le[i] seconds (not cumulative); [last]: slower. */
 	uint64_t latency_count[CRAWL_LATENCY_BUCKETS + 1];
@@ -214,6 +218,19 @@ struct crawl_status {
 };
 
 void crawl_status(struct crawl *c, struct crawl_status *ret);
+
+/* The one definition of "pages per second" while a crawl runs, for the
+ * progress line, /status and the daemon's systemd status: the pages
+ * committed in the last CRAWL_RATE_WINDOW_S seconds, divided by them (by
+ * the time since the start during the first ones).  The summary's
+ * "pages/s" is the whole run's average instead. */
+#define CRAWL_RATE_WINDOW_S 10
+double crawl_rate(struct crawl *c);
+
+/* Ticks of the one-second timer since the crawl started (1 in the first
+ * tick hook).  Work of a longer period runs when crawl_ticks() is a
+ * multiple of it, as Redis's serverCron does with run_with_period. */
+uint64_t crawl_ticks(const struct crawl *c);
 
 /* Seeds submitted at run time.  The caller normalizes them (as the seed
  * files are: url with the crawl's steps, found with the strict ones) and

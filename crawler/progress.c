@@ -1,5 +1,37 @@
-/* progress.c — the progress line and the periodic tick. */
+/* progress.c — the engine's one periodic timer (a tick a second), the
+ * pages-per-second rate, and the progress line. */
 #include "crawl-int.h"
+
+/* True once every period ticks (1 s each), as Redis's run_with_period. */
+#define RUN_WITH_PERIOD(c, seconds) ((c)->ticks % (seconds) == 0)
+
+/* One sample a tick: the rate over the last CRAWL_RATE_WINDOW_S ticks. */
+static void rate_sample(struct crawl *c)
+{
+	pthread_mutex_lock(&c->mu);
+	uint64_t pages = c->sum.pages;
+	pthread_mutex_unlock(&c->mu);
+	unsigned i = (unsigned)(c->ticks % CRAWL_RATE_WINDOW_S);
+	if (c->ticks >= CRAWL_RATE_WINDOW_S) {
+		/* pages_ring[i] is the count CRAWL_RATE_WINDOW_S ticks ago. */
+		c->rate = (double)(pages - c->pages_ring[i]) /
+			  CRAWL_RATE_WINDOW_S;
+	} else {
+		double el = (double)(mono_ms() - c->t0) / 1000.0;
+		c->rate = el > 0 ? (double)pages / el : 0;
+	}
+	c->pages_ring[i] = pages;
+}
+
+double crawl_rate(struct crawl *c)
+{
+	return c->rate;
+}
+
+uint64_t crawl_ticks(const struct crawl *c)
+{
+	return c->ticks;
+}
 
 void progress_show(struct crawl *c, bool final)
 {
@@ -9,7 +41,7 @@ void progress_show(struct crawl *c, bool final)
 	struct crawl_summary s = c->sum;
 	pthread_mutex_unlock(&c->mu);
 	double el = (double)(mono_ms() - c->t0) / 1000.0;
-	double rate = el > 0 ? (double)s.pages / el : 0;
+	double rate = final && el > 0 ? (double)s.pages / el : c->rate;
 	bool tty = isatty(2);
 	/* Unreachable hosts, when there are any (crawl.h). */
 	char held[64] = "";
@@ -32,12 +64,11 @@ void on_tick(evutil_socket_t fd, short kind, void *arg)
 	(void)fd;
 	(void)kind;
 	struct crawl *c = arg;
-	uint64_t now = mono_ms();
+	c->ticks++;
+	rate_sample(c);
 	if (c->o->daemon && c->o->daemon->tick)
 		c->o->daemon->tick(c, c->o->daemon->arg);
 	/* A live line every second on a terminal, else every 5 s. */
-	if (!c->o->quiet && (isatty(2) || now - c->last_tick >= 5000)) {
+	if (!c->o->quiet && (isatty(2) || RUN_WITH_PERIOD(c, 5)))
 		progress_show(c, false);
-		c->last_tick = now;
-	}
 }
