@@ -144,23 +144,20 @@ static int reject(struct control_seeds *s, unsigned line, const char *p,
 	return 0;
 }
 
-/* One submitted URL: normalized like a seed file's line (crawl.c), or
- * rejected with the reason. */
+/* One submitted URL: taken as a seed file's line is (crawl_seed_url()),
+ * or rejected with the reason. */
 static int add_url(struct control_seeds *s, const struct norm_opts *norm,
 		   unsigned line, const char *p, size_t len)
 {
 	char out[NORM_URL_MAX + 1], found[NORM_URL_MAX + 1];
-	if (len > NORM_INPUT_MAX)
-		return reject(s, line, p, len, "line too long");
-	if (memchr(p, '\0', len))
-		return reject(s, line, p, len, "contains a NUL byte");
 	struct norm_url u, fu;
-	int r = norm_url(norm, NULL, p, len, out, sizeof(out), &u);
-	if (r == 0)
-		r = norm_url(&norm_as_found, NULL, p, len, found, sizeof(found),
-			     &fu);
+	int r = crawl_seed_url(norm, p, len, out, &u, found, &fu);
 	if (r == SC_E_NOMEM)
 		return r;
+	if (r == SC_E_LIMIT)
+		return reject(s, line, p, len, "line too long");
+	if (r == SC_E_INVAL)
+		return reject(s, line, p, len, "contains a NUL byte");
 	if (r)
 		return reject(s, line, p, len, sc_strerror(r));
 	size_t i = s->n;

@@ -232,8 +232,19 @@ double crawl_rate(struct crawl *c);
  * multiple of it, as Redis's serverCron does with run_with_period. */
 uint64_t crawl_ticks(const struct crawl *c);
 
-/* Seeds submitted at run time.  The caller normalizes them (as the seed
- * files are: url with the crawl's steps, found with the strict ones) and
+/* One seed as the crawl takes it, from a seed file or the control socket
+ * (p, len: the URL, white space around it allowed): url (NORM_URL_MAX + 1
+ * bytes) gets its key under norm and u its components; found (as many
+ * bytes) the URL as written, made absolute (norm_as_found, the export's
+ * `url`), and fu its components.  Returns 0, or why it is no seed:
+ * SC_E_LIMIT (longer than NORM_INPUT_MAX), SC_E_INVAL (a NUL byte), or
+ * norm_url()'s error (SC_E_NOMEM among them). */
+SC_WUR int crawl_seed_url(const struct norm_opts *norm, const char *p,
+			  size_t len, char *url, struct norm_url *u,
+			  char *found, struct norm_url *fu);
+
+/* Seeds submitted at run time.  The caller normalizes them
+ * (crawl_seed_url(), as the seed files are) and
  * hands the batch over; the writer queues them in its next transaction
  * and sets added[i] (1 queued, 0 already known); then done() is called
  * on the loop's thread with rc 0, or an sc_err if the commit failed or
