@@ -1,4 +1,5 @@
 /* frontier.c — the durable breadth-first frontier (see frontier.h). */
+#include "bytes.h"
 #include "frontier.h"
 
 #include <pthread.h>
@@ -38,43 +39,6 @@
 /* Seen value: the category the URL was first queued under (2 bytes,
  * big-endian); empty in stores written before categories were kept. */
 #define SEEN_LEN 2
-
-static void put_be16(unsigned char *p, uint16_t v)
-{
-	p[0] = (unsigned char)(v >> 8);
-	p[1] = (unsigned char)v;
-}
-
-static void put_be32(unsigned char *p, uint32_t v)
-{
-	for (int i = 3; i >= 0; i--, v >>= 8)
-		p[i] = (unsigned char)v;
-}
-
-static void put_be64(unsigned char *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (unsigned char)v;
-}
-
-static uint16_t get_be16(const unsigned char *p)
-{
-	return (uint16_t)(p[0] << 8 | p[1]);
-}
-
-static uint32_t get_be32(const unsigned char *p)
-{
-	return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 |
-	       (uint32_t)p[2] << 8 | p[3];
-}
-
-static uint64_t get_be64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
-}
 
 static void make_qkey(unsigned char *k, uint32_t host, uint16_t depth,
 		      uint64_t seq)

@@ -326,10 +326,6 @@ static inline unsigned parse_simhash_distance(uint64_t a, uint64_t b)
 	return (unsigned)__builtin_popcountll(a ^ b);
 }
 
-/* Write n bytes as 2n lower-case hex digits and a NUL into out, which
- * must have room for 2n + 1 bytes (33 for an MD5).  Returns out. */
-char *parse_hex(const unsigned char *bytes, size_t n, char *out);
-
 /* Write a SimHash as 16 lower-case hex digits and a NUL (SPEC §5's
  * "simhash" field); out must have room for 17 bytes.  Returns out. */
 char *parse_simhash_hex(uint64_t simhash, char *out);

@@ -19,6 +19,7 @@
 #include <openssl/evp.h>
 #include <xxhash.h>
 
+#include "bytes.h"
 #include "parse-int.h"
 
 int text_begin(struct text_sink *t, unsigned flags, struct parse_text *out,
@@ -322,23 +323,11 @@ int text_end(struct text_sink *t, uint64_t size, struct parse_page *page)
 	return t->err;
 }
 
-char *parse_hex(const unsigned char *bytes, size_t n, char *out)
-{
-	static const char digits[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[bytes[i] >> 4];
-		out[2 * i + 1] = digits[bytes[i] & 15];
-	}
-	out[2 * n] = '\0';
-	return out;
-}
-
 char *parse_simhash_hex(uint64_t simhash, char *out)
 {
 	unsigned char b[8];
 
 	for (int i = 0; i < 8; i++)
 		b[i] = (unsigned char)(simhash >> (56 - 8 * i));
-	return parse_hex(b, sizeof(b), out);
+	return sc_hex(b, sizeof(b), out);
 }

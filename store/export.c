@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "store.h"
 
 static const char replacement[3] = { (char)0xEF, (char)0xBF, (char)0xBD };
@@ -85,16 +86,6 @@ static json_t *json_text(const char *s, size_t len)
 	return j;
 }
 
-static void hex(char *out, const unsigned char *p, size_t n)
-{
-	static const char digits[] = "0123456789abcdef";
-	for (size_t i = 0; i < n; i++) {
-		out[2 * i] = digits[p[i] >> 4];
-		out[2 * i + 1] = digits[p[i] & 15];
-	}
-	out[2 * n] = '\0';
-}
-
 static void simhash_bytes(uint64_t h, unsigned char out[8])
 {
 	for (int i = 0; i < 8; i++)
@@ -141,12 +132,12 @@ int store_export_jsonl(const struct store_record *r, FILE *f)
 	set(o, "title", json_text(r->title, r->title_len), &ok);
 	set(o, "redirect", json_text(r->redirect, r->redirect_len), &ok);
 	if (r->has_signature)
-		hex(sig, r->signature, 16);
+		sc_hex(r->signature, 16, sig);
 	set(o, "signature", r->has_signature ? json_string(sig) : json_null(),
 	    &ok);
 	if (r->has_simhash) {
 		simhash_bytes(r->simhash, simb);
-		hex(sim, simb, 8);
+		sc_hex(simb, 8, sim);
 	}
 	set(o, "simhash", r->has_simhash ? json_string(sim) : json_null(), &ok);
 	set(o, "duplicate_of", json_text(r->duplicate_of, r->duplicate_of_len),
@@ -226,10 +217,10 @@ int store_export_csv(const struct store_record *r, FILE *f)
 	char sig[33] = "", sim[17] = "", rel[32] = "";
 	unsigned char simb[8];
 	if (r->has_signature)
-		hex(sig, r->signature, 16);
+		sc_hex(r->signature, 16, sig);
 	if (r->has_simhash) {
 		simhash_bytes(r->simhash, simb);
-		hex(sim, simb, 8);
+		sc_hex(simb, 8, sim);
 	}
 	if (r->has_relevance)
 		snprintf(rel, sizeof(rel), "%.17g", r->relevance);

@@ -11,6 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "store-int.h"
 
 #define FOCUS_VERSION 1
@@ -30,20 +31,6 @@ int store_focus_open(struct store *s, MDB_txn *txn, bool create)
 		return store_db_error(rc);
 	s->has_focus = true;
 	return 0;
-}
-
-static void put_be64(unsigned char *p, uint64_t v)
-{
-	for (int i = 7; i >= 0; i--, v >>= 8)
-		p[i] = (unsigned char)v;
-}
-
-static uint64_t get_be64(const unsigned char *p)
-{
-	uint64_t v = 0;
-	for (int i = 0; i < 8; i++)
-		v = v << 8 | p[i];
-	return v;
 }
 
 static size_t make_key(unsigned char *k, char tag, const unsigned char *url,

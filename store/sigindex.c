@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
+#include "bytes.h"
 #include "store-int.h"
 
 /* The near-duplicate index: 4 tables of 16-bit blocks (Manku et al. with
@@ -72,20 +73,6 @@ int store_sig_lookup(struct store *s, MDB_txn *txn,
 	*rep = v.mv_data;
 	*rep_len = v.mv_size;
 	return 0;
-}
-
-static void put_be64(unsigned char *p, uint64_t x)
-{
-	for (int i = 7; i >= 0; i--, x >>= 8)
-		p[i] = (unsigned char)x;
-}
-
-static uint64_t get_be64(const unsigned char *p)
-{
-	uint64_t x = 0;
-	for (int i = 0; i < 8; i++)
-		x = x << 8 | p[i];
-	return x;
 }
 
 /* The key of HASH in table T: T, then block T (block 0 holds the top 16

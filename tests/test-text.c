@@ -11,6 +11,7 @@
 #include <openssl/evp.h>
 #include <xxhash.h>
 
+#include "bytes.h"
 #include "check.h"
 #include "parse.h"
 
@@ -243,8 +244,7 @@ static void test_md5(void)
 
 	/* Known vectors (RFC 1321 and the common "fox" one). */
 	CHECK(doc_n("", 0, NULL, PARSE_MD5, 0, &p) == 0);
-	CHECK_STR(parse_hex(p.md5, 16, hex),
-		  "d41d8cd98f00b204e9800998ecf8427e");
+	CHECK_STR(sc_hex(p.md5, 16, hex), "d41d8cd98f00b204e9800998ecf8427e");
 	CHECK(p.text_empty && p.simhash == 0);
 	snprintf(html, sizeof(html),
 		 "<p>The quick <b>brown</b>\n fox</p>"
@@ -253,8 +253,7 @@ static void test_md5(void)
 	n = strlen(html);
 	CHECK(doc_n(html, n, NULL, ALL, 0, &p) == 0);
 	CHECK_STR(text.buf, fox);
-	CHECK_STR(parse_hex(p.md5, 16, hex),
-		  "9e107d9d372bb6826bd81d3542a419d6");
+	CHECK_STR(sc_hex(p.md5, 16, hex), "9e107d9d372bb6826bd81d3542a419d6");
 
 	/* md5_size = MD5(text || size as 8 bytes big-endian). */
 	memcpy(buf, fox, sizeof(fox) - 1);
@@ -284,7 +283,7 @@ static void test_md5(void)
 	memset(want, 0, 16);
 	CHECK(doc_n(html, n, NULL, PARSE_SIMHASH, 0, &q) == 0);
 	CHECK(memcmp(q.md5, want, 16) == 0 && q.simhash == p.simhash);
-	CHECK(parse_hex((const unsigned char *)"\x01\xab", 2, hex) == hex);
+	CHECK(sc_hex((const unsigned char *)"\x01\xab", 2, hex) == hex);
 	CHECK_STR(hex, "01ab");
 	CHECK_STR(parse_simhash_hex(0x0123456789abcdefull, hex),
 		  "0123456789abcdef");

@@ -1,0 +1,13 @@
+/* bytes.c — hex digits (bytes.h). */
+#include "bytes.h"
+
+char *sc_hex(const unsigned char *bytes, size_t n, char *out)
+{
+	static const char digits[] = "0123456789abcdef";
+	for (size_t i = 0; i < n; i++) {
+		out[2 * i] = digits[bytes[i] >> 4];
+		out[2 * i + 1] = digits[bytes[i] & 15];
+	}
+	out[2 * n] = '\0';
+	return out;
+}
