@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <xxhash.h>
 
 /* ---------------------------------------------------------------------
  * Encodings
@@ -491,9 +492,8 @@ static int put_meta(struct frontier *f, MDB_txn *txn)
 static int host_id(struct frontier *f, MDB_txn *txn, const char *name,
 		   size_t len, uint32_t *ret)
 {
-	uint32_t h = 2166136261u;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	/* The cache is in memory only: its hash may change freely. */
+	uint64_t h = XXH3_64bits(name, len);
 	struct host_cache_slot *slot = &f->host_cache[h % HOST_CACHE];
 	if (slot->id && slot->len == len &&
 	    memcmp(slot->name, name, len) == 0) {
