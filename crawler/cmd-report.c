@@ -107,8 +107,6 @@ static int cmp_key(const void *a, const void *b)
 	return memcmp(a, b, SC_KEY_LEN);
 }
 
-/* The key of URL under OPTS, or false if it does not normalize. */
-
 static int collect(void *arg, const struct store_record *r)
 {
 	struct report *rep = arg;
