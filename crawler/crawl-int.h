@@ -23,7 +23,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "focus.h"
+#include "focus-policy.h"
 #include "keys.h"
 #include "log.h"
 #include "frontier.h"

@@ -30,7 +30,7 @@
 struct crawl_category {
 	const char *name;
 	const char *seeds_file; /* one URL per line, '#' comments; or NULL */
-	/* Focus (crawler/focus.h, docs/focus.md): the topic's keywords
+	/* Focus (crawler/focus-policy.h, docs/focus.md): the topic's keywords
 	 * (none: no relevance, nothing pruned by it), where links may lead
 	 * (enum conf_scope; 0 is host), the least relevance of a page whose
 	 * links are followed, and the off-topic pages in a row allowed. */

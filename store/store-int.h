@@ -14,7 +14,7 @@ struct store {
 	bool has_focus;  /* focus is open (else: absent, read-only) */
 };
 
-/* Opens the focus database (focus.c), as store_index_open(). */
+/* Opens the focus database (focus-db.c), as store_index_open(). */
 int store_focus_open(struct store *s, MDB_txn *txn, bool create);
 
 /* Opens the index databases of S in TXN (sigindex.c); CREATE as for

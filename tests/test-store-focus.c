@@ -1,5 +1,5 @@
 /* test-store-focus.c — unit tests of what store/ keeps for focused
- * crawling (store/focus.c): the categories' settings, their counters and
+ * crawling (store/focus-db.c): the categories' settings, their counters and
  * the notes of URLs reached from a second category; each kept across a
  * reopen of the environment, and an aborted transaction leaving nothing. */
 #include <stdint.h>

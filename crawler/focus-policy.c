@@ -1,5 +1,5 @@
-/* focus.c — focused crawling for the engine (see focus.h). */
-#include "focus.h"
+/* focus-policy.c — the crawl's focus policy (see focus-policy.h). */
+#include "focus-policy.h"
 #include "conf.h"
 
 #include <libpsl.h>

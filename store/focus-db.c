@@ -1,4 +1,4 @@
-/* focus.c — the "focus" database: categories, their counters, and the
+/* focus-db.c — the "focus" database: categories, their counters, and the
  * URLs reached from a second category (see store.h).
  *
  * Keys start with one byte that says what follows:

@@ -1,4 +1,4 @@
-/* focus.h — focused crawling for the engine (crawl.c): relevance, scope,
+/* focus-policy.h — focused crawling for the engine (crawl.c): relevance, scope,
  * tunnel and the first-category-wins rule (SPEC §1, §3, §6).  Inside
  * crawler/, not a module of its own; docs/focus.md explains the choices.
  *
@@ -6,8 +6,8 @@
  * read-only and safe from any thread once focus_open() returned, also
  * while focus_reload() runs; the counting and note-taking functions are
  * the writer's alone. */
-#ifndef FOCUS_H
-#define FOCUS_H
+#ifndef FOCUS_POLICY_H
+#define FOCUS_POLICY_H
 
 #include <stdbool.h>
 #include <stdint.h>
