@@ -1,5 +1,5 @@
-/* bytes.c — hex digits (bytes.h). */
-#include "bytes.h"
+/* bytes.c — hex digits (sc.h). */
+#include "sc.h"
 
 char *sc_hex(const unsigned char *bytes, size_t n, char *out)
 {

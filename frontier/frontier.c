@@ -1,5 +1,5 @@
 /* frontier.c — the durable breadth-first frontier (see frontier.h). */
-#include "bytes.h"
+#include "sc.h"
 #include "frontier.h"
 
 #include <pthread.h>

@@ -19,7 +19,7 @@
 #include <openssl/evp.h>
 #include <xxhash.h>
 
-#include "bytes.h"
+#include "sc.h"
 #include "parse-int.h"
 
 int text_begin(struct text_sink *t, unsigned flags, struct parse_text *out,

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "sc.h"
 #include "store.h"
 
 static const char replacement[3] = { (char)0xEF, (char)0xBF, (char)0xBD };

@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "sc.h"
 #include "store-int.h"
 
 #define FOCUS_VERSION 1

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "bytes.h"
+#include "sc.h"
 #include "store-int.h"
 
 /* The near-duplicate index: 4 tables of 16-bit blocks (Manku et al. with

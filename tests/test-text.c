@@ -11,7 +11,7 @@
 #include <openssl/evp.h>
 #include <xxhash.h>
 
-#include "bytes.h"
+#include "sc.h"
 #include "check.h"
 #include "parse.h"
 
