@@ -6,7 +6,6 @@
 #define CRAWL_INT_H
 
 #include "crawl.h"
-#include "conf.h"
 
 #include <curl/curl.h>
 #include <errno.h>

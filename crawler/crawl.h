@@ -25,6 +25,21 @@
 #include "normalize.h"
 #include "store.h"
 
+/* Where a category's links may lead ([category] scope).  The value is
+ * stored with the category (store_category.scope): never renumber. */
+enum crawl_scope {
+	CRAWL_SCOPE_HOST,   /* the seed's host only */
+	CRAWL_SCOPE_DOMAIN, /* the seed's registrable domain (libpsl) */
+	CRAWL_SCOPE_ANY,
+};
+
+/* The body-text signature ([dedup] signature, SPEC §5). */
+enum crawl_signature {
+	CRAWL_SIGNATURE_MD5_TEXT,
+	CRAWL_SIGNATURE_MD5_TEXT_SIZE,
+	CRAWL_SIGNATURE_OFF,
+};
+
 /* A category: its seeds are queued under it, and every URL found from
  * them is recorded with its name. */
 struct crawl_category {
@@ -32,11 +47,11 @@ struct crawl_category {
 	const char *seeds_file; /* one URL per line, '#' comments; or NULL */
 	/* Focus (crawler/focus-policy.h, docs/focus.md): the topic's keywords
 	 * (none: no relevance, nothing pruned by it), where links may lead
-	 * (enum conf_scope; 0 is host), the least relevance of a page whose
-	 * links are followed, and the off-topic pages in a row allowed. */
+	 * (0 is host), the least relevance of a page whose links are
+	 * followed, and the off-topic pages in a row allowed. */
 	const char *const *keywords;
 	size_t n_keywords;
-	int scope;
+	enum crawl_scope scope;
 	double min_relevance;
 	unsigned tunnel;
 };
@@ -99,10 +114,10 @@ struct crawl_opts {
 	 * retries, the daemon never does. */
 	unsigned host_retries;
 	uint32_t host_backoff_ms;
-	/* [dedup]: the signature (enum conf_signature), near-duplicates
-	 * (-1 off, else the largest SimHash distance that counts as equal),
-	 * and whether a duplicate's links are queued. */
-	int signature;
+	/* [dedup]: the signature, near-duplicates (-1 off, else the largest
+	 * SimHash distance that counts as equal), and whether a duplicate's
+	 * links are queued. */
+	enum crawl_signature signature;
 	int near_k;
 	bool follow_duplicate_links;
 	bool warc;                     /* WARC files in STORE/warc */

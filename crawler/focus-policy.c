@@ -1,6 +1,5 @@
 /* focus-policy.c — the crawl's focus policy (see focus-policy.h). */
 #include "focus-policy.h"
-#include "conf.h"
 
 #include <libpsl.h>
 #include <stdatomic.h>
@@ -171,14 +170,14 @@ bool focus_in_scope(const struct focus *f, uint16_t cat, const char *page,
 	const struct view *v = view_of(f);
 	if (cat >= v->n)
 		return true;
-	int scope = v->o->categories[cat].scope;
-	if (scope == CONF_SCOPE_ANY)
+	enum crawl_scope scope = v->o->categories[cat].scope;
+	if (scope == CRAWL_SCOPE_ANY)
 		return true;
 	const char *ph = page + pu->host_off, *lh = link + lu->host_off;
 	if (pu->host_len == lu->host_len &&
 	    strncasecmp(ph, lh, pu->host_len) == 0)
 		return true;
-	if (scope != CONF_SCOPE_DOMAIN || pu->host_type != NORM_HOST_NAME ||
+	if (scope != CRAWL_SCOPE_DOMAIN || pu->host_type != NORM_HOST_NAME ||
 	    lu->host_type != NORM_HOST_NAME)
 		return false;
 	char a[FRONTIER_HOST_MAX + 1], b[FRONTIER_HOST_MAX + 1];

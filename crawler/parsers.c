@@ -86,9 +86,9 @@ static void parse_job(struct crawl *c, struct job *j)
 		struct parse_page *pg = malloc(sizeof(*pg));
 		if (pg) {
 			unsigned sig =
-				o->signature == CONF_SIGNATURE_MD5_TEXT
+				o->signature == CRAWL_SIGNATURE_MD5_TEXT
 					? PARSE_MD5
-				: o->signature == CONF_SIGNATURE_MD5_TEXT_SIZE
+				: o->signature == CRAWL_SIGNATURE_MD5_TEXT_SIZE
 					? PARSE_MD5_SIZE
 					: 0;
 			struct parse_text text = { 0 };

@@ -189,7 +189,9 @@ void category_from_conf(struct crawl_category *c,
 		.seeds_file = cc->seeds,
 		.keywords = (const char *const *)cc->keywords,
 		.n_keywords = cc->n_keywords,
-		.scope = (int)cc->scope,
+		.scope = cc->scope == CONF_SCOPE_ANY      ? CRAWL_SCOPE_ANY
+			 : cc->scope == CONF_SCOPE_DOMAIN ? CRAWL_SCOPE_DOMAIN
+							  : CRAWL_SCOPE_HOST,
 		.min_relevance = cc->min_relevance,
 		.tunnel = cc->tunnel,
 	};
@@ -237,7 +239,12 @@ int setup_load(struct setup *s, char *err, size_t errlen)
 		.max_pages_per_host = cf->crawl.max_pages_per_host,
 		.host_retries = cf->crawl.host_retries,
 		.host_backoff_ms = cf->crawl.host_backoff_ms,
-		.signature = cf->dedup.signature,
+		.signature = cf->dedup.signature == CONF_SIGNATURE_OFF
+				     ? CRAWL_SIGNATURE_OFF
+			     : cf->dedup.signature ==
+					     CONF_SIGNATURE_MD5_TEXT_SIZE
+				     ? CRAWL_SIGNATURE_MD5_TEXT_SIZE
+				     : CRAWL_SIGNATURE_MD5_TEXT,
 		.near_k = cf->dedup.near_duplicate,
 		.follow_duplicate_links = cf->dedup.follow_duplicate_links,
 		.warc = cf->store.warc,
