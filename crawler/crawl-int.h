@@ -69,65 +69,98 @@ enum job_kind {
 	JOB_RELOAD, /* the seed files read again after crawl_reload() */
 };
 
+/* A job: what one unit of work carries between the threads.  A tagged
+ * union: a page fetch and a robots.txt fetch share the transfer's part,
+ * and each has its own; a seeds job has neither.  job_new() allocates
+ * only the kind's part, so a field of another kind must never be read
+ * (AddressSanitizer catches it). */
 struct job {
 	struct job *next;
-	uint8_t kind;                /* enum job_kind */
-	struct frontier_lease lease; /* JOB_ROBOTS: host_id only */
-	struct norm_url lease_u;
-	bool fetched; /* a request was made */
-	long status;
-	int error; /* enum store_error */
-	bool truncated;
-	uint64_t fetched_at;
-	char content_type[128];
-	char location[NORM_URL_MAX * 2]; /* absolute, as curl resolved it */
-	char *body;
-	size_t body_len, body_cap;
-	/* For the WARC files ([store] warc): the URL requested, the request
-	 * and response header blocks as sent and received, the peer. */
-	char *fetch_url;
-	char *req_head, *resp_head;
-	size_t req_len, resp_len, resp_cap;
-	bool head_overflow;
-	char ip[48];
-	/* From the parser. */
-	char title[PARSE_TITLE_MAX + 1];
-	bool has_sig, has_simhash, text_empty;
-	unsigned char sig[16]; /* the [dedup] signature of the body text */
-	uint64_t simhash;
-	bool has_relevance;
-	double relevance;
-	/* From the writer: the representative it duplicates, if any. */
-	char dup_of[NORM_URL_MAX + 1];
-	uint8_t dup; /* 0, DUP_EXACT or DUP_NEAR */
-	bool has_redirect;
-	char redirect[NORM_URL_MAX + 1];
-	struct norm_url redirect_u;
-	/* The target as the Location header wrote it, made absolute; "" if
-	 * that form does not fit (then the record keeps redirect). */
-	char redirect_found[NORM_URL_MAX + 1];
-	/* With search_index: the body text (PARSE_TEXT), NULL when the page
-	 * was not parsed, and whether it said noindex. */
-	char *page_text;
-	size_t page_text_len;
-	bool noindex;
-	struct link *links;
-	size_t n_links, cap_links;
-	char *link_text;
-	size_t text_len, text_cap;
-	unsigned links_bad;
-	/* JOB_ROBOTS: the robots.txt URL, when its fetch started, the rules
-	 * once known and until when they hold (unix ms). */
-	char robots_url[NORM_URL_MAX + 16];
-	uint64_t robots_started_ms;
-	struct parse_robots *rules;
-	int64_t robots_expires;
-	bool robots_cached; /* the rules came from the store */
-	/* JOB_SEEDS: the caller's batch; JOB_SEEDS and JOB_RELOAD: the
-	 * writer's result (an sc_err), and the seeds queued. */
-	struct crawl_seeds *seeds;
-	int seeds_rc;
-	int seeds_added;
+	uint8_t kind; /* enum job_kind */
+	union {
+		/* JOB_SEEDS: the caller's batch; JOB_SEEDS and JOB_RELOAD:
+		 * the writer's result (an sc_err), and the seeds queued. */
+		struct {
+			struct crawl_seeds *seeds;
+			int seeds_rc;
+			int seeds_added;
+		};
+		/* JOB_PAGE and JOB_ROBOTS: a fetch. */
+		struct {
+			struct frontier_lease lease; /* JOB_ROBOTS: host_id
+							and url only */
+			struct norm_url lease_u;
+			bool fetched; /* a request was made */
+			long status;
+			int error; /* enum store_error */
+			bool truncated;
+			uint64_t fetched_at;
+			char content_type[128];
+			char *body;
+			size_t body_len, body_cap;
+			/* For the WARC files ([store] warc): the URL
+			 * requested, the request and response header
+			 * blocks as sent and received, the peer. */
+			char *fetch_url;
+			char *req_head, *resp_head;
+			size_t req_len, resp_len, resp_cap;
+			bool head_overflow;
+			char ip[48];
+			union {
+				/* JOB_ROBOTS: the robots.txt URL, when its
+				 * fetch started, the rules once known and
+				 * until when they hold (unix ms). */
+				struct {
+					char robots_url[NORM_URL_MAX + 16];
+					uint64_t robots_started_ms;
+					struct parse_robots *rules;
+					int64_t robots_expires;
+					bool robots_cached; /* from the store */
+				};
+				/* JOB_PAGE. */
+				struct {
+					/* The Location header, absolute as curl
+					 * resolved it (malloc'd; NULL: none).
+					 */
+					char *location;
+					/* From the parser. */
+					char title[PARSE_TITLE_MAX + 1];
+					bool has_sig, has_simhash, text_empty;
+					/* the [dedup] signature of the body
+					 * text */
+					unsigned char sig[16];
+					uint64_t simhash;
+					bool has_relevance;
+					double relevance;
+					/* From the writer: the representative
+					 * it duplicates, if any. */
+					char dup_of[NORM_URL_MAX + 1];
+					uint8_t dup; /* 0, DUP_EXACT, DUP_NEAR
+						      */
+					bool has_redirect;
+					char redirect[NORM_URL_MAX + 1];
+					struct norm_url redirect_u;
+					/* The target as the Location header
+					 * wrote it, made absolute (malloc'd);
+					 * NULL if that form does not fit (then
+					 * the record keeps redirect). */
+					char *redirect_found;
+					/* With search_index: the body text
+					 * (PARSE_TEXT), NULL when the page was
+					 * not parsed, and whether it said
+					 * noindex. */
+					char *page_text;
+					size_t page_text_len;
+					bool noindex;
+					struct link *links;
+					size_t n_links, cap_links;
+					char *link_text;
+					size_t text_len, text_cap;
+					unsigned links_bad;
+				};
+			};
+		};
+	};
 };
 
 /* A queue of jobs between threads. */
@@ -257,6 +290,7 @@ struct crawl {
 };
 
 /* crawl.c */
+struct job *job_new(enum job_kind kind);
 void job_free(struct job *j);
 SC_PRINTF(3, 4)
 void crawl_say(const struct crawl *c, int level, const char *fmt, ...);

@@ -3,18 +3,34 @@
  * unreachable hosts, and the daemon's side (pause, status, seeds, reload). */
 #include "crawl-int.h"
 
+/* A zeroed job of that kind, or NULL. */
+struct job *job_new(enum job_kind kind)
+{
+	struct job *j = calloc(1, sizeof(*j));
+	if (j)
+		j->kind = (uint8_t)kind;
+	return j;
+}
+
 void job_free(struct job *j)
 {
 	if (!j)
 		return;
-	parse_robots_free(j->rules);
-	free(j->body);
-	free(j->page_text);
-	free(j->fetch_url);
-	free(j->req_head);
-	free(j->resp_head);
-	free(j->links);
-	free(j->link_text);
+	if (j->kind == JOB_PAGE || j->kind == JOB_ROBOTS) {
+		free(j->body);
+		free(j->fetch_url);
+		free(j->req_head);
+		free(j->resp_head);
+	}
+	if (j->kind == JOB_ROBOTS)
+		parse_robots_free(j->rules);
+	if (j->kind == JOB_PAGE) {
+		free(j->location);
+		free(j->redirect_found);
+		free(j->page_text);
+		free(j->links);
+		free(j->link_text);
+	}
 	free(j);
 }
 
@@ -445,10 +461,9 @@ int crawl_add_seeds(struct crawl *c, struct crawl_seeds *s)
 {
 	if (c->stopping)
 		return SC_E_AGAIN;
-	struct job *j = calloc(1, sizeof(*j));
+	struct job *j = job_new(JOB_SEEDS);
 	if (!j)
 		return SC_E_NOMEM;
-	j->kind = JOB_SEEDS;
 	j->seeds = s;
 	parse_submit(c, j, false);
 	return 0;
@@ -468,7 +483,7 @@ int crawl_reload(struct crawl *c, const struct crawl_opts *o)
 		}
 		l = n;
 	}
-	struct job *j = calloc(1, sizeof(*j));
+	struct job *j = job_new(JOB_RELOAD);
 	struct curl_slist **v = realloc(c->old_connect_to,
 					(c->n_old_connect_to + 1) * sizeof(*v));
 	if (v)
@@ -490,7 +505,7 @@ int crawl_reload(struct crawl *c, const struct crawl_opts *o)
 	 * size of its cache. */
 	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
 			  (long)o->concurrency * 2);
-	j->kind = JOB_RELOAD;
+
 	parse_submit(c, j, false);
 	sched_fill(c);
 	sched_check_done(c);

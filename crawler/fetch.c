@@ -240,8 +240,11 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 				 ct);
 		char *loc = NULL;
 		curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_URL, &loc);
-		if (loc && strlen(loc) < sizeof(j->location))
-			strcpy(j->location, loc);
+		/* A Location longer than this cannot normalize anyway. */
+		if (loc && strlen(loc) < 2 * NORM_URL_MAX &&
+		    !(j->location = strdup(loc))) {
+			crawl_die(c, SC_E_NOMEM, "fetch");
+		}
 		if (x->truncated)
 			j->error = STORE_ERROR_TOO_BIG;
 		else if (status >= 400)

@@ -66,15 +66,16 @@ static void keep_text(struct job *j, struct parse_text *t, bool noindex)
 static void parse_job(struct crawl *c, struct job *j)
 {
 	const struct crawl_opts *o = c->o;
-	if (j->status >= 300 && j->status < 400 && j->location[0]) {
+	if (j->status >= 300 && j->status < 400 && j->location) {
 		int rc = norm_url(&o->norm, NULL, j->location,
 				  strlen(j->location), j->redirect,
 				  sizeof(j->redirect), &j->redirect_u);
+		char found[NORM_URL_MAX + 1];
 		struct norm_url fu;
 		if (rc == 0 && norm_url(&norm_as_found, NULL, j->location,
-					strlen(j->location), j->redirect_found,
-					sizeof(j->redirect_found), &fu) != 0)
-			j->redirect_found[0] = '\0';
+					strlen(j->location), found,
+					sizeof(found), &fu) == 0)
+			j->redirect_found = strndup(found, fu.len);
 		if (rc == 0) {
 			j->has_redirect = true;
 			if (j->lease.redirects >= 10)

@@ -56,12 +56,11 @@ static void start_lease(struct crawl *c, struct job *j)
 			if (s->state == R_NONE) {
 				/* Looked up in the store by a parser, then
 				 * fetched if need be (robots_back()). */
-				struct job *r = calloc(1, sizeof(*r));
+				struct job *r = job_new(JOB_ROBOTS);
 				if (!r) {
 					crawl_die(c, SC_E_NOMEM, "robots");
 					return;
 				}
-				r->kind = JOB_ROBOTS;
 				r->lease.host_id = j->lease.host_id;
 				/* The page's URL names the host in messages
 				 * if the robots.txt cannot be had. */
@@ -134,7 +133,7 @@ void sched_fill(struct crawl *c)
 	while (!c->stopping && !c->paused && c->running < o->concurrency &&
 	       c->running + pipeline < 2ull * o->concurrency &&
 	       (!o->max_pages || c->started + c->parked < o->max_pages)) {
-		struct job *j = calloc(1, sizeof(*j));
+		struct job *j = job_new(JOB_PAGE);
 		if (!j) {
 			crawl_die(c, SC_E_NOMEM, "scheduling");
 			return;

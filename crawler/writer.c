@@ -226,9 +226,9 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 			.url = j->redirect,
 			.url_len = j->redirect_u.len,
 			.u = &j->redirect_u,
-			.found = j->redirect_found[0] ? j->redirect_found
-						      : j->redirect,
-			.found_len = j->redirect_found[0]
+			.found = j->redirect_found ? j->redirect_found
+						   : j->redirect,
+			.found_len = j->redirect_found
 					     ? strlen(j->redirect_found)
 					     : j->redirect_u.len,
 			.depth = j->lease.depth,
