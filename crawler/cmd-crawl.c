@@ -68,7 +68,7 @@ int cmd_crawl(int argc, char **argv)
 	char err[512];
 	int rc = setup_load(&st, err, sizeof(err));
 	if (rc) {
-		fprintf(stderr, "sigcrawl crawl: %s\n", err);
+		sc_errorf(CMD, "%s", err);
 		return rc == SC_E_NOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
 	const struct crawl_opts o = st.o;

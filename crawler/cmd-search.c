@@ -32,8 +32,8 @@ static int store_dir(const char *cmd, const char *dir, const char *config,
 	int rc = config ? conf_load(config, &cf, err, sizeof(err))
 			: conf_default(&cf);
 	if (rc) {
-		fprintf(stderr, "sigcrawl %s: %s\n", cmd,
-			config && rc != SC_E_NOMEM ? err : sc_strerror(rc));
+		sc_errorf(cmd, "%s",
+			  config && rc != SC_E_NOMEM ? err : sc_strerror(rc));
 		return rc == SC_E_NOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
 	*ret = strdup(cf->crawl.store);

@@ -621,12 +621,12 @@ int cmd_serve(int argc, char **argv)
 	int code;
 	if (setup_args(&probe, CMD, argc, argv, usage, &code))
 		return code;
-	log_init(probe.verbose);
+	log_init("serve", true, probe.verbose);
 	if (probe.check_config) {
 		char err[512];
 		int rc = setup_load(&probe, err, sizeof(err));
 		if (rc) {
-			fprintf(stderr, "sigcrawl serve: %s\n", err);
+			sc_errorf(CMD, "%s", err);
 			return rc == SC_E_NOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 		}
 		printf("%s: ok\n", probe.config ? probe.config : "(defaults)");

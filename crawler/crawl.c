@@ -44,10 +44,7 @@ void crawl_say(const struct crawl *c, int level, const char *fmt, ...)
 	va_start(ap, fmt);
 	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	if (c->o->daemon)
-		log_msg(level, "%s", line);
-	else
-		fprintf(stderr, "sigcrawl crawl: %s\n", line);
+	log_msg(level, "%s", line);
 }
 
 void crawl_die(struct crawl *c, int rc, const char *what)
@@ -90,9 +87,9 @@ static void on_signal(evutil_socket_t sig, short kind, void *arg)
 {
 	(void)kind;
 	struct crawl *c = arg;
-	if (!c->o->quiet)
-		fprintf(stderr, "\nsigcrawl crawl: %s: stopping\n",
-			sig == SIGINT ? "SIGINT" : "SIGTERM");
+	if (!c->o->quiet || c->o->daemon)
+		crawl_say(c, LOG_NOTICE, "%s: stopping",
+			  sig == SIGINT ? "SIGINT" : "SIGTERM");
 	pthread_mutex_lock(&c->mu);
 	c->sum.interrupted = true;
 	pthread_mutex_unlock(&c->mu);

@@ -1,5 +1,6 @@
 /* focus-policy.c — the crawl's focus policy (see focus-policy.h). */
 #include "focus-policy.h"
+#include "log.h"
 
 #include <libpsl.h>
 #include <stdatomic.h>
@@ -58,9 +59,7 @@ static int view_new(const struct crawl_opts *o, struct view **ret)
 		int rc = parse_keywords_new(cat->keywords, cat->n_keywords,
 					    &v->kw[i]);
 		if (rc) {
-			fprintf(stderr,
-				"sigcrawl crawl: [category %s] "
-				"keywords: %s\n",
+			log_msg(LOG_ERR, "[category %s] keywords: %s",
 				cat->name, sc_strerror(rc));
 			view_free(v);
 			return rc;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "log.h"
 
 static const struct command {
 	const char *name;
@@ -41,12 +42,12 @@ static void usage(FILE *f)
 
 void sc_errorf(const char *cmd, const char *fmt, ...)
 {
+	char line[1024];
 	va_list ap;
-	fprintf(stderr, "sigcrawl %s: ", cmd);
 	va_start(ap, fmt);
-	vfprintf(stderr, fmt, ap);
+	vsnprintf(line, sizeof(line), fmt, ap);
 	va_end(ap);
-	fputc('\n', stderr);
+	log_cmd_msg(cmd, LOG_ERR, "%s", line);
 }
 
 int main(int argc, char **argv)
@@ -66,9 +67,11 @@ int main(int argc, char **argv)
 		return EXIT_OK;
 	}
 	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
-		if (strcmp(cmd, commands[i].name) == 0)
+		if (strcmp(cmd, commands[i].name) == 0) {
+			log_init(commands[i].name, false, false);
 			return commands[i].run(argc - 1, argv + 1);
-	fprintf(stderr, "sigcrawl: unknown command '%s'\n\n", cmd);
+		}
+	log_msg(LOG_ERR, "unknown command '%s'\n", cmd);
 	usage(stderr);
 	return EXIT_USAGE;
 }

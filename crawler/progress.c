@@ -48,15 +48,16 @@ void progress_show(struct crawl *c, bool final)
 	if (c->hosts_held || c->hosts_given_up)
 		snprintf(held, sizeof(held), "  hosts held %u, given up %u",
 			 c->hosts_held, c->hosts_given_up);
-	fprintf(stderr,
-		"%spages %llu  %.1f/s  queue %llu  hosts %u  duplicates %llu  "
-		"errors %llu  disallowed %llu%s  elapsed %.0fs%s",
-		tty ? "\r\033[K" : "", (unsigned long long)s.pages, rate,
-		(unsigned long long)st.queued, st.hosts,
-		(unsigned long long)(s.dup_exact + s.dup_near),
-		(unsigned long long)s.errors,
-		(unsigned long long)s.robots_disallowed, held, el,
-		tty && !final ? "" : "\n");
+	char line[512];
+	snprintf(line, sizeof(line),
+		 "pages %llu  %.1f/s  queue %llu  hosts %u  duplicates %llu  "
+		 "errors %llu  disallowed %llu%s  elapsed %.0fs",
+		 (unsigned long long)s.pages, rate,
+		 (unsigned long long)st.queued, st.hosts,
+		 (unsigned long long)(s.dup_exact + s.dup_near),
+		 (unsigned long long)s.errors,
+		 (unsigned long long)s.robots_disallowed, held, el);
+	log_progress(line, tty, final);
 }
 
 void on_tick(evutil_socket_t fd, short kind, void *arg)
