@@ -326,6 +326,7 @@ def main():
             ap.error("unknown tool %r" % t)
 
     work = a.work or tempfile.mkdtemp(prefix="sigcrawl-bench-")
+    os.makedirs(work, exist_ok=True)
     os.chmod(work, 0o755)  # nginx workers may run as nobody
     site = os.path.join(work, "site")
     nginx = None
