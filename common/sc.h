@@ -7,6 +7,7 @@
 #ifndef SC_H
 #define SC_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -59,6 +60,22 @@ const char *sc_strerror(int err);
  * and LMDB keys cannot hold a 2048-byte URL anyway (511 bytes at most). */
 #define SC_KEY_LEN 16
 void sc_url_key(const char *url, size_t len, unsigned char key[SC_KEY_LEN]);
+
+/* ---- Allocation -------------------------------------------------------- */
+
+/* malloc(), calloc() and realloc() of the modules that test every
+ * allocation failure (parse/ so far): the same, except that a test may
+ * make one of them fail.  Free with free(). */
+void *sc_malloc(size_t n);
+void *sc_calloc(size_t n, size_t size);
+void *sc_realloc(void *p, size_t n);
+
+/* Tests: the n-th sc_*alloc() call from now on this thread returns NULL
+ * (0: none), as curl's torture tests do; sc_alloc_fail_pending() says
+ * whether that call has not come yet, i.e. the code under test finished
+ * without reaching it. */
+void sc_alloc_fail_nth(unsigned long n);
+bool sc_alloc_fail_pending(void);
 
 /* ---- Bytes: big-endian integers in stored values, hex digits ---- */
 

@@ -95,7 +95,7 @@ static void *arena_alloc(void *ud, size_t size)
 
 		if (a->total + sz > a->limit)
 			arena_fail(a, SC_E_NOMEM);
-		c = malloc(sizeof(*c) + sz);
+		c = sc_malloc(sizeof(*c) + sz);
 		if (!c)
 			arena_fail(a, SC_E_NOMEM);
 		c->used = 0;
@@ -687,7 +687,7 @@ static int parse_tree(struct walk *w, GumboOutput *out)
 		links = PARSE_LINKS_MAX + 16;
 	while (cap < 4 * links)
 		cap <<= 1;
-	w->set = calloc(cap, sizeof(*w->set));
+	w->set = sc_calloc(cap, sizeof(*w->set));
 	if (!w->set)
 		return SC_E_NOMEM;
 	w->set_mask = cap - 1;
@@ -743,7 +743,8 @@ static int parse_common(const char *html, size_t len, const char *page_url,
 	 * stacks. */
 	want_text = (popts->flags & text_flags) ||
 		    (popts->keywords && parse_keywords_count(popts->keywords));
-	w = calloc(1, sizeof(*w) + (want_text ? sizeof(struct text_sink) : 0));
+	w = sc_calloc(1,
+		      sizeof(*w) + (want_text ? sizeof(struct text_sink) : 0));
 	if (!w)
 		return SC_E_NOMEM;
 	r = norm_base_set(&w->page_base, NULL, page_url, page_url_len);

@@ -157,7 +157,7 @@ static int rules_add(struct rules *l, const char *pat, size_t len, bool allow)
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
-		struct rule *v = realloc(l->v, cap * sizeof(*v));
+		struct rule *v = sc_realloc(l->v, cap * sizeof(*v));
 
 		if (!v)
 			return SC_E_NOMEM;
@@ -173,7 +173,7 @@ static int rules_add(struct rules *l, const char *pat, size_t len, bool allow)
 
 		while (cap < need)
 			cap *= 2;
-		b = realloc(l->buf, cap);
+		b = sc_realloc(l->buf, cap);
 		if (!b)
 			return SC_E_NOMEM;
 		l->buf = b;
@@ -282,7 +282,7 @@ static int add_sitemap(struct parse_robots *r, const char *v, size_t n)
 
 	if (r->n_sitemaps == SITEMAPS_MAX || n == 0 || n > NORM_INPUT_MAX)
 		return 0;
-	s = malloc(n + 1);
+	s = sc_malloc(n + 1);
 	if (!s)
 		return SC_E_NOMEM;
 	memcpy(s, v, n);
@@ -425,7 +425,7 @@ static int rule_order(const void *a, const void *b)
 
 static int robots_new(struct parse_robots **ret)
 {
-	*ret = calloc(1, sizeof(**ret));
+	*ret = sc_calloc(1, sizeof(**ret));
 	return *ret ? 0 : SC_E_NOMEM;
 }
 
@@ -553,7 +553,7 @@ bool parse_robots_allowed(const struct parse_robots *r, const char *path_query,
 		len = 1;
 	}
 	if (len > 2048) {
-		buf = malloc(3 * len);
+		buf = sc_malloc(3 * len);
 		if (!buf)
 			return false; /* no answer: the polite one */
 	}
