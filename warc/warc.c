@@ -1,6 +1,6 @@
 /* warc.c — WARC 1.1 files of the crawl's exchanges (ISO 28500:2017).
  *
- * store.h says what a file holds.  How it is written: each record is one
+ * warc.h says what a file holds.  How it is written: each record is one
  * gzip member, deflated straight from the caller's buffers into an output
  * buffer of the writer that goes to the file descriptor with write(2), so
  * a payload is never copied, only read twice (SHA-1, then deflate: the
@@ -22,7 +22,7 @@
 #include <arpa/inet.h>
 #include <zlib.h>
 
-#include "store.h"
+#include "warc.h"
 
 #define WARC_DEFAULT_PREFIX "sigcrawl"
 #define WARC_DEFAULT_MAX (1ull << 30)
@@ -331,7 +331,7 @@ static enum head_action classify(const char *line, size_t len, bool decoded,
 	return KEEP;
 }
 
-/* Rewrites the response head P[0..N) into OUT as store.h describes: the
+/* Rewrites the response head P[0..N) into OUT as warc.h describes: the
  * last message, CRLF line endings, Transfer-Encoding (and Content-Encoding
  * when DECODED) demoted to X-Sigcrawl-Original-*, Content-Length fixed,
  * and the empty line that ends the head. */
