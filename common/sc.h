@@ -61,6 +61,12 @@ const char *sc_strerror(int err);
 #define SC_KEY_LEN 16
 void sc_url_key(const char *url, size_t len, unsigned char key[SC_KEY_LEN]);
 
+/* The most bytes of a robots.txt that are fetched, kept and parsed (RFC
+ * 9309 §2.5 asks for at least 500 KiB): one bound for the crawler's
+ * transfer, the store's cache and the parser, which ignores the rest and
+ * the line the bound cuts. */
+#define SC_ROBOTS_MAX_BYTES (500 * 1024)
+
 /* ---- Allocation -------------------------------------------------------- */
 
 /* malloc(), calloc() and realloc() of the modules that test every

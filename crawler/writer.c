@@ -6,18 +6,18 @@
 /* A fetched robots.txt answer is kept for the next run. */
 static int write_robots(struct crawl *c, MDB_txn *txn, const struct job *j)
 {
-	struct frontier_robots r = {
+	struct store_robots r = {
 		.fetched_at = (int64_t)j->fetched_at,
 		.expires_at = j->robots_expires,
 		.status = (int)j->status,
 		.body = j->body,
 		.body_len = j->body_len,
 	};
-	int rc = frontier_robots_put(c->fr, txn, j->robots_url,
-				     strlen(j->robots_url), &r);
+	int rc = store_robots_put(c->store, txn, j->robots_url,
+				  strlen(j->robots_url), &r);
 	/* Only a database failure matters: an answer not kept is asked
 	 * again next time. */
-	return rc == SC_E_DB ? rc : 0;
+	return rc == SC_E_INVAL || rc == SC_E_TOOLONG ? 0 : rc;
 }
 
 /* Does the redirect of j close a loop?  The target is j itself, or a

@@ -443,10 +443,10 @@ int parse_robots(const char *txt, size_t len, const char *agent_token,
 		return r;
 	st.token = agent_token;
 	st.token_len = product_len(agent_token, strlen(agent_token));
-	if (len > PARSE_ROBOTS_MAX_BYTES) {
+	if (len > SC_ROBOTS_MAX_BYTES) {
 		/* Past the limit, and the line the limit cuts, are
 		 * ignored: half a rule could say something else. */
-		len = PARSE_ROBOTS_MAX_BYTES;
+		len = SC_ROBOTS_MAX_BYTES;
 		while (len > 0 && txt[len - 1] != '\n' && txt[len - 1] != '\r')
 			len--;
 	}

@@ -8,7 +8,6 @@
  *                             name too, after it was queued under another
  * Names are at most STORE_CATEGORY_NAME_MAX bytes.  Integers are
  * big-endian. */
-#include <errno.h>
 #include <string.h>
 
 #include "sc.h"
@@ -22,15 +21,8 @@
 
 int store_focus_open(struct store *s, MDB_txn *txn, bool create)
 {
-	int rc = mdb_dbi_open(txn, "focus", create ? MDB_CREATE : 0, &s->focus);
-	if (rc == MDB_NOTFOUND || rc == EACCES) {
-		s->has_focus = false;
-		return 0;
-	}
-	if (rc)
-		return store_db_error(rc);
-	s->has_focus = true;
-	return 0;
+	return store_dbi_open_opt(txn, "focus", 0, create, &s->focus,
+				  &s->has_focus);
 }
 
 static size_t make_key(unsigned char *k, char tag, const unsigned char *url,

@@ -114,12 +114,27 @@ int store_open(MDB_env *env, MDB_txn *txn, struct store **ret)
 	rc = store_index_open(s, txn, open_flags & MDB_CREATE);
 	if (!rc)
 		rc = store_focus_open(s, txn, open_flags & MDB_CREATE);
+	if (!rc)
+		rc = store_robots_open(s, txn, open_flags & MDB_CREATE);
 	if (rc) {
 		free(s);
 		return rc;
 	}
 	*ret = s;
 	return 0;
+}
+
+int store_dbi_open_opt(MDB_txn *txn, const char *name, unsigned flags,
+		       bool create, MDB_dbi *dbi, bool *present)
+{
+	int rc = mdb_dbi_open(txn, name, flags | (create ? MDB_CREATE : 0),
+			      dbi);
+	/* Not there, in a read-only transaction (EACCES when MDB_CREATE was
+	 * asked of one). */
+	*present = rc == 0;
+	if (rc == MDB_NOTFOUND || rc == EACCES)
+		return 0;
+	return store_db_error(rc);
 }
 
 void store_close(struct store *s)

@@ -415,6 +415,45 @@ int store_also_foreach(struct store *s, MDB_txn *txn,
 				 const char *name, size_t len),
 		       void *arg) SC_WUR;
 
+/* ---- The robots.txt cache (RFC 9309 §2.4) ----------------------------------
+ *
+ * The last answer of each robots.txt the crawl fetched, with its expiry,
+ * so that a restarted crawl does not ask every host again.  One more
+ * database of the environment, "frontier.robots" (its name from when the
+ * frontier kept it; the name and the value layout are unchanged, so older
+ * stores read as they did), opened by store_open() and written in the
+ * caller's write transaction.  A store opened read-only from before this
+ * database reads as if it were empty. */
+
+/* The longest robots.txt URL kept: the value stores its length in 2
+ * bytes. */
+#define STORE_ROBOTS_URL_MAX 0xffffu
+
+/* One cached robots.txt answer.  body points into the map (after a get,
+ * valid as in store_get()) or into the caller's memory (for a put). */
+struct store_robots {
+	int64_t fetched_at; /* unix ms */
+	int64_t expires_at; /* unix ms: not to be used after it */
+	int status;         /* the final HTTP status, 100..999 */
+	const char *body;
+	size_t body_len; /* at most SC_ROBOTS_MAX_BYTES */
+};
+
+/* Keeps R as the answer for the robots.txt at URL (its full URL, LEN
+ * bytes), replacing any older one, in the write transaction TXN.  Returns
+ * 0, SC_E_INVAL (a NULL argument, a status outside 100..999, a body over
+ * SC_ROBOTS_MAX_BYTES, a handle without the database), SC_E_TOOLONG (LEN
+ * 0 or over STORE_ROBOTS_URL_MAX) or a code of store_db_error(). */
+int store_robots_put(struct store *s, MDB_txn *txn, const char *url, size_t len,
+		     const struct store_robots *r) SC_WUR;
+
+/* The answer kept for URL, as TXN sees it (any transaction).  Expiry is
+ * the caller's to check.  Returns 0 and fills *ret, SC_E_NOTFOUND (also
+ * when another URL has the same key), SC_E_CORRUPT (a value this version
+ * did not write), SC_E_INVAL or a code of store_db_error(). */
+int store_robots_get(struct store *s, MDB_txn *txn, const char *url, size_t len,
+		     struct store_robots *ret) SC_WUR;
+
 /* ---- Export (SPEC §5) -----------------------------------------------------
  */
 
