@@ -64,8 +64,7 @@ int store_category_put(struct store *s, MDB_txn *txn,
 	memcpy(&bits, &c->min_relevance, sizeof(bits));
 	v[0] = FOCUS_VERSION;
 	v[1] = (unsigned char)c->scope;
-	for (int i = 0; i < 4; i++)
-		v[2 + i] = (unsigned char)(c->tunnel >> (24 - 8 * i));
+	put_be32(v + 2, (uint32_t)c->tunnel);
 	put_be64(v + 6, bits);
 	if (c->keywords_len)
 		memcpy(v + CAT_HEAD, c->keywords, c->keywords_len);
@@ -98,8 +97,7 @@ int store_category_get(struct store *s, MDB_txn *txn, const char *name,
 		.keywords = (const char *)v + CAT_HEAD,
 		.keywords_len = val.mv_size - CAT_HEAD,
 		.scope = v[1],
-		.tunnel = (unsigned)v[2] << 24 | (unsigned)v[3] << 16 |
-			  (unsigned)v[4] << 8 | v[5],
+		.tunnel = get_be32(v + 2),
 		.min_relevance = min,
 	};
 	return 0;
