@@ -41,13 +41,15 @@ enum sc_err {
 	SC_E_INVAL = -21,    /* invalid argument */
 	SC_E_NOSPC = -22,    /* caller's buffer too small */
 	SC_E_IO = -23,       /* read or write failed; see errno */
-	SC_E_DB = -24,       /* LMDB failed (the log line says how) */
+	SC_E_DB = -24,       /* LMDB failed (store_strerror() says how) */
 	SC_E_NOTFOUND = -25, /* no such record */
 	SC_E_CORRUPT = -26,  /* a stored value failed to decode */
 	SC_E_AGAIN = -27,    /* nothing to do now; try again later */
 	SC_E_LIMIT = -28,    /* input needs more work than a parser allows */
 	SC_E_PROFILE = -29,  /* the store's keys were made with another
 				normalization (crawler/keys.h) */
+	SC_E_FULL = -30,     /* the store's database is full (LMDB's
+				MDB_MAP_FULL) */
 };
 
 /* A static, human-readable message for an sc_err code (never NULL). */

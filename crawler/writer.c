@@ -439,8 +439,8 @@ void *writer_main(void *arg)
 			batch[n++] = j;
 		pthread_mutex_unlock(&c->mu);
 
-		MDB_txn *txn;
-		int rc = mdb_txn_begin(c->env, NULL, 0, &txn) ? SC_E_DB : 0;
+		MDB_txn *txn = NULL;
+		int rc = store_txn_begin(c->env, 0, &txn);
 		size_t n_fu = 0;
 		for (size_t i = 0; i < n && !rc; i++)
 			rc = write_job(c, txn, batch[i], &fu, &n_fu, &cap_fu);
@@ -468,9 +468,9 @@ void *writer_main(void *arg)
 		}
 		if (!rc && c->search)
 			rc = index_batch(c, batch, n);
-		if (!rc && mdb_txn_commit(txn))
-			rc = SC_E_DB;
-		else if (rc)
+		if (!rc)
+			rc = store_txn_commit(txn);
+		else if (txn)
 			mdb_txn_abort(txn);
 		if (rc) {
 			frontier_discarded(c->fr);

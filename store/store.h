@@ -19,8 +19,11 @@
  * directory, not LMDB.
  *
  * Errors: every function that can fail returns 0 or a negative sc_err code.
- * LMDB's own codes are translated by store_db_error(): the caller's
- * mdb_txn_commit() and friends can use it too. */
+ * LMDB's own codes are translated by store_db_error(), which remembers the
+ * last one, so that store_strerror() can say what LMDB said (a full map is
+ * MDB_MAP_FULL, not "database error"); the callers' transactions begin and
+ * commit through store_txn_begin() and store_txn_commit() for the same
+ * reason. */
 #ifndef STORE_H
 #define STORE_H
 
@@ -70,11 +73,32 @@ void store_env_close(MDB_env *env);
 
 /* Translates an LMDB return code into an sc_err code: 0 stays 0,
  * MDB_NOTFOUND gives SC_E_NOTFOUND, ENOMEM SC_E_NOMEM, MDB_MAP_FULL
- * SC_E_NOSPC, MDB_CORRUPTED, MDB_INVALID, MDB_PAGE_NOTFOUND and
+ * SC_E_FULL, MDB_CORRUPTED, MDB_INVALID, MDB_PAGE_NOTFOUND and
  * MDB_VERSION_MISMATCH SC_E_CORRUPT, any other system error (a positive
- * errno value) SC_E_IO with errno set to it, anything else SC_E_DB.  For a
- * message, print mdb_strerror() of the original code. */
+ * errno value: ENOSPC when the disk is full) SC_E_IO with errno set to it,
+ * anything else SC_E_DB.  Every function of this module translates LMDB's
+ * codes through it.  The code of a failure (anything but 0 and
+ * MDB_NOTFOUND) is remembered, per thread, for store_strerror(). */
 int store_db_error(int mdb_rc);
+
+/* A message for RC, a code that a function of this module returned on
+ * this thread: sc_strerror(RC), followed, when RC is the translation of
+ * the last LMDB failure this thread met, by LMDB's own words for it
+ * (mdb_strerror()), as in "database full (MDB_MAP_FULL: Environment
+ * mapsize limit reached)".  Static or thread-local text, valid until the
+ * thread's next call; never NULL. */
+const char *store_strerror(int rc);
+
+/* Begins a transaction of ENV with mdb_txn_begin()'s FLAGS (0 or
+ * MDB_RDONLY) and no parent, and forgets the thread's last LMDB failure.
+ * Returns 0 and sets *ret, or a code of store_db_error(). */
+int store_txn_begin(MDB_env *env, unsigned flags, MDB_txn **ret) SC_WUR;
+
+/* Commits TXN (which is then gone, committed or not).  Returns 0 or a
+ * code of store_db_error(): SC_E_IO with errno ENOSPC for a full disk,
+ * SC_E_FULL for a full map, SC_E_DB (MDB_BAD_TXN) after a write of the
+ * transaction had failed. */
+int store_txn_commit(MDB_txn *txn) SC_WUR;
 
 /* ---- Records --------------------------------------------------------------
  */
@@ -220,7 +244,7 @@ void store_close(struct store *s);
 /* Inserts R, or replaces the record of the same normalized URL, in the
  * write transaction TXN.  The record is encoded straight into LMDB's page
  * (MDB_RESERVE): no allocation.  Returns 0, SC_E_INVAL (see
- * store_record_size(); also for a NULL argument), SC_E_NOSPC (the map is
+ * store_record_size(); also for a NULL argument), SC_E_FULL (the map is
  * full; the transaction must then be aborted) or a code of
  * store_db_error(). */
 int store_put(struct store *s, MDB_txn *txn, const struct store_record *r)
@@ -297,7 +321,7 @@ int store_foreach(struct store *s, MDB_txn *txn,
  * Returns 1 when another URL holds SIG; *rep and *rep_len then give that
  * URL (not NUL-terminated), borrowed from the map: valid until TXN ends or
  * writes again.  REP and REP_LEN may be NULL.  Errors: SC_E_INVAL (a NULL
- * or empty argument, a read-only handle without the index), SC_E_NOSPC
+ * or empty argument, a read-only handle without the index), SC_E_FULL
  * (the map is full; abort the transaction) or a code of store_db_error(). */
 int store_sig_claim(struct store *s, MDB_txn *txn,
 		    const unsigned char sig[STORE_SIG_LEN],
@@ -322,7 +346,7 @@ struct store_simhash_hit {
 /* Files the fingerprint HASH of the representative whose key is REP
  * (sc_url_key() of its normalized URL) in the write transaction TXN.
  * Adding a (hash, rep) pair that is already filed changes nothing.
- * Returns 0, SC_E_INVAL, SC_E_NOSPC, SC_E_CORRUPT (the index is not made
+ * Returns 0, SC_E_INVAL, SC_E_FULL, SC_E_CORRUPT (the index is not made
  * of whole entries) or a code of store_db_error(). */
 int store_simhash_add(struct store *s, MDB_txn *txn, uint64_t hash,
 		      const unsigned char rep[SC_KEY_LEN]) SC_WUR;

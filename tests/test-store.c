@@ -341,7 +341,7 @@ static void test_db_error(void)
 {
 	CHECK(store_db_error(0) == 0);
 	CHECK(store_db_error(MDB_NOTFOUND) == SC_E_NOTFOUND);
-	CHECK(store_db_error(MDB_MAP_FULL) == SC_E_NOSPC);
+	CHECK(store_db_error(MDB_MAP_FULL) == SC_E_FULL);
 	CHECK(store_db_error(MDB_CORRUPTED) == SC_E_CORRUPT);
 	CHECK(store_db_error(ENOMEM) == SC_E_NOMEM);
 	errno = 0;
@@ -869,6 +869,52 @@ static void test_robots_cache(void)
 	remove_store(dir);
 }
 
+/* A store whose map fills: store_put() says so with LMDB's own code,
+ * MDB_MAP_FULL, not as a buffer that is too small or a bare "database
+ * error"; so does a commit that fails. */
+static void test_map_full(void)
+{
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/full", tmpdir);
+	CHECK(mkdir(dir, 0750) == 0);
+	MDB_env *env;
+	CHECK(mdb_env_create(&env) == 0);
+	CHECK(mdb_env_set_maxdbs(env, STORE_MAX_DBS) == 0);
+	CHECK(mdb_env_set_mapsize(env, 256 * 1024) == 0);
+	CHECK(mdb_env_open(env, dir, MDB_NOTLS, 0640) == 0);
+	MDB_txn *txn;
+	struct store *s = NULL;
+	CHECK(store_txn_begin(env, 0, &txn) == 0);
+	CHECK(store_open(env, txn, &s) == 0);
+	CHECK(store_txn_commit(txn) == 0);
+
+	CHECK(store_txn_begin(env, 0, &txn) == 0);
+	int rc = 0;
+	char url[64];
+	for (int i = 0; i < 100000 && !rc; i++) {
+		snprintf(url, sizeof(url), "http://full.test/%d", i);
+		struct store_record r = full_record(url);
+		rc = store_put(s, txn, &r);
+	}
+	CHECK(rc == SC_E_FULL);
+	const char *msg = store_strerror(rc);
+	CHECK(strstr(msg, "MDB_MAP_FULL") != NULL);
+	CHECK(strstr(msg, sc_strerror(SC_E_FULL)) == msg);
+	/* LMDB has marked the transaction failed: its commit says so. */
+	rc = store_txn_commit(txn);
+	CHECK(rc == SC_E_DB);
+	CHECK(strstr(store_strerror(rc), "MDB_BAD_TXN") != NULL);
+	/* A code that did not come from LMDB has only its own message. */
+	CHECK_STR(store_strerror(SC_E_INVAL), sc_strerror(SC_E_INVAL));
+	/* A new transaction forgets the last failure. */
+	CHECK(store_txn_begin(env, MDB_RDONLY, &txn) == 0);
+	CHECK_STR(store_strerror(SC_E_DB), sc_strerror(SC_E_DB));
+	mdb_txn_abort(txn);
+	store_close(s);
+	mdb_env_close(env);
+	remove_store(dir);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -882,6 +928,7 @@ int main(void)
 	test_db_error();
 	test_database();
 	test_robots_cache();
+	test_map_full();
 	test_export_jsonl();
 	test_export_csv();
 	rmdir(tmpdir);
