@@ -26,7 +26,7 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "search.h"
 
 #define VOCAB 20000
 

@@ -19,7 +19,6 @@
  *
  * Usage: bench-signature [--pages N] [--reps N] [--seed N]
  */
-#include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -65,35 +64,6 @@ static void make_vocab(uint64_t *s)
 	}
 }
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static void put(struct buf *b, const char *fmt, ...)
-	__attribute__((format(printf, 2, 3)));
-
-static void put(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	int n;
-
-	for (;;) {
-		va_start(ap, fmt);
-		n = vsnprintf(b->p + b->len, b->cap - b->len, fmt, ap);
-		va_end(ap);
-		if (n >= 0 && (size_t)n < b->cap - b->len)
-			break;
-		b->cap *= 2;
-		b->p = realloc(b->p, b->cap);
-		if (!b->p) {
-			perror("realloc");
-			exit(1);
-		}
-	}
-	b->len += (size_t)n;
-}
-
 /* Zipf-like word choice: frequent words often, rare words rarely. */
 static const char *word(uint64_t *s)
 {
@@ -102,81 +72,88 @@ static const char *word(uint64_t *s)
 	return vocab[(r * r) / 2048];
 }
 
-static void sentence(struct buf *b, uint64_t *s, unsigned words)
+static void sentence(struct sc_dynbuf *b, uint64_t *s, unsigned words)
 {
 	for (unsigned i = 0; i < words; i++) {
 		unsigned r = rnd(s) % 40;
 		const char *w = word(s);
 
 		if (r == 0)
-			put(b, "<a href=\"/wiki/%s?ref=%u\">%s</a> ", w,
-			    rnd(s) % 100, w);
+			sc_dyn_printf(b, "<a href=\"/wiki/%s?ref=%u\">%s</a> ",
+				      w, rnd(s) % 100, w);
 		else if (r == 1)
-			put(b, "<b>%s</b> ", w);
+			sc_dyn_printf(b, "<b>%s</b> ", w);
 		else if (r == 2)
-			put(b, "<em>%s</em>, ", w);
+			sc_dyn_printf(b, "<em>%s</em>, ", w);
 		else if (r == 3)
-			put(b, "%s&nbsp;&amp; ", w);
+			sc_dyn_printf(b, "%s&nbsp;&amp; ", w);
 		else
-			put(b, "%s ", w);
+			sc_dyn_printf(b, "%s ", w);
 	}
-	put(b, "%s.\n", word(s));
+	sc_dyn_printf(b, "%s.\n", word(s));
 }
 
-static void make_page(struct buf *b, uint64_t *s, unsigned n)
+static void make_page(struct sc_dynbuf *b, uint64_t *s, unsigned n)
 {
-	b->len = 0;
-	put(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
-	       "charset=\"utf-8\">\n<title>");
+	sc_dyn_reset(b);
+	sc_dyn_printf(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta "
+			 "charset=\"utf-8\">\n<title>");
 	sentence(b, s, 6);
-	put(b,
-	    "</title>\n<meta name=\"viewport\" content=\"width=device-width,"
-	    " initial-scale=1\">\n<link rel=\"stylesheet\" "
-	    "href=\"/static/site.css?v=%u\">\n<style>\n",
-	    n % 7);
+	sc_dyn_printf(
+		b,
+		"</title>\n<meta name=\"viewport\" content=\"width=device-width,"
+		" initial-scale=1\">\n<link rel=\"stylesheet\" "
+		"href=\"/static/site.css?v=%u\">\n<style>\n",
+		n % 7);
 	for (int i = 0; i < 24; i++)
-		put(b, ".c%u-%s { margin: %upx %upx; color: #%06x; }\n", i,
-		    word(s), rnd(s) % 20, rnd(s) % 20, rnd(s) & 0xffffff);
-	put(b, "</style>\n<script>\n(function(w, d) {\n");
+		sc_dyn_printf(
+			b, ".c%u-%s { margin: %upx %upx; color: #%06x; }\n", i,
+			word(s), rnd(s) % 20, rnd(s) % 20, rnd(s) & 0xffffff);
+	sc_dyn_printf(b, "</style>\n<script>\n(function(w, d) {\n");
 	for (int i = 0; i < 20; i++)
-		put(b,
-		    "  var %s%d = d.getElementById('%s') || {}; if (%s%d.x "
-		    "< %u && w.y > 0) { w.track('%s', %u); }\n",
-		    word(s), i, word(s), word(s), i, rnd(s) % 99, word(s),
-		    rnd(s));
-	put(b, "})(window, document);\n</script>\n</head>\n<body "
-	       "class=\"page\">\n<header><nav><ul>\n");
+		sc_dyn_printf(
+			b,
+			"  var %s%d = d.getElementById('%s') || {}; if (%s%d.x "
+			"< %u && w.y > 0) { w.track('%s', %u); }\n",
+			word(s), i, word(s), word(s), i, rnd(s) % 99, word(s),
+			rnd(s));
+	sc_dyn_printf(b, "})(window, document);\n</script>\n</head>\n<body "
+			 "class=\"page\">\n<header><nav><ul>\n");
 	for (int i = 0; i < 25; i++) {
 		const char *w = word(s);
 
-		put(b,
-		    "<li class=\"nav-item\"><a href=\"/%s/%s.html\" "
-		    "title=\"%s\">%s</a></li>\n",
-		    word(s), w, w, w);
+		sc_dyn_printf(b,
+			      "<li class=\"nav-item\"><a href=\"/%s/%s.html\" "
+			      "title=\"%s\">%s</a></li>\n",
+			      word(s), w, w, w);
 	}
-	put(b, "</ul></nav></header>\n<main><article>\n<h1>");
+	sc_dyn_printf(b, "</ul></nav></header>\n<main><article>\n<h1>");
 	sentence(b, s, 7);
-	put(b, "</h1>\n");
+	sc_dyn_printf(b, "</h1>\n");
 	for (int p = 0; p < 9; p++) {
-		put(b, "<p class=\"c%u\">", p);
+		sc_dyn_printf(b, "<p class=\"c%u\">", p);
 		for (int k = 0; k < 3; k++)
 			sentence(b, s, 10 + rnd(s) % 15);
-		put(b, "</p>\n");
+		sc_dyn_printf(b, "</p>\n");
 		if (p == 4) {
-			put(b, "<table><tr><th>key</th><th>value</th></tr>\n");
+			sc_dyn_printf(
+				b,
+				"<table><tr><th>key</th><th>value</th></tr>\n");
 			for (int r = 0; r < 6; r++)
-				put(b, "<tr><td>%s</td><td>%u</td></tr>\n",
-				    word(s), rnd(s) % 10000);
-			put(b, "</table>\n");
+				sc_dyn_printf(
+					b, "<tr><td>%s</td><td>%u</td></tr>\n",
+					word(s), rnd(s) % 10000);
+			sc_dyn_printf(b, "</table>\n");
 		}
 	}
-	put(b,
-	    "</article></main>\n<!-- generated at %u -->\n<footer><p>"
-	    "&copy; 2024 ",
-	    rnd(s));
+	sc_dyn_printf(b,
+		      "</article></main>\n<!-- generated at %u -->\n<footer><p>"
+		      "&copy; 2024 ",
+		      rnd(s));
 	sentence(b, s, 8);
-	put(b, "</p><noscript><img src=\"/px.gif\"></noscript></footer>\n"
-	       "</body></html>\n");
+	sc_dyn_printf(
+		b, "</p><noscript><img src=\"/px.gif\"></noscript></footer>\n"
+		   "</body></html>\n");
 }
 
 /* ---- timing ---------------------------------------------------------- */
@@ -271,7 +248,7 @@ int main(int argc, char **argv)
 	unsigned reps = 7;
 	uint64_t seed = 0x5197a1u;
 	struct page *pages;
-	struct buf b = { malloc(16384), 0, 16384 };
+	struct sc_dynbuf b;
 	double t[ROWS][MAX_REPS], med[ROWS];
 	unsigned long sink = 0;
 
@@ -287,14 +264,17 @@ int main(int argc, char **argv)
 		else
 			usage();
 	}
-	if (!npages || !reps || reps > MAX_REPS || !b.p)
+	if (!npages || !reps || reps > MAX_REPS)
 		usage();
+	sc_dyn_init(&b, SIZE_MAX);
 	make_vocab(&seed);
 	pages = calloc(npages, sizeof(*pages));
 	if (!pages)
 		return 1;
 	for (size_t i = 0; i < npages; i++) {
 		make_page(&b, &seed, (unsigned)i);
+		if (sc_dyn_error(&b))
+			return 1;
 		pages[i].html = malloc(b.len);
 		if (!pages[i].html)
 			return 1;
@@ -326,6 +306,6 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < npages; i++)
 		free(pages[i].html);
 	free(pages);
-	free(b.p);
+	sc_dyn_free(&b);
 	return 0;
 }

@@ -29,6 +29,7 @@ const char *sc_strerror(int err)
 	case SC_E_LIMIT: return "input exceeds a processing limit";
 	case SC_E_PROFILE:
 		return "the store was crawled with another normalization";
+	case SC_E_FULL: return "database full";
 	}
 	return "unknown error";
 }

@@ -2,8 +2,8 @@
  *
  * This header is the one thing below normalize/: it holds the project-wide
  * error enum and its messages, the way LMDB keeps every MDB_* code in one
- * place.  It has no dependencies and no state, so normalize/ still depends
- * on nothing of ours that does work. */
+ * place, the URL key, the byte helpers and the bounded growable buffer.
+ * It keeps no state; its one dependency is libxxhash (the URL key). */
 #ifndef SC_H
 #define SC_H
 
@@ -41,13 +41,15 @@ enum sc_err {
 	SC_E_INVAL = -21,    /* invalid argument */
 	SC_E_NOSPC = -22,    /* caller's buffer too small */
 	SC_E_IO = -23,       /* read or write failed; see errno */
-	SC_E_DB = -24,       /* LMDB failed (the log line says how) */
+	SC_E_DB = -24,       /* LMDB failed (store_strerror() says how) */
 	SC_E_NOTFOUND = -25, /* no such record */
 	SC_E_CORRUPT = -26,  /* a stored value failed to decode */
 	SC_E_AGAIN = -27,    /* nothing to do now; try again later */
 	SC_E_LIMIT = -28,    /* input needs more work than a parser allows */
 	SC_E_PROFILE = -29,  /* the store's keys were made with another
 				normalization (crawler/keys.h) */
+	SC_E_FULL = -30,     /* the store's database is full (LMDB's
+				MDB_MAP_FULL) */
 };
 
 /* A static, human-readable message for an sc_err code (never NULL). */
@@ -60,6 +62,12 @@ const char *sc_strerror(int err);
  * and LMDB keys cannot hold a 2048-byte URL anyway (511 bytes at most). */
 #define SC_KEY_LEN 16
 void sc_url_key(const char *url, size_t len, unsigned char key[SC_KEY_LEN]);
+
+/* The most bytes of a robots.txt that are fetched, kept and parsed (RFC
+ * 9309 §2.5 asks for at least 500 KiB): one bound for the crawler's
+ * transfer, the store's cache and the parser, which ignores the rest and
+ * the line the bound cuts. */
+#define SC_ROBOTS_MAX_BYTES (500 * 1024)
 
 /* ---- Allocation -------------------------------------------------------- */
 
@@ -117,6 +125,68 @@ static inline uint64_t get_be64(const unsigned char *p)
 		v = v << 8 | p[i];
 	return v;
 }
+
+/* ---- A bounded growable buffer ------------------------------------------
+ *
+ * Bytes appended at the end, always followed by a NUL (so the text is a C
+ * string when it holds none), with a cap fixed at init: the length always
+ * stays below toobig, so no input, however large or hostile, grows one
+ * further.  The model is curl's dynbuf.  A failed append (SC_E_LIMIT past
+ * the cap, SC_E_NOMEM) frees what the buffer held and is remembered: every
+ * later append returns the same code and does nothing until sc_dyn_reset()
+ * or sc_dyn_free(), so a caller that builds a string in many steps may
+ * check once at the end (sc_dyn_error()); that is why the appends, unlike
+ * sc_dyn_reserve(), may be called without looking at what they return.
+ * Zero-filling a struct sc_dynbuf
+ * is not an init: toobig would be 0.  Memory comes from sc_realloc(), so
+ * the allocation-failure tests of its users reach it. */
+struct sc_dynbuf {
+	char *p;       /* the bytes and a NUL; NULL until the first append */
+	size_t len;    /* bytes held, the NUL not counted */
+	size_t cap;    /* bytes allocated */
+	size_t toobig; /* len always stays below it */
+	int err;       /* the first failure since the last reset, or 0 */
+};
+
+/* An empty buffer whose length must stay below TOOBIG (at least 1);
+ * nothing is allocated. */
+void sc_dyn_init(struct sc_dynbuf *b, size_t toobig);
+
+/* Appends N bytes at DATA (which may be NULL when N is 0).  Returns 0,
+ * SC_E_LIMIT (the length would reach toobig), SC_E_NOMEM, or the code of
+ * an earlier failure. */
+int sc_dyn_add(struct sc_dynbuf *b, const void *data, size_t n);
+
+/* Appends the NUL-terminated S; as sc_dyn_add(). */
+int sc_dyn_add_str(struct sc_dynbuf *b, const char *s);
+
+/* Appends the text printf() would make; as sc_dyn_add(), and SC_E_INVAL
+ * when vsnprintf() fails. */
+int sc_dyn_printf(struct sc_dynbuf *b, const char *fmt, ...) SC_PRINTF(2, 3);
+
+/* Makes room for N more bytes and the NUL without changing the length,
+ * for a caller that writes at p + len and then calls sc_dyn_setlen().
+ * Returns as sc_dyn_add(). */
+int sc_dyn_reserve(struct sc_dynbuf *b, size_t n) SC_WUR;
+
+/* Sets the length to LEN, which must lie within the room made by the
+ * last sc_dyn_reserve() or append, and writes the NUL after it. */
+void sc_dyn_setlen(struct sc_dynbuf *b, size_t len);
+
+/* The first failure since the last reset (0 for none). */
+static inline int sc_dyn_error(const struct sc_dynbuf *b)
+{
+	return b->err;
+}
+
+/* Empties the buffer and forgets a failure; the memory is kept for
+ * reuse. */
+void sc_dyn_reset(struct sc_dynbuf *b);
+
+/* Frees the memory and empties the buffer (toobig is kept, so it may be
+ * used again).  The bytes can be taken instead: copy p and set it to NULL
+ * before the call. */
+void sc_dyn_free(struct sc_dynbuf *b);
 
 /* Write n bytes as 2n lower-case hex digits and a NUL into out (2n + 1
  * bytes).  Returns out. */

@@ -842,9 +842,7 @@ int conf_default(struct conf **ret)
 	return 0;
 }
 
-/* Category names appear in records, on the command line and in the
- * control protocol, so they are plain tokens. */
-static bool valid_category_name(const char *s, size_t n)
+bool conf_category_name_ok(const char *s, size_t n)
 {
 	if (n == 0 || n > CONF_CATEGORY_NAME_MAX)
 		return false;
@@ -959,7 +957,7 @@ static void begin_section(struct loader *L, const char *s, size_t len)
 				       "[category NAME]");
 			return;
 		}
-		if (!valid_category_name(cn, cl)) {
+		if (!conf_category_name_ok(cn, cl)) {
 			loader_fail(L,
 				    "[category %.*s]: a category name has 1 "
 				    "to %d letters, digits, '.', '_' or '-'",
@@ -1335,7 +1333,7 @@ int conf_override_seeds(struct conf *c, const char *category, const char *seeds,
 					     c->n_categories);
 		category = c->n_categories ? c->categories[0].name : "default";
 	}
-	if (!valid_category_name(category, strlen(category)))
+	if (!conf_category_name_ok(category, strlen(category)))
 		return override_fail(err, errlen, "category",
 				     "a category name has 1 to %d letters, "
 				     "digits, '.', '_' or '-'",

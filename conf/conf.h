@@ -186,6 +186,13 @@ SC_WUR int conf_override(struct conf *c, const char *option, const char *value,
 SC_WUR int conf_override_seeds(struct conf *c, const char *category,
 			       const char *seeds, char *err, size_t errlen);
 
+/* Whether the N bytes at S are a valid category name: 1 to
+ * CONF_CATEGORY_NAME_MAX of A-Z a-z 0-9 . _ - (names appear in records, on
+ * the command line and in the control protocol, so they are plain
+ * tokens).  The one rule for the config file, the options and the control
+ * API. */
+bool conf_category_name_ok(const char *s, size_t n);
+
 /* The category named name, or NULL.  Borrowed from c. */
 const struct conf_category *conf_category_find(const struct conf *c,
 					       const char *name);

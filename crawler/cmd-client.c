@@ -19,36 +19,12 @@
 #define CHUNK_LINES 5000
 #define CHUNK_BYTES (512 * 1024)
 
-struct buf {
-	char *p;
-	size_t len, cap;
-};
-
-static int buf_add(struct buf *b, const char *p, size_t n)
-{
-	if (b->len + n + 1 > b->cap) {
-		size_t cap = b->cap ? b->cap * 2 : 4096;
-		while (cap < b->len + n + 1)
-			cap *= 2;
-		char *q = realloc(b->p, cap);
-		if (!q)
-			return -1;
-		b->p = q;
-		b->cap = cap;
-	}
-	memcpy(b->p + b->len, p, n);
-	b->len += n;
-	b->p[b->len] = '\0';
-	return 0;
-}
-
 static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
 {
-	struct buf *b = arg;
+	struct sc_dynbuf *b = arg;
 	size_t n = size * nmemb;
-	if (b->len + n > ANSWER_MAX || buf_add(b, data, n))
-		return 0;
-	return n;
+	/* A failure (past ANSWER_MAX, out of memory) ends the transfer. */
+	return sc_dyn_add(b, data, n) ? 0 : n;
 }
 
 /* The daemon's address: --control ADDR, else [control] listen of -c FILE,
@@ -87,7 +63,8 @@ static struct conf *control_conf(const char *cmd, const char *addr,
 /* One request; *status is the HTTP status, 0 if the daemon could not be
  * reached (message printed).  body NULL: GET. */
 static void request(const char *cmd, const struct conf *cf, const char *path,
-		    const char *body, size_t len, struct buf *ans, long *status)
+		    const char *body, size_t len, struct sc_dynbuf *ans,
+		    long *status)
 {
 	*status = 0;
 	CURL *e = curl_easy_init();
@@ -130,7 +107,8 @@ static void request(const char *cmd, const struct conf *cf, const char *path,
 }
 
 /* An error answer: print its message; 4xx is the user's (2), else 1. */
-static int answer_error(const char *cmd, long status, const struct buf *ans)
+static int answer_error(const char *cmd, long status,
+			const struct sc_dynbuf *ans)
 {
 	json_t *o = ans->p ? json_loads(ans->p, 0, NULL) : NULL;
 	const char *msg = json_string_value(json_object_get(o, "error"));
@@ -205,7 +183,8 @@ int cmd_status(int argc, char **argv)
 	struct conf *cf = control_conf("status", addr, config);
 	if (!cf)
 		return EXIT_USAGE;
-	struct buf ans = { 0 };
+	struct sc_dynbuf ans;
+	sc_dyn_init(&ans, ANSWER_MAX + 1);
 	long status;
 	request("status", cf, "/status", NULL, 0, &ans, &status);
 	conf_free(cf);
@@ -216,7 +195,7 @@ int cmd_status(int argc, char **argv)
 		rc = answer_error("status", status, &ans);
 	else
 		fputs(ans.p ? ans.p : "{}\n", stdout);
-	free(ans.p);
+	sc_dyn_free(&ans);
 	return rc;
 }
 
@@ -247,10 +226,11 @@ struct totals {
 
 /* Send one chunk whose first line is line first_line of the input. */
 static int send_chunk(const struct conf *cf, const char *path,
-		      const struct buf *chunk, unsigned first_line,
+		      const struct sc_dynbuf *chunk, unsigned first_line,
 		      struct totals *t)
 {
-	struct buf ans = { 0 };
+	struct sc_dynbuf ans;
+	sc_dyn_init(&ans, ANSWER_MAX + 1);
 	long status;
 	request("submit", cf, path, chunk->p ? chunk->p : "", chunk->len, &ans,
 		&status);
@@ -284,7 +264,7 @@ static int send_chunk(const struct conf *cf, const char *path,
 		}
 		json_decref(o);
 	}
-	free(ans.p);
+	sc_dyn_free(&ans);
 	return rc;
 }
 
@@ -316,7 +296,10 @@ int cmd_submit(int argc, char **argv)
 	curl_free(esc);
 
 	struct totals t = { 0 };
-	struct buf chunk = { 0 };
+	/* Not bounded here: a body over CONTROL_BODY_MAX (one huge line) is
+	 * the daemon's to refuse, and its answer says why. */
+	struct sc_dynbuf chunk;
+	sc_dyn_init(&chunk, SIZE_MAX);
 	unsigned lines = 0, first = 1, lineno = 0;
 	int rc = EXIT_OK;
 	char *line = NULL;
@@ -341,16 +324,16 @@ int cmd_submit(int argc, char **argv)
 		lineno++;
 		/* A line break inside a URL argument would shift the
 		 * numbers: send it as it is, on one line. */
-		if (buf_add(&chunk, l,
-			    strcspn(l, "\n") < n ? strcspn(l, "\n") : n) ||
-		    buf_add(&chunk, "\n", 1)) {
+		if (sc_dyn_add(&chunk, l,
+			       strcspn(l, "\n") < n ? strcspn(l, "\n") : n) ||
+		    sc_dyn_add(&chunk, "\n", 1)) {
 			rc = EXIT_RUNTIME;
 			break;
 		}
 		if (++lines >= CHUNK_LINES || chunk.len >= CHUNK_BYTES) {
 			if ((rc = send_chunk(cf, path, &chunk, first, &t)))
 				break;
-			chunk.len = 0;
+			sc_dyn_reset(&chunk);
 			lines = 0;
 			first = lineno + 1;
 		}
@@ -358,7 +341,7 @@ int cmd_submit(int argc, char **argv)
 	if (!rc && (lines || t.accepted + t.known + t.rejected == 0))
 		rc = send_chunk(cf, path, &chunk, first, &t);
 	free(line);
-	free(chunk.p);
+	sc_dyn_free(&chunk);
 	conf_free(cf);
 	if (rc)
 		return rc;

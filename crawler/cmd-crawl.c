@@ -8,7 +8,6 @@
 
 #include "commands.h"
 #include "crawl.h"
-#include "conf.h"
 #include "normalize.h"
 #include "setup.h"
 

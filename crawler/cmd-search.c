@@ -11,6 +11,7 @@
 
 #include "commands.h"
 #include "conf.h"
+#include "search.h"
 #include "store.h"
 
 /* A message for an sc_err code; for SC_E_IO the system's reason. */

@@ -290,21 +290,6 @@ static int query_category(struct control_seeds *s, const char *query,
 	return rc;
 }
 
-/* A category name as the config file allows them (conf.h). */
-static bool category_name_ok(const char *s)
-{
-	size_t n = strlen(s);
-	if (n > CONF_CATEGORY_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++)
-		if (!((s[i] >= 'a' && s[i] <= 'z') ||
-		      (s[i] >= 'A' && s[i] <= 'Z') ||
-		      (s[i] >= '0' && s[i] <= '9') || s[i] == '.' ||
-		      s[i] == '_' || s[i] == '-'))
-			return false;
-	return true;
-}
-
 int control_parse_seeds(const char *content_type, const char *query,
 			const char *body, size_t len,
 			const struct norm_opts *norm,
@@ -344,7 +329,7 @@ int control_parse_seeds(const char *content_type, const char *query,
 			      "the \"category\" member");
 		rc = SC_E_INVAL;
 	}
-	if (!rc && !category_name_ok(s->category)) {
+	if (!rc && !conf_category_name_ok(s->category, strlen(s->category))) {
 		control_error(
 			ans, 400,
 			"bad category name: up to 40 of A-Z a-z 0-9 . _ -");

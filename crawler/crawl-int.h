@@ -27,7 +27,9 @@
 #include "log.h"
 #include "frontier.h"
 #include "parse.h"
+#include "search.h"
 #include "store.h"
+#include "warc.h"
 
 /* Jobs the writer takes into one transaction at most. */
 #define WRITE_BATCH 512

@@ -52,7 +52,7 @@ void crawl_die(struct crawl *c, int rc, const char *what)
 	pthread_mutex_lock(&c->mu);
 	if (!c->fatal) {
 		c->fatal = rc;
-		crawl_say(c, LOG_ERR, "%s: %s", what, sc_strerror(rc));
+		crawl_say(c, LOG_ERR, "%s: %s", what, store_strerror(rc));
 	}
 	pthread_mutex_unlock(&c->mu);
 }
@@ -203,10 +203,8 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 	MDB_txn *txn;
 	struct frontier_opts fo = { o->per_host_connections,
 				    o->per_host_delay_ms };
-	if (mdb_txn_begin(c->env, NULL, 0, &txn)) {
-		rc = SC_E_DB;
+	if ((rc = store_txn_begin(c->env, 0, &txn)))
 		goto out;
-	}
 	if ((rc = store_open(c->env, txn, &c->store)) ||
 	    (rc = frontier_open(c->env, txn, &fo, &c->fr))) {
 		mdb_txn_abort(txn);
@@ -217,10 +215,8 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		mdb_txn_abort(txn);
 		goto out;
 	}
-	if (mdb_txn_commit(txn)) {
-		rc = SC_E_DB;
+	if ((rc = store_txn_commit(txn)))
 		goto out;
-	}
 	if ((rc = focus_open(o, &c->focus)) || (rc = add_seeds(c)))
 		goto out;
 	if (o->search_index &&

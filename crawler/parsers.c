@@ -163,9 +163,9 @@ static void robots_job(struct crawl *c, struct job *j)
 	MDB_txn *txn;
 	if (mdb_txn_begin(c->env, NULL, MDB_RDONLY, &txn))
 		return; /* not found, as it were: it is fetched */
-	struct frontier_robots r;
-	if (frontier_robots_get(c->fr, txn, j->robots_url,
-				strlen(j->robots_url), &r) == 0 &&
+	struct store_robots r;
+	if (store_robots_get(c->store, txn, j->robots_url,
+			     strlen(j->robots_url), &r) == 0 &&
 	    r.expires_at > (int64_t)wall_ms()) {
 		j->rules = robots_rules(c, r.status, r.body, r.body_len);
 		j->robots_expires = r.expires_at;

@@ -322,7 +322,7 @@ void robots_back(struct crawl *c, struct job *j)
 		return;
 	}
 	x->job = j;
-	x->limit = FRONTIER_ROBOTS_MAX;
+	x->limit = SC_ROBOTS_MAX_BYTES;
 	int rc = start_xfer(c, x, j->robots_url);
 	if (rc) {
 		free(x);

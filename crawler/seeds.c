@@ -95,23 +95,27 @@ int add_seeds(struct crawl *c)
 {
 	const struct crawl_opts *o = c->o;
 	MDB_txn *txn;
-	if (mdb_txn_begin(c->env, NULL, 0, &txn))
-		return SC_E_DB;
-	int rc = focus_put_categories(c->focus, c->store, txn), added = 0;
+	int rc = store_txn_begin(c->env, 0, &txn);
+	if (rc)
+		return rc;
+	int added = 0;
+	rc = focus_put_categories(c->focus, c->store, txn);
 	for (size_t i = 0; i < o->n_categories && !rc; i++)
 		if (o->categories[i].seeds_file)
 			rc = add_seeds_of(c, txn, (uint16_t)i,
 					  o->categories[i].seeds_file, &added);
 	if (!rc)
 		rc = focus_flush(c->focus, c->store, txn);
-	if (rc || mdb_txn_commit(txn)) {
-		if (rc)
-			mdb_txn_abort(txn);
+	if (rc)
+		mdb_txn_abort(txn);
+	else
+		rc = store_txn_commit(txn);
+	if (rc) {
 		frontier_discarded(c->fr);
 		pthread_mutex_lock(&c->mu);
 		focus_batch_end(c->focus, false, &c->sum);
 		pthread_mutex_unlock(&c->mu);
-		return rc ? rc : SC_E_DB;
+		return rc;
 	}
 	frontier_published(c->fr);
 	pthread_mutex_lock(&c->mu);

@@ -6,18 +6,18 @@
 /* A fetched robots.txt answer is kept for the next run. */
 static int write_robots(struct crawl *c, MDB_txn *txn, const struct job *j)
 {
-	struct frontier_robots r = {
+	struct store_robots r = {
 		.fetched_at = (int64_t)j->fetched_at,
 		.expires_at = j->robots_expires,
 		.status = (int)j->status,
 		.body = j->body,
 		.body_len = j->body_len,
 	};
-	int rc = frontier_robots_put(c->fr, txn, j->robots_url,
-				     strlen(j->robots_url), &r);
+	int rc = store_robots_put(c->store, txn, j->robots_url,
+				  strlen(j->robots_url), &r);
 	/* Only a database failure matters: an answer not kept is asked
 	 * again next time. */
-	return rc == SC_E_DB ? rc : 0;
+	return rc == SC_E_INVAL || rc == SC_E_TOOLONG ? 0 : rc;
 }
 
 /* Does the redirect of j close a loop?  The target is j itself, or a
@@ -439,8 +439,8 @@ void *writer_main(void *arg)
 			batch[n++] = j;
 		pthread_mutex_unlock(&c->mu);
 
-		MDB_txn *txn;
-		int rc = mdb_txn_begin(c->env, NULL, 0, &txn) ? SC_E_DB : 0;
+		MDB_txn *txn = NULL;
+		int rc = store_txn_begin(c->env, 0, &txn);
 		size_t n_fu = 0;
 		for (size_t i = 0; i < n && !rc; i++)
 			rc = write_job(c, txn, batch[i], &fu, &n_fu, &cap_fu);
@@ -468,9 +468,9 @@ void *writer_main(void *arg)
 		}
 		if (!rc && c->search)
 			rc = index_batch(c, batch, n);
-		if (!rc && mdb_txn_commit(txn))
-			rc = SC_E_DB;
-		else if (rc)
+		if (!rc)
+			rc = store_txn_commit(txn);
+		else if (txn)
 			mdb_txn_abort(txn);
 		if (rc) {
 			frontier_discarded(c->fr);

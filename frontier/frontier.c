@@ -131,7 +131,7 @@ struct dirty {
 
 struct frontier {
 	MDB_env *env;
-	MDB_dbi seen, queue, hosts, hostids, meta, robots, fetched;
+	MDB_dbi seen, queue, hosts, hostids, meta, fetched;
 	struct frontier_opts opts;
 
 	/* Writer side, writer thread only. */
@@ -353,7 +353,6 @@ int frontier_open(MDB_env *env, MDB_txn *txn, const struct frontier_opts *opts,
 	    mdb_dbi_open(txn, "frontier.hosts", MDB_CREATE, &f->hosts) ||
 	    mdb_dbi_open(txn, "frontier.hostids", MDB_CREATE, &f->hostids) ||
 	    mdb_dbi_open(txn, "frontier.meta", MDB_CREATE, &f->meta) ||
-	    mdb_dbi_open(txn, "frontier.robots", MDB_CREATE, &f->robots) ||
 	    mdb_dbi_open(txn, "frontier.fetched", MDB_CREATE, &f->fetched))
 		goto fail;
 
@@ -1201,68 +1200,4 @@ int frontier_foreach_queued(struct frontier *f, MDB_txn *txn,
 	}
 	mdb_cursor_close(c);
 	return mrc == MDB_NOTFOUND ? 0 : SC_E_DB;
-}
-
-/* ---- The robots.txt cache --------------------------------------------- */
-
-/* Value: version (1), fetched_at (8), expires_at (8), status (2), URL
- * length (2), the URL, the body.  The URL is kept to tell a hash collision
- * from a hit. */
-#define ROBOTS_VERSION 1
-#define ROBOTS_HEAD 21
-
-int frontier_robots_put(struct frontier *f, MDB_txn *txn, const char *url,
-			size_t len, const struct frontier_robots *r)
-{
-	if (!f || !txn || !url || !r || r->status < 100 || r->status > 999 ||
-	    r->body_len > FRONTIER_ROBOTS_MAX || (r->body_len && !r->body))
-		return SC_E_INVAL;
-	if (len == 0 || len > NORM_URL_MAX)
-		return SC_E_TOOLONG;
-	unsigned char key[SC_KEY_LEN];
-	sc_url_key(url, len, key);
-	MDB_val k = { SC_KEY_LEN, key };
-	MDB_val v = { ROBOTS_HEAD + len + r->body_len, NULL };
-	if (mdb_put(txn, f->robots, &k, &v, MDB_RESERVE))
-		return SC_E_DB;
-	unsigned char *p = v.mv_data;
-	p[0] = ROBOTS_VERSION;
-	put_be64(p + 1, (uint64_t)r->fetched_at);
-	put_be64(p + 9, (uint64_t)r->expires_at);
-	put_be16(p + 17, (uint16_t)r->status);
-	put_be16(p + 19, (uint16_t)len);
-	memcpy(p + ROBOTS_HEAD, url, len);
-	if (r->body_len)
-		memcpy(p + ROBOTS_HEAD + len, r->body, r->body_len);
-	return 0;
-}
-
-int frontier_robots_get(struct frontier *f, MDB_txn *txn, const char *url,
-			size_t len, struct frontier_robots *ret)
-{
-	if (!f || !txn || !url || !ret)
-		return SC_E_INVAL;
-	unsigned char key[SC_KEY_LEN];
-	sc_url_key(url, len, key);
-	MDB_val k = { SC_KEY_LEN, key }, v;
-	int rc = mdb_get(txn, f->robots, &k, &v);
-	if (rc == MDB_NOTFOUND)
-		return SC_E_NOTFOUND;
-	if (rc)
-		return SC_E_DB;
-	const unsigned char *p = v.mv_data;
-	if (v.mv_size < ROBOTS_HEAD || p[0] != ROBOTS_VERSION)
-		return SC_E_CORRUPT;
-	size_t ulen = get_be16(p + 19);
-	if (ROBOTS_HEAD + ulen > v.mv_size ||
-	    v.mv_size - ROBOTS_HEAD - ulen > FRONTIER_ROBOTS_MAX)
-		return SC_E_CORRUPT;
-	if (ulen != len || memcmp(p + ROBOTS_HEAD, url, len) != 0)
-		return SC_E_NOTFOUND; /* another URL with the same key */
-	ret->fetched_at = (int64_t)get_be64(p + 1);
-	ret->expires_at = (int64_t)get_be64(p + 9);
-	ret->status = get_be16(p + 17);
-	ret->body = (const char *)p + ROBOTS_HEAD + ulen;
-	ret->body_len = v.mv_size - ROBOTS_HEAD - ulen;
-	return 0;
 }

@@ -9,8 +9,6 @@
  *              per host in breadth-first order (depth, then discovery).
  *     "hosts"  host name -> host id, and "hostids" id -> name.
  *     "meta"   the sequence and host-id counters.
- *     "robots" robots.txt URL key -> the last answer and its expiry, so a
- *              restarted crawl does not ask every host again.
  *     "fetched" host id -> the records of fetched URLs committed for it:
  *              the per-host page budget's count (frontier_count_fetch()).
  *   memory:
@@ -287,36 +285,5 @@ SC_WUR int frontier_foreach_queued(struct frontier *f, MDB_txn *txn,
 				   int (*fn)(void *arg, const char *url,
 					     size_t len),
 				   void *arg);
-
-/* ---- The robots.txt cache ---------------------------------------------- */
-
-/* The largest body kept (RFC 9309 §2.5 asks for at least 500 KiB). */
-#define FRONTIER_ROBOTS_MAX (500 * 1024)
-
-/* One cached robots.txt answer.  body points into LMDB (after a get) or
- * the caller's memory (for a put). */
-struct frontier_robots {
-	int64_t fetched_at; /* unix ms */
-	int64_t expires_at; /* unix ms: not to be used after it */
-	int status;         /* the final HTTP status, 100..999 */
-	const char *body;
-	size_t body_len; /* at most FRONTIER_ROBOTS_MAX */
-};
-
-/* Keep the answer for the robots.txt at url (its full URL), replacing any
- * older one, inside the writer's txn.  Returns 0, SC_E_INVAL (a bad status
- * or a body too long), SC_E_TOOLONG or SC_E_DB. */
-SC_WUR int frontier_robots_put(struct frontier *f, MDB_txn *txn,
-			       const char *url, size_t len,
-			       const struct frontier_robots *r);
-
-/* The answer kept for url, as txn sees it (any transaction, read-only
- * ones included).  Returns 0, SC_E_NOTFOUND (also when another URL has
- * the same key), SC_E_CORRUPT (a value this version did not write) or
- * SC_E_DB.
- * Expiry is the caller's to check. */
-SC_WUR int frontier_robots_get(struct frontier *f, MDB_txn *txn,
-			       const char *url, size_t len,
-			       struct frontier_robots *ret);
 
 #endif

@@ -25,6 +25,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unicode/uidna.h>
+#include <xxhash.h>
 
 /* ---------------------------------------------------------------------
  * Character classes
@@ -630,12 +631,12 @@ struct idn_set {
 
 static _Thread_local struct idn_set idn_cache[IDN_SETS];
 
-static uint64_t fnv1a(const char *s, size_t n)
+/* The cache's hash of a host: XXH3, the project's one hash function (the
+ * cache lives in memory only, so nothing stored depends on it); never 0,
+ * which marks an empty slot. */
+static uint64_t host_hash(const char *s, size_t n)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
-	return h | 1;
+	return XXH3_64bits(s, n) | 1;
 }
 
 /* WHATWG "domain to ASCII" of host[0..n), which has no trailing dot, into
@@ -692,7 +693,7 @@ static int idn_to_ascii(const char *host, size_t n, bool alabel, char *out,
 	uint64_t h = 0;
 	struct idn_set *set = NULL;
 	if (cacheable) {
-		h = fnv1a(host, n);
+		h = host_hash(host, n);
 		set = &idn_cache[(h >> 32) % IDN_SETS];
 		for (int i = 0; i < 2; i++) {
 			struct idn_slot *s = &set->way[i];

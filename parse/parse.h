@@ -332,10 +332,6 @@ char *parse_simhash_hex(uint64_t simhash, char *out);
 
 /* ---- robots.txt (RFC 9309) ------------------------------------------- */
 
-/* Only this much of a robots.txt is parsed (RFC 9309 §2.5: at least 500
- * KiB); the rest, and a line cut by the limit, are ignored. */
-#define PARSE_ROBOTS_MAX_BYTES (500 * 1024)
-
 /* A longer line is cut to this many bytes, as Google's parser cuts it
  * (2083 × 8, eight of the longest URL browsers took): the cut part of a
  * Disallow still disallows (a shorter prefix matches more), while a cut
@@ -359,7 +355,9 @@ struct parse_robots;
  * of "*" are merged instead (RFC 9309 §2.2.1).  Only the rules of that
  * group are kept.  No matching group at all allows everything.
  *
- * txt, len:    the body as fetched; need not be NUL-terminated.
+ * txt, len:    the body as fetched; need not be NUL-terminated.  Only
+ *              its first SC_ROBOTS_MAX_BYTES (sc.h) are parsed; the rest,
+ *              and the line that bound cuts, are ignored.
  * agent_token: NUL-terminated product token, not empty; anything after
  *              its leading letters, digits, '_' and '-' is ignored, so
  *              the whole user agent "sigcrawl/0.1.0" may be passed.  A

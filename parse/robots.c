@@ -25,10 +25,15 @@ struct rule {
 struct rules {
 	struct rule *v;
 	size_t n, cap;
-	char *buf;
-	size_t blen, bcap;
+	/* The canonical patterns, one after another.  Each pattern of a
+	 * line takes at most 3 bytes per byte of the line and a leading '/',
+	 * so the patterns of a robots.txt cut at SC_ROBOTS_MAX_BYTES stay
+	 * under RULES_BUF_MAX (and rule offsets fit in 32 bits). */
+	struct sc_dynbuf buf;
 	uint32_t delay_ms;
 };
+
+#define RULES_BUF_MAX (4 * (size_t)SC_ROBOTS_MAX_BYTES)
 
 struct parse_robots {
 	bool disallow_all;
@@ -146,14 +151,15 @@ static bool match(const char *p, size_t m, bool anchored, const char *s,
 static void rules_free(struct rules *l)
 {
 	free(l->v);
-	free(l->buf);
+	sc_dyn_free(&l->buf);
 	memset(l, 0, sizeof(*l));
 }
 
 static int rules_add(struct rules *l, const char *pat, size_t len, bool allow)
 {
 	bool anchored;
-	size_t need, off;
+	size_t off;
+	int r;
 
 	if (l->n == l->cap) {
 		size_t cap = l->cap ? 2 * l->cap : 16;
@@ -166,25 +172,16 @@ static int rules_add(struct rules *l, const char *pat, size_t len, bool allow)
 	}
 	/* A pattern that does not start with '/' or '*' ("Disallow: tmp")
 	 * is read as starting with '/'. */
-	need = l->blen + 3 * len + 1;
-	if (need > l->bcap) {
-		size_t cap = l->bcap ? 2 * l->bcap : 1024;
-		char *b;
-
-		while (cap < need)
-			cap *= 2;
-		b = sc_realloc(l->buf, cap);
-		if (!b)
-			return SC_E_NOMEM;
-		l->buf = b;
-		l->bcap = cap;
-	}
-	off = l->blen;
+	if ((r = sc_dyn_reserve(&l->buf, 3 * len + 1)))
+		return r;
+	off = l->buf.len;
 	if (pat[0] != '/' && pat[0] != '*')
-		l->buf[l->blen++] = '/';
-	l->blen += canon(pat, len, true, l->buf + l->blen, &anchored);
+		sc_dyn_add(&l->buf, "/", 1);
+	sc_dyn_setlen(&l->buf,
+		      l->buf.len + canon(pat, len, true, l->buf.p + l->buf.len,
+					 &anchored));
 	l->v[l->n].off = (uint32_t)off;
-	l->v[l->n].len = (uint32_t)(l->blen - off);
+	l->v[l->n].len = (uint32_t)(l->buf.len - off);
 	l->v[l->n].allow = allow;
 	l->v[l->n].anchored = anchored;
 	l->n++;
@@ -441,12 +438,14 @@ int parse_robots(const char *txt, size_t len, const char *agent_token,
 	r = robots_new(&st.r);
 	if (r)
 		return r;
+	sc_dyn_init(&st.ours.buf, RULES_BUF_MAX);
+	sc_dyn_init(&st.star.buf, RULES_BUF_MAX);
 	st.token = agent_token;
 	st.token_len = product_len(agent_token, strlen(agent_token));
-	if (len > PARSE_ROBOTS_MAX_BYTES) {
+	if (len > SC_ROBOTS_MAX_BYTES) {
 		/* Past the limit, and the line the limit cuts, are
 		 * ignored: half a rule could say something else. */
-		len = PARSE_ROBOTS_MAX_BYTES;
+		len = SC_ROBOTS_MAX_BYTES;
 		while (len > 0 && txt[len - 1] != '\n' && txt[len - 1] != '\r')
 			len--;
 	}
@@ -533,7 +532,8 @@ static bool decide(const struct parse_robots *r, const char *path, size_t n)
 	for (size_t i = 0; i < r->rules.n; i++) {
 		const struct rule *x = &r->rules.v[i];
 
-		if (match(r->rules.buf + x->off, x->len, x->anchored, path, n))
+		if (match(r->rules.buf.p + x->off, x->len, x->anchored, path,
+			  n))
 			return x->allow;
 	}
 	return true;

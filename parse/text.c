@@ -302,8 +302,7 @@ int text_end(struct text_sink *t, uint64_t size, struct parse_page *page)
 		unsigned char be[8];
 		int ok = 1;
 
-		for (int i = 0; i < 8; i++)
-			be[i] = (unsigned char)(size >> (56 - 8 * i));
+		put_be64(be, size);
 		if ((t->flags & PARSE_MD5) && (t->flags & PARSE_MD5_SIZE)) {
 			EVP_MD_CTX *copy = EVP_MD_CTX_new();
 
@@ -327,7 +326,6 @@ char *parse_simhash_hex(uint64_t simhash, char *out)
 {
 	unsigned char b[8];
 
-	for (int i = 0; i < 8; i++)
-		b[i] = (unsigned char)(simhash >> (56 - 8 * i));
+	put_be64(b, simhash);
 	return sc_hex(b, sizeof(b), out);
 }

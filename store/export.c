@@ -86,12 +86,6 @@ static json_t *json_text(const char *s, size_t len)
 	return j;
 }
 
-static void simhash_bytes(uint64_t h, unsigned char out[8])
-{
-	for (int i = 0; i < 8; i++)
-		out[i] = (unsigned char)(h >> (56 - 8 * i));
-}
-
 /* Sets KEY to VAL in OBJ, stealing VAL; a NULL VAL (out of memory) or a
  * failed set marks *ok false. */
 static void set(json_t *obj, const char *key, json_t *val, bool *ok)
@@ -136,7 +130,7 @@ int store_export_jsonl(const struct store_record *r, FILE *f)
 	set(o, "signature", r->has_signature ? json_string(sig) : json_null(),
 	    &ok);
 	if (r->has_simhash) {
-		simhash_bytes(r->simhash, simb);
+		put_be64(simb, r->simhash);
 		sc_hex(simb, 8, sim);
 	}
 	set(o, "simhash", r->has_simhash ? json_string(sim) : json_null(), &ok);
@@ -219,7 +213,7 @@ int store_export_csv(const struct store_record *r, FILE *f)
 	if (r->has_signature)
 		sc_hex(r->signature, 16, sig);
 	if (r->has_simhash) {
-		simhash_bytes(r->simhash, simb);
+		put_be64(simb, r->simhash);
 		sc_hex(simb, 8, sim);
 	}
 	if (r->has_relevance)

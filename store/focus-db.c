@@ -8,7 +8,6 @@
  *                             name too, after it was queued under another
  * Names are at most STORE_CATEGORY_NAME_MAX bytes.  Integers are
  * big-endian. */
-#include <errno.h>
 #include <string.h>
 
 #include "sc.h"
@@ -22,15 +21,8 @@
 
 int store_focus_open(struct store *s, MDB_txn *txn, bool create)
 {
-	int rc = mdb_dbi_open(txn, "focus", create ? MDB_CREATE : 0, &s->focus);
-	if (rc == MDB_NOTFOUND || rc == EACCES) {
-		s->has_focus = false;
-		return 0;
-	}
-	if (rc)
-		return store_db_error(rc);
-	s->has_focus = true;
-	return 0;
+	return store_dbi_open_opt(txn, "focus", 0, create, &s->focus,
+				  &s->has_focus);
 }
 
 static size_t make_key(unsigned char *k, char tag, const unsigned char *url,
@@ -72,8 +64,7 @@ int store_category_put(struct store *s, MDB_txn *txn,
 	memcpy(&bits, &c->min_relevance, sizeof(bits));
 	v[0] = FOCUS_VERSION;
 	v[1] = (unsigned char)c->scope;
-	for (int i = 0; i < 4; i++)
-		v[2 + i] = (unsigned char)(c->tunnel >> (24 - 8 * i));
+	put_be32(v + 2, (uint32_t)c->tunnel);
 	put_be64(v + 6, bits);
 	if (c->keywords_len)
 		memcpy(v + CAT_HEAD, c->keywords, c->keywords_len);
@@ -106,8 +97,7 @@ int store_category_get(struct store *s, MDB_txn *txn, const char *name,
 		.keywords = (const char *)v + CAT_HEAD,
 		.keywords_len = val.mv_size - CAT_HEAD,
 		.scope = v[1],
-		.tunnel = (unsigned)v[2] << 24 | (unsigned)v[3] << 16 |
-			  (unsigned)v[4] << 8 | v[5],
+		.tunnel = get_be32(v + 2),
 		.min_relevance = min,
 	};
 	return 0;

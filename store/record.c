@@ -58,20 +58,6 @@ int store_error_parse(const char *name, enum store_error *ret)
 	return SC_E_INVAL;
 }
 
-static void put_be(unsigned char *p, uint64_t v, unsigned n)
-{
-	for (unsigned i = 0; i < n; i++)
-		p[i] = (unsigned char)(v >> (8 * (n - 1 - i)));
-}
-
-static uint64_t get_be(const unsigned char *p, unsigned n)
-{
-	uint64_t v = 0;
-	for (unsigned i = 0; i < n; i++)
-		v = v << 8 | p[i];
-	return v;
-}
-
 static uint64_t double_bits(double d)
 {
 	uint64_t u;
@@ -128,7 +114,7 @@ static unsigned char *put_str(unsigned char *p, const char *s, size_t len)
 {
 	if (!s)
 		len = 0;
-	put_be(p, len, 4);
+	put_be32(p, (uint32_t)len);
 	if (len)
 		memcpy(p + 4, s, len);
 	return p + 4 + len;
@@ -159,21 +145,21 @@ int store_record_encode(const struct store_record *r, unsigned char *buf,
 	p[1] = (unsigned char)flags;
 	p[2] = r->has_relevance ? F2_RELEVANCE : 0;
 	p[3] = (unsigned char)r->error;
-	put_be(p + 4, (uint64_t)r->status, 2);
-	put_be(p + 6, r->depth, 4);
-	put_be(p + 10, r->bytes, 8);
-	put_be(p + 18, (uint64_t)r->fetched_at, 8);
+	put_be16(p + 4, (uint16_t)r->status);
+	put_be32(p + 6, r->depth);
+	put_be64(p + 10, r->bytes);
+	put_be64(p + 18, (uint64_t)r->fetched_at);
 	p += STORE_RECORD_HEADER;
 	if (r->has_signature) {
 		memcpy(p, r->signature, 16);
 		p += 16;
 	}
 	if (r->has_simhash) {
-		put_be(p, r->simhash, 8);
+		put_be64(p, r->simhash);
 		p += 8;
 	}
 	if (r->has_relevance) {
-		put_be(p, double_bits(r->relevance), 8);
+		put_be64(p, double_bits(r->relevance));
 		p += 8;
 	}
 	p = put_str(p, r->url, r->url_len);
@@ -212,7 +198,7 @@ static int take_str(struct reader *rd, const char **s, size_t *len)
 	const unsigned char *p = take(rd, 4);
 	if (!p)
 		return SC_E_CORRUPT;
-	uint64_t n = get_be(p, 4);
+	uint64_t n = get_be32(p);
 	const unsigned char *body = take(rd, (size_t)n);
 	if (!body)
 		return SC_E_CORRUPT;
@@ -237,14 +223,14 @@ int store_record_decode(const void *data, size_t len, struct store_record *ret)
 	r.fetched = flags & F_FETCHED;
 	r.truncated = flags & F_TRUNCATED;
 	r.error = (enum store_error)h[3];
-	r.status = (int)get_be(h + 4, 2);
+	r.status = (int)get_be16(h + 4);
 	if (r.status != 0 && (r.status < 100 || r.status > 999))
 		return SC_E_CORRUPT;
-	r.depth = (uint32_t)get_be(h + 6, 4);
-	r.bytes = get_be(h + 10, 8);
+	r.depth = get_be32(h + 6);
+	r.bytes = get_be64(h + 10);
 	if (r.bytes > (uint64_t)INT64_MAX)
 		return SC_E_CORRUPT;
-	r.fetched_at = (int64_t)get_be(h + 18, 8);
+	r.fetched_at = (int64_t)get_be64(h + 18);
 
 	const unsigned char *p;
 	if (flags & F_SIGNATURE) {
@@ -257,13 +243,13 @@ int store_record_decode(const void *data, size_t len, struct store_record *ret)
 		if (!(p = take(&rd, 8)))
 			return SC_E_CORRUPT;
 		r.has_simhash = true;
-		r.simhash = get_be(p, 8);
+		r.simhash = get_be64(p);
 	}
 	if (h[2] & F2_RELEVANCE) {
 		if (!(p = take(&rd, 8)))
 			return SC_E_CORRUPT;
 		r.has_relevance = true;
-		r.relevance = bits_double(get_be(p, 8));
+		r.relevance = bits_double(get_be64(p));
 		if (!isfinite(r.relevance))
 			return SC_E_CORRUPT;
 	}

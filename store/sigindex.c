@@ -1,6 +1,5 @@
 /* sigindex.c — the exact signature index and the SimHash near-duplicate
  * index (store.h, "Signature indexes"). */
-#include <errno.h>
 #include <string.h>
 
 #include "sc.h"
@@ -15,22 +14,16 @@
 
 int store_index_open(struct store *s, MDB_txn *txn, bool create)
 {
-	unsigned flags = create ? MDB_CREATE : 0;
-	int rc = mdb_dbi_open(txn, "signatures", flags, &s->sigs);
-	if (!rc)
-		rc = mdb_dbi_open(txn, "simhash",
-				  flags | MDB_DUPSORT | MDB_DUPFIXED,
-				  &s->simhash);
-	/* Not there, in a read-only transaction (EACCES when MDB_CREATE was
-	 * asked of one): a store written before the indexes existed. */
-	if (rc == MDB_NOTFOUND || rc == EACCES) {
-		s->has_index = false;
-		return 0;
-	}
-	if (rc)
-		return store_db_error(rc);
-	s->has_index = true;
-	return 0;
+	bool sigs, simhash = false;
+	int rc = store_dbi_open_opt(txn, "signatures", 0, create, &s->sigs,
+				    &sigs);
+	if (!rc && sigs)
+		rc = store_dbi_open_opt(txn, "simhash",
+					MDB_DUPSORT | MDB_DUPFIXED, create,
+					&s->simhash, &simhash);
+	/* A store written before the indexes existed has neither. */
+	s->has_index = sigs && simhash;
+	return rc;
 }
 
 int store_sig_claim(struct store *s, MDB_txn *txn,

@@ -1,5 +1,6 @@
 /* store.c — the LMDB environment and the records database (store.h). */
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -11,13 +12,17 @@
 #define MAP_SIZE_64 ((size_t)64 << 30)
 #define MAP_SIZE_32 ((size_t)1 << 30)
 
-int store_db_error(int mdb_rc)
+/* The last LMDB failure of this thread and what it was translated to,
+ * for store_strerror(). */
+static _Thread_local int last_mdb_rc, last_rc;
+
+static int translate(int mdb_rc)
 {
 	switch (mdb_rc) {
 	case 0: return 0;
 	case MDB_NOTFOUND: return SC_E_NOTFOUND;
 	case ENOMEM: return SC_E_NOMEM;
-	case MDB_MAP_FULL: return SC_E_NOSPC;
+	case MDB_MAP_FULL: return SC_E_FULL;
 	case MDB_CORRUPTED:
 	case MDB_INVALID:
 	case MDB_PAGE_NOTFOUND:
@@ -29,6 +34,43 @@ int store_db_error(int mdb_rc)
 		}
 		return SC_E_DB;
 	}
+}
+
+int store_db_error(int mdb_rc)
+{
+	int rc = translate(mdb_rc);
+	if (rc && mdb_rc != MDB_NOTFOUND) {
+		last_mdb_rc = mdb_rc;
+		last_rc = rc;
+	}
+	return rc;
+}
+
+const char *store_strerror(int rc)
+{
+	static _Thread_local char msg[256];
+	if (!rc || !last_mdb_rc || rc != last_rc)
+		return sc_strerror(rc);
+	int saved = errno; /* mdb_strerror() of an errno value may set it */
+	snprintf(msg, sizeof(msg), "%s (%s)", sc_strerror(rc),
+		 mdb_strerror(last_mdb_rc));
+	errno = saved;
+	return msg;
+}
+
+int store_txn_begin(MDB_env *env, unsigned flags, MDB_txn **ret)
+{
+	last_mdb_rc = last_rc = 0;
+	if (!env || !ret)
+		return SC_E_INVAL;
+	return store_db_error(mdb_txn_begin(env, NULL, flags, ret));
+}
+
+int store_txn_commit(MDB_txn *txn)
+{
+	if (!txn)
+		return SC_E_INVAL;
+	return store_db_error(mdb_txn_commit(txn));
 }
 
 int store_env_open(const char *dir, unsigned flags, MDB_env **ret)
@@ -114,12 +156,27 @@ int store_open(MDB_env *env, MDB_txn *txn, struct store **ret)
 	rc = store_index_open(s, txn, open_flags & MDB_CREATE);
 	if (!rc)
 		rc = store_focus_open(s, txn, open_flags & MDB_CREATE);
+	if (!rc)
+		rc = store_robots_open(s, txn, open_flags & MDB_CREATE);
 	if (rc) {
 		free(s);
 		return rc;
 	}
 	*ret = s;
 	return 0;
+}
+
+int store_dbi_open_opt(MDB_txn *txn, const char *name, unsigned flags,
+		       bool create, MDB_dbi *dbi, bool *present)
+{
+	int rc = mdb_dbi_open(txn, name, flags | (create ? MDB_CREATE : 0),
+			      dbi);
+	/* Not there, in a read-only transaction (EACCES when MDB_CREATE was
+	 * asked of one). */
+	*present = rc == 0;
+	if (rc == MDB_NOTFOUND || rc == EACCES)
+		return 0;
+	return store_db_error(rc);
 }
 
 void store_close(struct store *s)

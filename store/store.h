@@ -1,4 +1,5 @@
-/* store.h — the crawl's per-URL records in LMDB, and their export.
+/* store.h — the crawl's per-URL records in LMDB, their signature indexes,
+ * the focus counts, and their export.
  *
  * One LMDB environment per store directory holds the databases of every
  * durable module (the frontier's queue and seen set, and the records of
@@ -13,13 +14,16 @@
  * The key of a record is sc_url_key() of its normalized URL (sc.h), so the
  * records database shares its keys with the frontier's databases.
  *
- * The WARC writer is independent of LMDB: it writes the raw responses as
- * WARC 1.1 files when `[store] warc = yes`.  So is the full-text search
- * index (the last section), an SQLite database in the same directory.
+ * The WARC writer (warc/warc.h) and the full-text search index
+ * (search/search.h) are modules of their own: they share only the store's
+ * directory, not LMDB.
  *
  * Errors: every function that can fail returns 0 or a negative sc_err code.
- * LMDB's own codes are translated by store_db_error(): the caller's
- * mdb_txn_commit() and friends can use it too. */
+ * LMDB's own codes are translated by store_db_error(), which remembers the
+ * last one, so that store_strerror() can say what LMDB said (a full map is
+ * MDB_MAP_FULL, not "database error"); the callers' transactions begin and
+ * commit through store_txn_begin() and store_txn_commit() for the same
+ * reason. */
 #ifndef STORE_H
 #define STORE_H
 
@@ -69,11 +73,32 @@ void store_env_close(MDB_env *env);
 
 /* Translates an LMDB return code into an sc_err code: 0 stays 0,
  * MDB_NOTFOUND gives SC_E_NOTFOUND, ENOMEM SC_E_NOMEM, MDB_MAP_FULL
- * SC_E_NOSPC, MDB_CORRUPTED, MDB_INVALID, MDB_PAGE_NOTFOUND and
+ * SC_E_FULL, MDB_CORRUPTED, MDB_INVALID, MDB_PAGE_NOTFOUND and
  * MDB_VERSION_MISMATCH SC_E_CORRUPT, any other system error (a positive
- * errno value) SC_E_IO with errno set to it, anything else SC_E_DB.  For a
- * message, print mdb_strerror() of the original code. */
+ * errno value: ENOSPC when the disk is full) SC_E_IO with errno set to it,
+ * anything else SC_E_DB.  Every function of this module translates LMDB's
+ * codes through it.  The code of a failure (anything but 0 and
+ * MDB_NOTFOUND) is remembered, per thread, for store_strerror(). */
 int store_db_error(int mdb_rc);
+
+/* A message for RC, a code that a function of this module returned on
+ * this thread: sc_strerror(RC), followed, when RC is the translation of
+ * the last LMDB failure this thread met, by LMDB's own words for it
+ * (mdb_strerror()), as in "database full (MDB_MAP_FULL: Environment
+ * mapsize limit reached)".  Static or thread-local text, valid until the
+ * thread's next call; never NULL. */
+const char *store_strerror(int rc);
+
+/* Begins a transaction of ENV with mdb_txn_begin()'s FLAGS (0 or
+ * MDB_RDONLY) and no parent, and forgets the thread's last LMDB failure.
+ * Returns 0 and sets *ret, or a code of store_db_error(). */
+int store_txn_begin(MDB_env *env, unsigned flags, MDB_txn **ret) SC_WUR;
+
+/* Commits TXN (which is then gone, committed or not).  Returns 0 or a
+ * code of store_db_error(): SC_E_IO with errno ENOSPC for a full disk,
+ * SC_E_FULL for a full map, SC_E_DB (MDB_BAD_TXN) after a write of the
+ * transaction had failed. */
+int store_txn_commit(MDB_txn *txn) SC_WUR;
 
 /* ---- Records --------------------------------------------------------------
  */
@@ -219,7 +244,7 @@ void store_close(struct store *s);
 /* Inserts R, or replaces the record of the same normalized URL, in the
  * write transaction TXN.  The record is encoded straight into LMDB's page
  * (MDB_RESERVE): no allocation.  Returns 0, SC_E_INVAL (see
- * store_record_size(); also for a NULL argument), SC_E_NOSPC (the map is
+ * store_record_size(); also for a NULL argument), SC_E_FULL (the map is
  * full; the transaction must then be aborted) or a code of
  * store_db_error(). */
 int store_put(struct store *s, MDB_txn *txn, const struct store_record *r)
@@ -296,7 +321,7 @@ int store_foreach(struct store *s, MDB_txn *txn,
  * Returns 1 when another URL holds SIG; *rep and *rep_len then give that
  * URL (not NUL-terminated), borrowed from the map: valid until TXN ends or
  * writes again.  REP and REP_LEN may be NULL.  Errors: SC_E_INVAL (a NULL
- * or empty argument, a read-only handle without the index), SC_E_NOSPC
+ * or empty argument, a read-only handle without the index), SC_E_FULL
  * (the map is full; abort the transaction) or a code of store_db_error(). */
 int store_sig_claim(struct store *s, MDB_txn *txn,
 		    const unsigned char sig[STORE_SIG_LEN],
@@ -321,7 +346,7 @@ struct store_simhash_hit {
 /* Files the fingerprint HASH of the representative whose key is REP
  * (sc_url_key() of its normalized URL) in the write transaction TXN.
  * Adding a (hash, rep) pair that is already filed changes nothing.
- * Returns 0, SC_E_INVAL, SC_E_NOSPC, SC_E_CORRUPT (the index is not made
+ * Returns 0, SC_E_INVAL, SC_E_FULL, SC_E_CORRUPT (the index is not made
  * of whole entries) or a code of store_db_error(). */
 int store_simhash_add(struct store *s, MDB_txn *txn, uint64_t hash,
 		      const unsigned char rep[SC_KEY_LEN]) SC_WUR;
@@ -414,6 +439,45 @@ int store_also_foreach(struct store *s, MDB_txn *txn,
 				 const char *name, size_t len),
 		       void *arg) SC_WUR;
 
+/* ---- The robots.txt cache (RFC 9309 §2.4) ----------------------------------
+ *
+ * The last answer of each robots.txt the crawl fetched, with its expiry,
+ * so that a restarted crawl does not ask every host again.  One more
+ * database of the environment, "frontier.robots" (its name from when the
+ * frontier kept it; the name and the value layout are unchanged, so older
+ * stores read as they did), opened by store_open() and written in the
+ * caller's write transaction.  A store opened read-only from before this
+ * database reads as if it were empty. */
+
+/* The longest robots.txt URL kept: the value stores its length in 2
+ * bytes. */
+#define STORE_ROBOTS_URL_MAX 0xffffu
+
+/* One cached robots.txt answer.  body points into the map (after a get,
+ * valid as in store_get()) or into the caller's memory (for a put). */
+struct store_robots {
+	int64_t fetched_at; /* unix ms */
+	int64_t expires_at; /* unix ms: not to be used after it */
+	int status;         /* the final HTTP status, 100..999 */
+	const char *body;
+	size_t body_len; /* at most SC_ROBOTS_MAX_BYTES */
+};
+
+/* Keeps R as the answer for the robots.txt at URL (its full URL, LEN
+ * bytes), replacing any older one, in the write transaction TXN.  Returns
+ * 0, SC_E_INVAL (a NULL argument, a status outside 100..999, a body over
+ * SC_ROBOTS_MAX_BYTES, a handle without the database), SC_E_TOOLONG (LEN
+ * 0 or over STORE_ROBOTS_URL_MAX) or a code of store_db_error(). */
+int store_robots_put(struct store *s, MDB_txn *txn, const char *url, size_t len,
+		     const struct store_robots *r) SC_WUR;
+
+/* The answer kept for URL, as TXN sees it (any transaction).  Expiry is
+ * the caller's to check.  Returns 0 and fills *ret, SC_E_NOTFOUND (also
+ * when another URL has the same key), SC_E_CORRUPT (a value this version
+ * did not write), SC_E_INVAL or a code of store_db_error(). */
+int store_robots_get(struct store *s, MDB_txn *txn, const char *url, size_t len,
+		     struct store_robots *ret) SC_WUR;
+
 /* ---- Export (SPEC §5) -----------------------------------------------------
  */
 
@@ -440,311 +504,5 @@ int store_export_csv_header(FILE *f) SC_WUR;
  * CR gets a leading "'" so that no spreadsheet reads it as a formula
  * (OWASP's CSV injection advice).  Returns 0 or SC_E_IO. */
 int store_export_csv(const struct store_record *r, FILE *f) SC_WUR;
-
-/* ---- WARC 1.1 files (ISO 28500:2017) ------------------------------------
- *
- * A WARC writer appends each fetch as two records, a `response` and a
- * `request` (application/http;msgtype=response and msgtype=request, linked
- * both ways by WARC-Concurrent-To), to the file PREFIX-TIME-NNNNN.warc.gz
- * in its directory: TIME is the UTC time the file was started, as
- * YYYYMMDDhhmmssmmm, and NNNNN counts the files of this writer from 00000.
- * Each file begins with a `warcinfo` record.  Every record is its own gzip
- * member, so an index of (file, offset, length) can seek to one record and
- * inflate it alone.
- *
- * A file is written under its name plus ".open" and renamed to its final
- * name when it is finished, so a reader that takes only *.warc.gz never
- * sees a partial file.  A file is finished when it has passed
- * max_file_bytes (checked after each exchange, so an exchange is never split
- * between files and a file may exceed the limit by one exchange) and by
- * warc_close().  A file is started lazily by the first exchange written to
- * it: a writer that writes nothing leaves no file.  One directory and prefix
- * belong to one writer at a time.  After a crash, a *.warc.gz.open file
- * holds every record up to the last warc_flush(), possibly followed by a
- * partial gzip member; nothing renames or repairs it.
- *
- * What the response record holds.  libcurl removes the chunked framing of
- * a body and, when the crawler asks it to, decodes gzip, deflate or br;
- * the payload handed to warc_write_exchange() is then no longer the bytes
- * the headers describe.  So that the record stays a valid HTTP message
- * whose headers describe its payload, the received header block is
- * rewritten:
- *   - Transfer-Encoding is always removed (the payload is never chunked);
- *   - Content-Encoding is removed when payload_decoded is set;
- *   - Content-Length is replaced by the payload's length when a header
- *     above was removed, or when it does not equal that length (a body cut
- *     at max_body_bytes);
- * and every header removed or replaced is kept as
- * X-Sigcrawl-Original-<Name>: <value>.  Other headers are kept byte for
- * byte.  Lines ending in a bare LF are written with CRLF.  If the head holds
- * several responses (an interim 100 Continue before the final one), only
- * the last is kept.  WARC-Payload-Digest is the SHA-1 of the payload as
- * stored, WARC-Block-Digest that of the whole block (rewritten head and
- * payload), both as "sha1:" and 32 RFC 4648 base32 digits.
- *
- * Nothing the network controls can break the record framing: every record
- * has an exact Content-Length; the target URI must be printable ASCII
- * without spaces; the IP address must parse as one; header blocks are
- * bounded (WARC_HEAD_MAX) and may not contain NUL or a CR outside a CRLF.
- *
- * The writer is not thread-safe: one thread (the crawler's writer thread)
- * uses it. */
-
-struct warc_writer;
-
-/* The largest request or response header block accepted, as received. */
-#define WARC_HEAD_MAX (64u * 1024)
-
-/* The longest target URI accepted. */
-#define WARC_URI_MAX 8192
-
-/* Options of warc_open().  Strings are copied; NULL or 0 selects the
- * default. */
-struct warc_opts {
-	const char *prefix;        /* file name prefix: 1..64 of [A-Za-z0-9._-];
-				      default "sigcrawl" */
-	uint64_t max_file_bytes;   /* finish a file once it has passed this
-				      many (compressed) bytes; default 1 GiB */
-	const char *software;      /* warcinfo "software"; default
-				      "sigcrawl/" SC_VERSION */
-	const char *operator_name; /* warcinfo "operator"; optional */
-	const char *hostname; /* warcinfo "hostname"; default gethostname() */
-};
-
-/* One fetch: what was sent and what came back.  Every pointer is borrowed
- * for the call only. */
-struct warc_exchange {
-	const char *target_uri; /* the URL fetched, NUL-terminated */
-	int64_t fetched_at;     /* unix time in milliseconds (WARC-Date) */
-	const char *ip;         /* the server's address as text, or NULL */
-	const void *request;    /* request line and headers as sent */
-	size_t request_len;
-	const void *response_head; /* status line and headers as received */
-	size_t response_head_len;
-	const void *payload; /* the body as handed over by libcurl */
-	size_t payload_len;
-	bool payload_decoded; /* libcurl removed a Content-Encoding */
-};
-
-/* Prepares a writer for the directory DIR, created with mode 0750 if it
- * does not exist; files are created with mode 0640.  O may be NULL for every
- * default.  No file is created until the first exchange.  Returns 0 and
- * sets *ret (free it with warc_close()), or SC_E_INVAL (NULL DIR, a bad
- * prefix, a string option with a control character), SC_E_IO (DIR cannot
- * be created or is not a writable directory; errno says why) or
- * SC_E_NOMEM. */
-int warc_open(const char *dir, const struct warc_opts *o,
-	      struct warc_writer **ret) SC_WUR;
-
-/* Appends X as a response and a request record, starting a new file
- * first if none is open.  The payload is read twice (digests, then
- * deflate) and never copied.  Returns 0, SC_E_INVAL (NULL argument; a
- * target URI empty, longer than WARC_URI_MAX or with a byte outside
- * 0x21..0x7e; an IP address that does not parse; a header block empty,
- * longer than WARC_HEAD_MAX, with a NUL, a bare CR, or (for the request)
- * more than one message, or a response head whose last message does not
- * begin with "HTTP/"), SC_E_NOMEM, or SC_E_IO (writing failed; errno says
- * why).  Nothing is written on SC_E_INVAL.  After SC_E_IO the writer cuts
- * the file back to its last whole record; if even that fails, every later
- * call returns SC_E_IO. */
-int warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x)
-	SC_WUR;
-
-/* Makes every record written so far durable: fflush() and fsync() of the
- * open file (and of the directory, once per new file).  The crawler calls
- * it before each LMDB commit, so a committed page has its records on disk.
- * Returns 0 or SC_E_IO. */
-int warc_flush(struct warc_writer *w) SC_WUR;
-
-/* Finishes the open file (flush, fsync, rename to its final name, fsync of
- * the directory) and frees W.  NULL is accepted.  Returns 0, or SC_E_IO if
- * finishing failed: W is freed either way, and the file keeps its ".open"
- * name. */
-int warc_close(struct warc_writer *w);
-
-/* ---- Full-text search (SPEC §1 categorized crawling, §2 search) ----------
- *
- * An SQLite database with an FTS5 table, STORE/search.sqlite next to the
- * LMDB files, answers `sigcrawl search`.  SQLite, not LMDB, because FTS5
- * is a well-kept inverted index with bm25() ranking and snippets, which
- * nobody should write again by hand.  The schema (version 1, in
- * PRAGMA user_version):
- *
- *   pages(id INTEGER PRIMARY KEY, url TEXT UNIQUE, category, title, body)
- *                one row per indexed representative page: its normalized
- *                URL, the category it was crawled in, its title and its
- *                body text (SPEC §5, at most 1 MiB);
- *   pages_fts    FTS5 over (title, body) with pages as its external
- *                content, kept in step by triggers; unicode61 tokens,
- *                diacritics removed;
- *   aliases(alias TEXT PRIMARY KEY, rep, kind)
- *                each duplicate URL, the representative it was collapsed
- *                into and the evidence ('signature' or 'near').
- *
- * A duplicate is never a page row: it is an alias of its representative,
- * so a hit is an equivalence class that lists its aliases.  Every write
- * function states the whole truth about one URL (a page replaces the alias
- * of the same URL and the other way round), so writing the same facts
- * again changes nothing: that is what lets the crawler commit this
- * database before LMDB and redo a batch after a crash.
- *
- * The database is in WAL mode with synchronous=FULL: a commit is on disk
- * when search_commit() returns, and readers (search) never wait for the
- * writer (the crawl).  One handle belongs to one thread at a time.
- *
- * Errors: SQLite's are mapped to SC_E_NOMEM, SC_E_NOSPC (disk full),
- * SC_E_CORRUPT (not a database, or another schema version), SC_E_AGAIN
- * (busy after 5 s), SC_E_IO and otherwise SC_E_DB; search_errmsg() gives
- * SQLite's message for the last one. */
-
-struct search_index;
-
-/* The database file's name inside a store directory. */
-#define SEARCH_DB_NAME "search.sqlite"
-
-/* Flags of search_open(). */
-#define SEARCH_RDONLY 0x1u /* open read-only; never create anything */
-
-/* Bounds of a query: the user's text in bytes, the words kept from it, and
- * the hits one query may ask for. */
-#define SEARCH_QUERY_MAX 1024
-#define SEARCH_WORDS_MAX 32
-#define SEARCH_LIMIT_MAX 10000
-
-/* Room for search_make_query()'s output: every byte doubled, plus the
- * quotes, a prefix star and a space for each word, plus the NUL. */
-#define SEARCH_FTS_QUERY_CAP (2 * SEARCH_QUERY_MAX + 5 * SEARCH_WORDS_MAX + 1)
-
-/* Why a URL is an alias of another.  Stored as text ('signature',
- * 'near'). */
-enum search_evidence {
-	SEARCH_SAME_SIGNATURE = 1, /* equal signatures (duplicate_of) */
-	SEARCH_NEAR_DUPLICATE = 2, /* SimHash within [dedup] near_duplicate */
-};
-
-/* The stored name of an evidence kind, or NULL out of range. */
-const char *search_evidence_name(enum search_evidence e);
-
-/* Opens STORE_DIR/search.sqlite.  Without SEARCH_RDONLY the file is
- * created with the schema if it does not exist (the directory must);
- * with it, a missing file is SC_E_NOTFOUND.  Returns 0 and sets *ret
- * (free it with search_close()), SC_E_INVAL, SC_E_NOTFOUND, SC_E_CORRUPT
- * (not a database of this schema), SC_E_IO or SC_E_NOMEM. */
-int search_open(const char *store_dir, unsigned flags,
-		struct search_index **ret) SC_WUR;
-
-/* Closes the database; an open transaction is rolled back.  NULL is
- * accepted. */
-void search_close(struct search_index *s);
-
-/* SQLite's message for the last failure of S (static or owned by S, valid
- * until its next call); "" when there was none. */
-const char *search_errmsg(struct search_index *s);
-
-/* Begins, commits or rolls back the one write transaction of S.  The
- * write functions below may be called outside one (each is then its own
- * transaction), but a batch belongs in one.  search_commit() is durable
- * (see above).  Return 0 or an sc_err code; search_rollback() cannot
- * fail. */
-int search_begin(struct search_index *s) SC_WUR;
-int search_commit(struct search_index *s) SC_WUR;
-void search_rollback(struct search_index *s);
-
-/* One page to index.  Strings are pointer and length, not NUL-terminated
- * (UTF-8 expected; other bytes are stored as they are); title and text
- * may be NULL for none. */
-struct search_page {
-	const char *url; /* normalized; not empty */
-	size_t url_len;
-	const char *category;
-	size_t category_len;
-	const char *title;
-	size_t title_len;
-	const char *text; /* the body text */
-	size_t text_len;
-};
-
-/* Indexes P, replacing the page of the same URL if there is one, and
- * removes the URL from the aliases.  Returns 0, SC_E_INVAL (NULL or empty
- * URL, a string over 1 GiB) or an error as above. */
-int search_put_page(struct search_index *s, const struct search_page *p) SC_WUR;
-
-/* Records ALIAS as a duplicate of REP with evidence E, replacing what was
- * known about ALIAS (its page row too).  Returns 0, SC_E_INVAL (NULL or
- * empty URL, E out of range) or an error as above. */
-int search_put_alias(struct search_index *s, const char *rep, size_t rep_len,
-		     const char *alias, size_t alias_len,
-		     enum search_evidence e) SC_WUR;
-
-/* Removes URL as a page and as an alias (a page that says noindex).
- * Removing what is not there is not an error.  Returns 0, SC_E_INVAL or an
- * error as above. */
-int search_forget(struct search_index *s, const char *url, size_t len) SC_WUR;
-
-/* Removes every alias (search_put_alias() then adds them again: `sigcrawl
- * index` rebuilds them from the records).  Returns 0 or an error. */
-int search_clear_aliases(struct search_index *s) SC_WUR;
-
-/* Sets *pages and *aliases to the numbers of rows.  Either may be NULL.
- * Returns 0 or an error. */
-int search_count(struct search_index *s, size_t *pages, size_t *aliases) SC_WUR;
-
-/* Calls FN(ARG, url, len) for every page row, in URL order; the URL is
- * borrowed for the call.  FN may call search_forget() and the other write
- * functions.  Stops at FN's first non-zero value and returns it; else 0
- * or an error. */
-int search_foreach_page(struct search_index *s,
-			int (*fn)(void *arg, const char *url, size_t len),
-			void *arg) SC_WUR;
-
-/* Merges FTS5's index segments into one (FTS5 'optimize'): faster
- * queries after a long crawl.  Returns 0 or an error. */
-int search_optimize(struct search_index *s) SC_WUR;
-
-/* Turns the user's WORDS (NUL-terminated, any bytes) into an FTS5 query
- * that cannot be anything but a conjunction of literal words: each
- * blank-separated word is written as an FTS5 string ("..." with inner
- * quotes doubled), so operators (AND OR NOT NEAR), column filters (a:),
- * '-', '^', '(' and '+' are only text.  A word that ends in '*' is a
- * prefix query ("word" *).  Words without a letter or digit (ASCII, or
- * any byte >= 0x80) are dropped, since the tokenizer would drop them.
- * Writes the query and a NUL to BUF (CAP bytes; SEARCH_FTS_QUERY_CAP is
- * always enough).  Returns 0, SC_E_INVAL (NULL argument), SC_E_LIMIT
- * (more than SEARCH_QUERY_MAX bytes or SEARCH_WORDS_MAX words), SC_E_EMPTY
- * (no word left) or SC_E_NOSPC. */
-int search_make_query(const char *words, char *buf, size_t cap) SC_WUR;
-
-/* An alias of a hit. */
-struct search_alias {
-	const char *url;
-	enum search_evidence evidence;
-};
-
-/* One hit: a representative page and its aliases.  Every string is
- * NUL-terminated and borrowed for the callback only. */
-struct search_hit {
-	const char *url; /* normalized */
-	const char *category;
-	const char *title; /* "" when the page has none */
-	/* Up to 16 tokens of the body around the match, the matched words
-	 * between '[' and ']', cut ends marked "...". */
-	const char *snippet;
-	double score;                       /* bm25(): lower is better */
-	const struct search_alias *aliases; /* in URL order */
-	size_t n_aliases;
-};
-
-/* Searches for the pages that hold every word of WORDS (see
- * search_make_query()), in CATEGORY only unless it is NULL, best first by
- * bm25() with the title weighted 10 and the body 1 (ties by URL), at most
- * LIMIT (1..SEARCH_LIMIT_MAX) hits; FN(ARG, hit) is called for each.  A
- * page whose URL is also somebody's alias is never a hit of its own.
- * Stops at FN's first non-zero value and returns it.  Returns 0 (also
- * when nothing matched), the errors of search_make_query(), SC_E_INVAL
- * (bad LIMIT) or an error as above. */
-int search_query(struct search_index *s, const char *words,
-		 const char *category, unsigned limit,
-		 int (*fn)(void *arg, const struct search_hit *h), void *arg)
-	SC_WUR;
 
 #endif

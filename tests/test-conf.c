@@ -930,6 +930,20 @@ static void cleanup(void)
 		rmdir(tmpdir);
 }
 
+/* The category-name rule that the config, the options and the control API
+ * share: 1..CONF_CATEGORY_NAME_MAX plain token bytes. */
+static void test_category_names(void)
+{
+	char longest[CONF_CATEGORY_NAME_MAX + 2];
+	memset(longest, 'a', sizeof(longest));
+	CHECK(conf_category_name_ok("web.News_2-x", 12));
+	CHECK(conf_category_name_ok(longest, CONF_CATEGORY_NAME_MAX));
+	CHECK(!conf_category_name_ok(longest, CONF_CATEGORY_NAME_MAX + 1));
+	CHECK(!conf_category_name_ok("", 0));
+	CHECK(!conf_category_name_ok("a b", 3));
+	CHECK(!conf_category_name_ok("caf\xc3\xa9", 5));
+}
+
 int main(int argc, char **argv)
 {
 	char srcroot[1024];
@@ -950,6 +964,7 @@ int main(int argc, char **argv)
 	test_relative_paths();
 	test_overrides();
 	test_shipped(srcroot);
+	test_category_names();
 	cleanup();
 	return check_done();
 }

@@ -265,55 +265,6 @@ static void test_restart(void)
 	mdb_env_close(env);
 }
 
-/* The robots.txt cache: kept across a reopen, replaced, bounded, and a
- * miss for an unknown URL. */
-static void test_robots_cache(void)
-{
-	MDB_env *env = env_open();
-	struct frontier *f = fr_open(env, 1, 0);
-	const char *u1 = "http://a.test/robots.txt";
-	const char *u2 = "https://a.test:8443/robots.txt";
-	struct frontier_robots r = { .fetched_at = 1000,
-				     .expires_at = 2000,
-				     .status = 200,
-				     .body = "User-agent: *\nDisallow: /x\n",
-				     .body_len = 27 };
-	MDB_txn *txn;
-	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
-	CHECK(frontier_robots_put(f, txn, u1, strlen(u1), &r) == 0);
-	struct frontier_robots big = r;
-	big.body_len = FRONTIER_ROBOTS_MAX + 1;
-	CHECK(frontier_robots_put(f, txn, u2, strlen(u2), &big) == SC_E_INVAL);
-	struct frontier_robots bad = r;
-	bad.status = 42;
-	CHECK(frontier_robots_put(f, txn, u2, strlen(u2), &bad) == SC_E_INVAL);
-	CHECK(mdb_txn_commit(txn) == 0);
-	frontier_close(f);
-	mdb_env_close(env);
-
-	env = env_open();
-	f = fr_open(env, 1, 0);
-	struct frontier_robots g;
-	CHECK(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0);
-	CHECK(frontier_robots_get(f, txn, u1, strlen(u1), &g) == 0);
-	CHECK(g.fetched_at == 1000 && g.expires_at == 2000 && g.status == 200);
-	CHECK(g.body_len == 27 && memcmp(g.body, r.body, 27) == 0);
-	CHECK(frontier_robots_get(f, txn, u2, strlen(u2), &g) == SC_E_NOTFOUND);
-	mdb_txn_abort(txn);
-
-	/* A newer answer replaces the old one; an empty body is kept. */
-	struct frontier_robots r404 = { .fetched_at = 3000,
-					.expires_at = 4000,
-					.status = 404 };
-	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
-	CHECK(frontier_robots_put(f, txn, u1, strlen(u1), &r404) == 0);
-	CHECK(frontier_robots_get(f, txn, u1, strlen(u1), &g) == 0);
-	CHECK(g.status == 404 && g.body_len == 0 && g.expires_at == 4000);
-	CHECK(mdb_txn_commit(txn) == 0);
-	frontier_close(f);
-	mdb_env_close(env);
-}
-
 /* Categories and off-topic hops: a batch says which URLs another category
  * queued first, the lease carries both fields, and a queue entry of
  * format 1 (without the off-topic byte) still reads. */
@@ -645,15 +596,11 @@ int main(void)
 		return 99;
 	}
 	/* Each test starts from an empty environment. */
-	void (*tests[])(void) = { test_order_and_politeness,
-				  test_late_shallow_url,
-				  test_seen_and_abort,
-				  test_restart,
-				  test_robots_cache,
-				  test_categories,
-				  test_drain,
-				  test_fetched_count,
-				  test_lease_components };
+	void (*tests[])(
+		void) = { test_order_and_politeness, test_late_shallow_url,
+			  test_seen_and_abort,       test_restart,
+			  test_categories,           test_drain,
+			  test_fetched_count,        test_lease_components };
 	for (size_t i = 0; i < sizeof(tests) / sizeof(*tests); i++) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/data.mdb", dir);

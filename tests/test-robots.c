@@ -350,7 +350,7 @@ static size_t build_big(char *txt, size_t at)
 /* Only the first 500 KiB count; the line cut by the limit is dropped. */
 static void test_size_cap(void)
 {
-	const size_t lim = PARSE_ROBOTS_MAX_BYTES, line = 19;
+	const size_t lim = SC_ROBOTS_MAX_BYTES, line = 19;
 	char *txt = malloc(lim + 4096);
 	struct parse_robots *r;
 	size_t n;

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "store.h"
+#include "search.h"
 
 static char tmpdir[] = "/tmp/test-search.XXXXXX";
 

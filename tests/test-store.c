@@ -1,5 +1,6 @@
 /* test-store.c — unit tests of store/: the record encoding, the records
- * database inside caller-owned transactions, and the JSONL and CSV export.
+ * database inside caller-owned transactions, the robots.txt cache, and the
+ * JSONL and CSV export.
  *
  * Every LMDB environment lives in a fresh mkdtemp() directory that is
  * removed at the end. */
@@ -340,7 +341,7 @@ static void test_db_error(void)
 {
 	CHECK(store_db_error(0) == 0);
 	CHECK(store_db_error(MDB_NOTFOUND) == SC_E_NOTFOUND);
-	CHECK(store_db_error(MDB_MAP_FULL) == SC_E_NOSPC);
+	CHECK(store_db_error(MDB_MAP_FULL) == SC_E_FULL);
 	CHECK(store_db_error(MDB_CORRUPTED) == SC_E_CORRUPT);
 	CHECK(store_db_error(ENOMEM) == SC_E_NOMEM);
 	errno = 0;
@@ -777,6 +778,143 @@ static void test_export_csv(void)
 	}
 }
 
+/* Opens a store in DIR with its databases created; *env, *s set. */
+static void open_store(const char *dir, MDB_env **env, struct store **s)
+{
+	MDB_txn *txn;
+	*env = NULL;
+	*s = NULL;
+	CHECK(store_env_open(dir, 0, env) == 0);
+	CHECK(write_txn(*env, &txn) == 0);
+	CHECK(store_open(*env, txn, s) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+}
+
+/* The robots.txt cache: kept across a reopen, replaced, bounded, and a
+ * miss for an unknown URL. */
+static void test_robots_cache(void)
+{
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/robots", tmpdir);
+	MDB_env *env;
+	struct store *s;
+	open_store(dir, &env, &s);
+	const char *u1 = "http://a.test/robots.txt";
+	const char *u2 = "https://a.test:8443/robots.txt";
+	struct store_robots r = { .fetched_at = 1000,
+				  .expires_at = 2000,
+				  .status = 200,
+				  .body = "User-agent: *\nDisallow: /x\n",
+				  .body_len = 27 };
+	MDB_txn *txn;
+	CHECK(write_txn(env, &txn) == 0);
+	CHECK(store_robots_put(s, txn, u1, strlen(u1), &r) == 0);
+	struct store_robots big = r;
+	big.body_len = SC_ROBOTS_MAX_BYTES + 1;
+	CHECK(store_robots_put(s, txn, u2, strlen(u2), &big) == SC_E_INVAL);
+	struct store_robots bad = r;
+	bad.status = 42;
+	CHECK(store_robots_put(s, txn, u2, strlen(u2), &bad) == SC_E_INVAL);
+	CHECK(store_robots_put(s, txn, u2, 0, &r) == SC_E_TOOLONG);
+	CHECK(mdb_txn_commit(txn) == 0);
+	store_close(s);
+	store_env_close(env);
+
+	open_store(dir, &env, &s);
+	struct store_robots g;
+	CHECK(read_txn(env, &txn) == 0);
+	CHECK(store_robots_get(s, txn, u1, strlen(u1), &g) == 0);
+	CHECK(g.fetched_at == 1000 && g.expires_at == 2000 && g.status == 200);
+	CHECK(g.body_len == 27 && memcmp(g.body, r.body, 27) == 0);
+	CHECK(store_robots_get(s, txn, u2, strlen(u2), &g) == SC_E_NOTFOUND);
+	mdb_txn_abort(txn);
+
+	/* A newer answer replaces the old one; an empty body is kept. */
+	struct store_robots r404 = { .fetched_at = 3000,
+				     .expires_at = 4000,
+				     .status = 404 };
+	CHECK(write_txn(env, &txn) == 0);
+	CHECK(store_robots_put(s, txn, u1, strlen(u1), &r404) == 0);
+	CHECK(store_robots_get(s, txn, u1, strlen(u1), &g) == 0);
+	CHECK(g.status == 404 && g.body_len == 0 && g.expires_at == 4000);
+	CHECK(mdb_txn_commit(txn) == 0);
+
+	/* What the frontier wrote before the cache moved to store/ reads the
+	 * same: the database "frontier.robots", a value of version 1,
+	 * fetched_at, expires_at, status, URL length (big-endian), the URL
+	 * and the body, under sc_url_key() of the URL. */
+	static const unsigned char old[] = {
+		1,   0,   0,   0,   0,   0,    0,    0x13, 0x88, 0,
+		0,   0,   0,   0,   0,   0x17, 0x70, 0x01, 0xf4, 0,
+		21,  'h', 't', 't', 'p', ':',  '/',  '/',  'o',  '.',
+		't', '/', 'r', 'o', 'b', 'o',  't',  's',  '.',  't',
+		'x', 't', 'A', 'l', 'l', 'o',  'w',  ':',  ' ',  '/',
+	};
+	const char *u3 = "http://o.t/robots.txt";
+	unsigned char k3[SC_KEY_LEN];
+	sc_url_key(u3, strlen(u3), k3);
+	MDB_dbi dbi;
+	CHECK(write_txn(env, &txn) == 0);
+	CHECK(mdb_dbi_open(txn, "frontier.robots", 0, &dbi) == 0);
+	MDB_val k = { SC_KEY_LEN, k3 }, v = { sizeof(old), (void *)old };
+	CHECK(mdb_put(txn, dbi, &k, &v, 0) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	CHECK(read_txn(env, &txn) == 0);
+	CHECK(store_robots_get(s, txn, u3, strlen(u3), &g) == 0);
+	CHECK(g.fetched_at == 5000 && g.expires_at == 6000 && g.status == 500);
+	CHECK(g.body_len == 8 && memcmp(g.body, "Allow: /", 8) == 0);
+	mdb_txn_abort(txn);
+	store_close(s);
+	store_env_close(env);
+	remove_store(dir);
+}
+
+/* A store whose map fills: store_put() says so with LMDB's own code,
+ * MDB_MAP_FULL, not as a buffer that is too small or a bare "database
+ * error"; so does a commit that fails. */
+static void test_map_full(void)
+{
+	char dir[600];
+	snprintf(dir, sizeof(dir), "%s/full", tmpdir);
+	CHECK(mkdir(dir, 0750) == 0);
+	MDB_env *env;
+	CHECK(mdb_env_create(&env) == 0);
+	CHECK(mdb_env_set_maxdbs(env, STORE_MAX_DBS) == 0);
+	CHECK(mdb_env_set_mapsize(env, 256 * 1024) == 0);
+	CHECK(mdb_env_open(env, dir, MDB_NOTLS, 0640) == 0);
+	MDB_txn *txn;
+	struct store *s = NULL;
+	CHECK(store_txn_begin(env, 0, &txn) == 0);
+	CHECK(store_open(env, txn, &s) == 0);
+	CHECK(store_txn_commit(txn) == 0);
+
+	CHECK(store_txn_begin(env, 0, &txn) == 0);
+	int rc = 0;
+	char url[64];
+	for (int i = 0; i < 100000 && !rc; i++) {
+		snprintf(url, sizeof(url), "http://full.test/%d", i);
+		struct store_record r = full_record(url);
+		rc = store_put(s, txn, &r);
+	}
+	CHECK(rc == SC_E_FULL);
+	const char *msg = store_strerror(rc);
+	CHECK(strstr(msg, "MDB_MAP_FULL") != NULL);
+	CHECK(strstr(msg, sc_strerror(SC_E_FULL)) == msg);
+	/* LMDB has marked the transaction failed: its commit says so. */
+	rc = store_txn_commit(txn);
+	CHECK(rc == SC_E_DB);
+	CHECK(strstr(store_strerror(rc), "MDB_BAD_TXN") != NULL);
+	/* A code that did not come from LMDB has only its own message. */
+	CHECK_STR(store_strerror(SC_E_INVAL), sc_strerror(SC_E_INVAL));
+	/* A new transaction forgets the last failure. */
+	CHECK(store_txn_begin(env, MDB_RDONLY, &txn) == 0);
+	CHECK_STR(store_strerror(SC_E_DB), sc_strerror(SC_E_DB));
+	mdb_txn_abort(txn);
+	store_close(s);
+	mdb_env_close(env);
+	remove_store(dir);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -789,6 +927,8 @@ int main(void)
 	test_error_names();
 	test_db_error();
 	test_database();
+	test_robots_cache();
+	test_map_full();
 	test_export_jsonl();
 	test_export_csv();
 	rmdir(tmpdir);

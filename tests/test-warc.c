@@ -21,7 +21,7 @@
 #include <zlib.h>
 
 #include "check.h"
-#include "store.h"
+#include "warc.h"
 
 static char tmpdir[] = "/tmp/test-warc.XXXXXX";
 

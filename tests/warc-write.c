@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "store.h"
+#include "warc.h"
 
 static unsigned char *slurp(const char *path, size_t *len)
 {

@@ -1,6 +1,6 @@
 /* warc.c — WARC 1.1 files of the crawl's exchanges (ISO 28500:2017).
  *
- * store.h says what a file holds.  How it is written: each record is one
+ * warc.h says what a file holds.  How it is written: each record is one
  * gzip member, deflated straight from the caller's buffers into an output
  * buffer of the writer that goes to the file descriptor with write(2), so
  * a payload is never copied, only read twice (SHA-1, then deflate: the
@@ -13,7 +13,6 @@
 #include <limits.h>
 #include <openssl/evp.h>
 #include <openssl/rand.h>
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -22,7 +21,7 @@
 #include <arpa/inet.h>
 #include <zlib.h>
 
-#include "store.h"
+#include "warc.h"
 
 #define WARC_DEFAULT_PREFIX "sigcrawl"
 #define WARC_DEFAULT_MAX (1ull << 30)
@@ -37,11 +36,12 @@
 	"http://iipc.github.io/warc-specifications/specifications/"            \
 	"warc-format/warc-1.1/"
 
-/* A growable byte buffer for record headers and rewritten HTTP heads. */
-struct buf {
-	char *p;
-	size_t len, cap;
-};
+/* The cap of the writer's buffers (record headers, the warcinfo body and
+ * the rewritten HTTP heads).  A rewritten head is the largest: each line
+ * of at least 15 bytes and its line end may gain "X-Sigcrawl-Original-"
+ * and a CR, at most 2.4 times what it was, plus a Content-Length line, so
+ * a head of WARC_HEAD_MAX bytes always fits. */
+#define WARC_BUF_MAX (4 * WARC_HEAD_MAX)
 
 struct warc_writer {
 	int dirfd;
@@ -64,61 +64,10 @@ struct warc_writer {
 	size_t obuf_len;
 
 	EVP_MD_CTX *md_block, *md_payload;
-	struct buf head, req, hdr, info;
+	struct sc_dynbuf head, req, hdr, info;
 };
 
 /* ---- Small helpers ------------------------------------------------------ */
-
-static int buf_reserve(struct buf *b, size_t more)
-{
-	if (more > SIZE_MAX / 2 - b->len)
-		return SC_E_NOMEM;
-	if (b->len + more <= b->cap)
-		return 0;
-	size_t cap = b->cap ? b->cap : 1024;
-	while (cap < b->len + more)
-		cap *= 2;
-	char *p = realloc(b->p, cap);
-	if (!p)
-		return SC_E_NOMEM;
-	b->p = p;
-	b->cap = cap;
-	return 0;
-}
-
-static int buf_add(struct buf *b, const void *data, size_t n)
-{
-	int rc = buf_reserve(b, n);
-	if (rc)
-		return rc;
-	if (n)
-		memcpy(b->p + b->len, data, n);
-	b->len += n;
-	return 0;
-}
-
-static int buf_str(struct buf *b, const char *s)
-{
-	return buf_add(b, s, strlen(s));
-}
-
-static SC_PRINTF(2, 3) int buf_printf(struct buf *b, const char *fmt, ...)
-{
-	va_list ap;
-	va_start(ap, fmt);
-	int n = vsnprintf(NULL, 0, fmt, ap);
-	va_end(ap);
-	if (n < 0)
-		return SC_E_INVAL;
-	int rc = buf_reserve(b, (size_t)n + 1);
-	if (rc)
-		return rc;
-	va_start(ap, fmt);
-	vsnprintf(b->p + b->len, (size_t)n + 1, fmt, ap);
-	va_end(ap);
-	b->len += (size_t)n;
-	return 0;
-}
 
 /* True if S is at most MAX bytes and has no control character (so it can
  * sit in a header line).  Bytes >= 0x80 are allowed: warcinfo fields are
@@ -331,11 +280,11 @@ static enum head_action classify(const char *line, size_t len, bool decoded,
 	return KEEP;
 }
 
-/* Rewrites the response head P[0..N) into OUT as store.h describes: the
+/* Rewrites the response head P[0..N) into OUT as warc.h describes: the
  * last message, CRLF line endings, Transfer-Encoding (and Content-Encoding
  * when DECODED) demoted to X-Sigcrawl-Original-*, Content-Length fixed,
  * and the empty line that ends the head. */
-static int rewrite_response_head(struct buf *out, const char *p, size_t n,
+static int rewrite_response_head(struct sc_dynbuf *out, const char *p, size_t n,
 				 bool decoded, size_t payload_len)
 {
 	size_t start;
@@ -371,29 +320,30 @@ static int rewrite_response_head(struct buf *out, const char *p, size_t n,
 
 	/* Second pass: write.  A folded continuation line (starting with SP or
 	 * HT) follows its header wherever that went. */
-	out->len = 0;
+	sc_dyn_reset(out);
 	pos = 0;
 	next_line(p, n, &pos, &line, &len);
-	if ((rc = buf_add(out, line, len)) || (rc = buf_str(out, "\r\n")))
+	if ((rc = sc_dyn_add(out, line, len)) ||
+	    (rc = sc_dyn_add_str(out, "\r\n")))
 		return rc;
 	while (next_line(p, n, &pos, &line, &len) == 1 && len) {
 		rc = 0;
 		bool fold = line[0] == ' ' || line[0] == '\t';
 		if (!fold && classify(line, len, decoded, rewrite_cl) == DEMOTE)
-			rc = buf_str(out, "X-Sigcrawl-Original-");
-		if (rc || (rc = buf_add(out, line, len)) ||
-		    (rc = buf_str(out, "\r\n")))
+			rc = sc_dyn_add_str(out, "X-Sigcrawl-Original-");
+		if (rc || (rc = sc_dyn_add(out, line, len)) ||
+		    (rc = sc_dyn_add_str(out, "\r\n")))
 			return rc;
 	}
 	if (rewrite_cl &&
-	    (rc = buf_printf(out, "Content-Length: %s\r\n", want)))
+	    (rc = sc_dyn_printf(out, "Content-Length: %s\r\n", want)))
 		return rc;
-	return buf_str(out, "\r\n");
+	return sc_dyn_add_str(out, "\r\n");
 }
 
 /* Copies the request head P[0..N) into OUT with CRLF line endings and the
  * closing empty line.  It must be exactly one message. */
-static int rewrite_request_head(struct buf *out, const char *p, size_t n)
+static int rewrite_request_head(struct sc_dynbuf *out, const char *p, size_t n)
 {
 	size_t start;
 	int rc = last_message(p, n, &start);
@@ -401,14 +351,14 @@ static int rewrite_request_head(struct buf *out, const char *p, size_t n)
 		return rc;
 	if (rc != 1)
 		return SC_E_INVAL;
-	out->len = 0;
+	sc_dyn_reset(out);
 	size_t pos = start, len;
 	const char *line;
 	while (next_line(p, n, &pos, &line, &len) == 1 && len)
-		if ((rc = buf_add(out, line, len)) ||
-		    (rc = buf_str(out, "\r\n")))
+		if ((rc = sc_dyn_add(out, line, len)) ||
+		    (rc = sc_dyn_add_str(out, "\r\n")))
 			return rc;
-	return buf_str(out, "\r\n");
+	return sc_dyn_add_str(out, "\r\n");
 }
 
 /* ---- Output: the buffer, gzip members, files ------------------------------
@@ -487,7 +437,7 @@ static int z_put(struct warc_writer *w, const void *p, size_t n, bool finish)
 
 /* Writes one record as one gzip member: the header block HDR, the
  * content block (up to two parts), and the two CRLFs that end a record. */
-static int put_record(struct warc_writer *w, const struct buf *hdr,
+static int put_record(struct warc_writer *w, const struct sc_dynbuf *hdr,
 		      const void *a, size_t alen, const void *b, size_t blen)
 {
 	if (deflateReset(&w->z) != Z_OK)
@@ -503,31 +453,31 @@ static int put_record(struct warc_writer *w, const struct buf *hdr,
 }
 
 /* Starts the header block of a record: version, type, id, date. */
-static int record_start(struct buf *h, const char *type, const char *id,
+static int record_start(struct sc_dynbuf *h, const char *type, const char *id,
 			const char *date)
 {
-	h->len = 0;
-	return buf_printf(h,
-			  "WARC/1.1\r\n"
-			  "WARC-Type: %s\r\n"
-			  "WARC-Record-ID: %s\r\n"
-			  "WARC-Date: %s\r\n",
-			  type, id, date);
+	sc_dyn_reset(h);
+	return sc_dyn_printf(h,
+			     "WARC/1.1\r\n"
+			     "WARC-Type: %s\r\n"
+			     "WARC-Record-ID: %s\r\n"
+			     "WARC-Date: %s\r\n",
+			     type, id, date);
 }
 
 static int put_warcinfo(struct warc_writer *w, const char *date)
 {
-	struct buf *body = &w->info, *h = &w->hdr;
-	body->len = 0;
-	int rc = buf_printf(body,
-			    "software: %s\r\n"
-			    "format: WARC File Format 1.1\r\n"
-			    "conformsTo: %s\r\n",
-			    w->software, CONFORMS_TO);
+	struct sc_dynbuf *body = &w->info, *h = &w->hdr;
+	sc_dyn_reset(body);
+	int rc = sc_dyn_printf(body,
+			       "software: %s\r\n"
+			       "format: WARC File Format 1.1\r\n"
+			       "conformsTo: %s\r\n",
+			       w->software, CONFORMS_TO);
 	if (!rc && w->hostname)
-		rc = buf_printf(body, "hostname: %s\r\n", w->hostname);
+		rc = sc_dyn_printf(body, "hostname: %s\r\n", w->hostname);
 	if (!rc && w->operator_name)
-		rc = buf_printf(body, "operator: %s\r\n", w->operator_name);
+		rc = sc_dyn_printf(body, "operator: %s\r\n", w->operator_name);
 	if (rc)
 		return rc;
 
@@ -539,12 +489,12 @@ static int put_warcinfo(struct warc_writer *w, const char *date)
 	    (rc = record_id(w->warcinfo_id)) ||
 	    (rc = record_start(h, "warcinfo", w->warcinfo_id, date)))
 		return rc;
-	rc = buf_printf(h,
-			"WARC-Filename: %s\r\n"
-			"Content-Type: application/warc-fields\r\n"
-			"WARC-Block-Digest: %s\r\n"
-			"Content-Length: %zu\r\n\r\n",
-			w->name, digest, body->len);
+	rc = sc_dyn_printf(h,
+			   "WARC-Filename: %s\r\n"
+			   "Content-Type: application/warc-fields\r\n"
+			   "WARC-Block-Digest: %s\r\n"
+			   "Content-Length: %zu\r\n\r\n",
+			   w->name, digest, body->len);
 	return rc ? rc : put_record(w, h, body->p, body->len, NULL, 0);
 }
 
@@ -682,6 +632,10 @@ int warc_open(const char *dir, const struct warc_opts *o,
 		return SC_E_NOMEM;
 	w->fd = -1;
 	w->dirfd = -1;
+	sc_dyn_init(&w->head, WARC_BUF_MAX);
+	sc_dyn_init(&w->req, WARC_BUF_MAX);
+	sc_dyn_init(&w->hdr, WARC_BUF_MAX);
+	sc_dyn_init(&w->info, WARC_BUF_MAX);
 	w->max_file_bytes = o->max_file_bytes ? o->max_file_bytes
 					      : WARC_DEFAULT_MAX;
 	int rc = dup_opt(prefix, NULL, WARC_PREFIX_MAX, &w->prefix);
@@ -749,16 +703,16 @@ static int exchange_digests(struct warc_writer *w,
 }
 
 /* The common tail of a request or response record's header block. */
-static int http_fields(struct buf *h, const struct warc_exchange *x,
+static int http_fields(struct sc_dynbuf *h, const struct warc_exchange *x,
 		       const char *concurrent, const char *warcinfo)
 {
-	int rc = buf_printf(h,
-			    "WARC-Warcinfo-ID: %s\r\n"
-			    "WARC-Concurrent-To: %s\r\n"
-			    "WARC-Target-URI: %s\r\n",
-			    warcinfo, concurrent, x->target_uri);
+	int rc = sc_dyn_printf(h,
+			       "WARC-Warcinfo-ID: %s\r\n"
+			       "WARC-Concurrent-To: %s\r\n"
+			       "WARC-Target-URI: %s\r\n",
+			       warcinfo, concurrent, x->target_uri);
 	if (!rc && x->ip)
-		rc = buf_printf(h, "WARC-IP-Address: %s\r\n", x->ip);
+		rc = sc_dyn_printf(h, "WARC-IP-Address: %s\r\n", x->ip);
 	return rc;
 }
 
@@ -801,29 +755,30 @@ int warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x)
 		return rc;
 	uint64_t start = w->file_bytes;
 
-	struct buf *h = &w->hdr;
+	struct sc_dynbuf *h = &w->hdr;
 	if (!(rc = record_start(h, "response", resp_id, date)) &&
 	    !(rc = http_fields(h, x, req_id, w->warcinfo_id)))
-		rc = buf_printf(h,
-				"Content-Type: application/http;msgtype="
-				"response\r\n"
-				"WARC-Block-Digest: %s\r\n"
-				"WARC-Payload-Digest: %s\r\n"
-				"Content-Length: %llu\r\n\r\n",
-				block, payload,
-				(unsigned long long)(w->head.len +
-						     (uint64_t)x->payload_len));
+		rc = sc_dyn_printf(
+			h,
+			"Content-Type: application/http;msgtype="
+			"response\r\n"
+			"WARC-Block-Digest: %s\r\n"
+			"WARC-Payload-Digest: %s\r\n"
+			"Content-Length: %llu\r\n\r\n",
+			block, payload,
+			(unsigned long long)(w->head.len +
+					     (uint64_t)x->payload_len));
 	if (!rc)
 		rc = put_record(w, h, w->head.p, w->head.len, x->payload,
 				x->payload_len);
 	if (!rc && !(rc = record_start(h, "request", req_id, date)) &&
 	    !(rc = http_fields(h, x, resp_id, w->warcinfo_id)))
-		rc = buf_printf(h,
-				"Content-Type: application/http;msgtype="
-				"request\r\n"
-				"WARC-Block-Digest: %s\r\n"
-				"Content-Length: %zu\r\n\r\n",
-				req_block, w->req.len);
+		rc = sc_dyn_printf(h,
+				   "Content-Type: application/http;msgtype="
+				   "request\r\n"
+				   "WARC-Block-Digest: %s\r\n"
+				   "Content-Length: %zu\r\n\r\n",
+				   req_block, w->req.len);
 	if (!rc)
 		rc = put_record(w, h, w->req.p, w->req.len, NULL, 0);
 	if (rc)
@@ -868,10 +823,10 @@ int warc_close(struct warc_writer *w)
 	EVP_MD_CTX_free(w->md_block);
 	EVP_MD_CTX_free(w->md_payload);
 	free(w->obuf);
-	free(w->head.p);
-	free(w->req.p);
-	free(w->hdr.p);
-	free(w->info.p);
+	sc_dyn_free(&w->head);
+	sc_dyn_free(&w->req);
+	sc_dyn_free(&w->hdr);
+	sc_dyn_free(&w->info);
 	free(w->prefix);
 	free(w->software);
 	free(w->operator_name);

@@ -1,14 +1,15 @@
 /* search.c — the full-text search index: SQLite FTS5 in
- * STORE/search.sqlite (store.h, last section). */
+ * STORE/search.sqlite (search.h). */
 #include <errno.h>
 #include <limits.h>
 #include <sqlite3.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "store.h"
+#include "search.h"
 
 #define SCHEMA_VERSION 1
 
