@@ -33,7 +33,8 @@ void log_init(const char *cmd, bool daemon, bool verbose)
 	verbose_on = verbose;
 }
 
-static void emit(const char *cmd, int level, const char *fmt, va_list ap)
+static SC_PRINTF(3, 0) void emit(const char *cmd, int level, const char *fmt,
+				 va_list ap)
 {
 	if (level >= LOG_INFO && !verbose_on)
 		return;

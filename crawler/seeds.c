@@ -7,21 +7,6 @@
  * before the commit and ends after it: the writer for a reload (its
  * batch holds pages too, so a seed must not end it), add_seeds() at the
  * start.  Returns 1 if queued, 0 if not, or an sc_err code. */
-int crawl_seed_url(const struct norm_opts *norm, const char *p, size_t len,
-		   char *url, struct norm_url *u, char *found,
-		   struct norm_url *fu)
-{
-	if (len > NORM_INPUT_MAX)
-		return SC_E_LIMIT;
-	if (memchr(p, '\0', len))
-		return SC_E_INVAL;
-	int r = norm_url(norm, NULL, p, len, url, NORM_URL_MAX + 1, u);
-	if (r == 0)
-		r = norm_url(&norm_as_found, NULL, p, len, found,
-			     NORM_URL_MAX + 1, fu);
-	return r;
-}
-
 static int add_seed(struct crawl *c, MDB_txn *txn,
 		    const struct frontier_url *fu)
 {
