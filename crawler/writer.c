@@ -105,12 +105,15 @@ static int write_seeds(struct crawl *c, MDB_txn *txn, struct job *j)
 		int rc = focus_put_categories(c->focus, c->store, txn);
 		if (rc)
 			return rc;
-		for (size_t i = 0; i < o->n_categories && rc != SC_E_DB; i++)
+		/* A seed file that cannot be read is skipped (add_seeds_of()
+		 * said so); any other failure is the store's, and fatal. */
+		for (size_t i = 0;
+		     i < o->n_categories && (rc == 0 || rc == SC_E_IO); i++)
 			if (o->categories[i].seeds_file)
 				rc = add_seeds_of(c, txn, (uint16_t)i,
 						  o->categories[i].seeds_file,
 						  &j->seeds_added);
-		return rc == SC_E_DB ? rc : 0;
+		return rc == SC_E_IO ? 0 : rc;
 	}
 	struct crawl_seeds *sd = j->seeds;
 	for (size_t i = 0; i < sd->n; i++) {

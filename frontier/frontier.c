@@ -1,6 +1,7 @@
 /* frontier.c — the durable breadth-first frontier (see frontier.h). */
 #include "sc.h"
 #include "frontier.h"
+#include "store.h"
 
 #include <pthread.h>
 #include <stdlib.h>
@@ -477,6 +478,20 @@ static void dirty_clear(struct frontier *f)
 	f->n_dirty = 0;
 }
 
+/* An LMDB failure (db_fail) or result (db_rc) as an sc_err, the LMDB code
+ * remembered for store_strerror(): a full map says MDB_MAP_FULL, not
+ * "database error". */
+static int db_fail(int mdb_rc)
+{
+	int rc = store_db_error(mdb_rc);
+	return rc ? rc : SC_E_DB;
+}
+
+static int db_rc(int mdb_rc)
+{
+	return mdb_rc ? db_fail(mdb_rc) : 0;
+}
+
 static int put_meta(struct frontier *f, MDB_txn *txn)
 {
 	unsigned char m[META_LEN];
@@ -484,7 +499,7 @@ static int put_meta(struct frontier *f, MDB_txn *txn)
 	put_be64(m + 1, f->w.seq_limit);
 	MDB_val key = { sizeof(meta_key) - 1, (void *)meta_key };
 	MDB_val val = { sizeof(m), m };
-	return mdb_put(txn, f->meta, &key, &val, 0) ? SC_E_DB : 0;
+	return db_rc(mdb_put(txn, f->meta, &key, &val, 0));
 }
 
 /* The id of a host name, made if new (inside txn). */
@@ -515,16 +530,16 @@ static int host_id(struct frontier *f, MDB_txn *txn, const char *name,
 		return 0;
 	}
 	if (rc != MDB_NOTFOUND)
-		return SC_E_DB;
+		return db_fail(rc);
 	uint32_t id = f->w.next_host++;
 	unsigned char idb[4];
 	put_be32(idb, id);
 	val = (MDB_val){ 4, idb };
-	if (mdb_put(txn, f->hosts, &key, &val, MDB_NOOVERWRITE))
-		return SC_E_DB;
+	if ((rc = mdb_put(txn, f->hosts, &key, &val, MDB_NOOVERWRITE)))
+		return db_fail(rc);
 	MDB_val ik = { 4, idb }, iv = { len, (void *)name };
-	if (mdb_put(txn, f->hostids, &ik, &iv, MDB_NOOVERWRITE))
-		return SC_E_DB;
+	if ((rc = mdb_put(txn, f->hostids, &ik, &iv, MDB_NOOVERWRITE)))
+		return db_fail(rc);
 	*ret = id;
 	return 0;
 }
@@ -574,8 +589,9 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	make_qkey(q, id, fu->depth, seq);
 	MDB_val qkey = { sizeof(q), q };
 	MDB_val qval = { ENTRY_HEAD + fu->url_len + flen, v };
-	if (mdb_put(txn, f->queue, &qkey, &qval, 0))
-		return SC_E_DB;
+	int prc = mdb_put(txn, f->queue, &qkey, &qval, 0);
+	if (prc)
+		return db_fail(prc);
 	f->w.seen++;
 	f->w.queued++;
 
@@ -610,7 +626,7 @@ int frontier_add(struct frontier *f, MDB_txn *txn,
 	if (rc == MDB_KEYEXIST)
 		return 0;
 	if (rc)
-		return SC_E_DB;
+		return db_fail(rc);
 	return (rc = enqueue(f, txn, fu)) ? rc : 1;
 }
 
@@ -719,7 +735,7 @@ int frontier_done(struct frontier *f, MDB_txn *txn,
 	if (rc == MDB_NOTFOUND)
 		return SC_E_NOTFOUND;
 	if (rc)
-		return SC_E_DB;
+		return db_fail(rc);
 	f->w.queued--;
 
 	struct dirty *d = dirty_for(f, l->host_id);
@@ -1072,14 +1088,14 @@ int frontier_count_fetch(struct frontier *f, MDB_txn *txn, uint32_t host_id)
 		if (rc == 0 && val.mv_size != FETCHED_LEN)
 			return SC_E_CORRUPT;
 		if (rc && rc != MDB_NOTFOUND)
-			return SC_E_DB;
+			return db_fail(rc);
 		d->fetched = rc == 0 ? get_be64(val.mv_data) : 0;
 		d->has_fetched = true;
 	}
 	d->fetched++;
 	put_be64(v, d->fetched);
 	val = (MDB_val){ sizeof(v), v };
-	return mdb_put(txn, f->fetched, &key, &val, 0) ? SC_E_DB : 0;
+	return db_rc(mdb_put(txn, f->fetched, &key, &val, 0));
 }
 
 uint64_t frontier_host_fetched(struct frontier *f, uint32_t host_id)
@@ -1109,7 +1125,7 @@ int frontier_host_name(struct frontier *f, MDB_txn *txn, uint32_t host_id,
 	if (rc == MDB_NOTFOUND)
 		return SC_E_NOTFOUND;
 	if (rc)
-		return SC_E_DB;
+		return db_fail(rc);
 	if (val.mv_size >= cap)
 		return SC_E_NOSPC;
 	memcpy(buf, val.mv_data, val.mv_size);
@@ -1144,7 +1160,7 @@ int frontier_norm_get(struct frontier *f, MDB_txn *txn,
 	if (rc == MDB_NOTFOUND)
 		return SC_E_NOTFOUND;
 	if (rc)
-		return SC_E_DB;
+		return db_fail(rc);
 	const unsigned char *p = val.mv_data;
 	size_t tl;
 	if (val.mv_size < NORM_REC_HEAD || p[0] != NORM_REC_VERSION ||
@@ -1174,7 +1190,7 @@ int frontier_norm_put(struct frontier *f, MDB_txn *txn,
 	memcpy(v + NORM_REC_HEAD, n->tracking, tl);
 	MDB_val key = { sizeof(norm_key) - 1, (void *)norm_key };
 	MDB_val val = { NORM_REC_HEAD + tl, v };
-	return mdb_put(txn, f->meta, &key, &val, 0) ? SC_E_DB : 0;
+	return db_rc(mdb_put(txn, f->meta, &key, &val, 0));
 }
 
 int frontier_foreach_queued(struct frontier *f, MDB_txn *txn,

@@ -9,19 +9,25 @@
 #include "check.h"
 #include "frontier.h"
 #include "normalize.h"
+#include "store.h"
 
 static char dir[] = "/tmp/sc-test-frontier-XXXXXX";
 
-static MDB_env *env_open(void)
+static MDB_env *env_open_sized(size_t mapsize)
 {
 	MDB_env *env;
 	if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 16) ||
-	    mdb_env_set_mapsize(env, (size_t)1 << 30) ||
+	    mdb_env_set_mapsize(env, mapsize) ||
 	    mdb_env_open(env, dir, MDB_NOTLS, 0640)) {
 		fprintf(stderr, "cannot open LMDB in %s\n", dir);
 		exit(99);
 	}
 	return env;
+}
+
+static MDB_env *env_open(void)
+{
+	return env_open_sized((size_t)1 << 30);
 }
 
 static struct frontier *fr_open(MDB_env *env, unsigned conns, uint32_t delay)
@@ -589,6 +595,29 @@ static void test_lease_components(void)
 	mdb_env_close(env);
 }
 
+/* A full map is said as LMDB says it: SC_E_FULL, and store_strerror()
+ * names MDB_MAP_FULL, not a bare "database error". */
+static void test_map_full(void)
+{
+	MDB_env *env = env_open_sized((size_t)256 << 10);
+	struct frontier *f = fr_open(env, 1, 0);
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	int rc = 1;
+	for (int i = 0; i < 100000 && rc >= 0; i++) {
+		char url[64];
+		snprintf(url, sizeof(url), "http://h%d.test/page/%d", i % 50,
+			 i);
+		rc = add(f, txn, url, 1);
+	}
+	CHECK(rc == SC_E_FULL);
+	CHECK(strstr(store_strerror(rc), "MDB_MAP_FULL") != NULL);
+	mdb_txn_abort(txn);
+	frontier_discarded(f);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -596,11 +625,15 @@ int main(void)
 		return 99;
 	}
 	/* Each test starts from an empty environment. */
-	void (*tests[])(
-		void) = { test_order_and_politeness, test_late_shallow_url,
-			  test_seen_and_abort,       test_restart,
-			  test_categories,           test_drain,
-			  test_fetched_count,        test_lease_components };
+	void (*tests[])(void) = { test_order_and_politeness,
+				  test_late_shallow_url,
+				  test_seen_and_abort,
+				  test_restart,
+				  test_categories,
+				  test_drain,
+				  test_fetched_count,
+				  test_lease_components,
+				  test_map_full };
 	for (size_t i = 0; i < sizeof(tests) / sizeof(*tests); i++) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/data.mdb", dir);
