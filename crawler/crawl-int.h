@@ -98,14 +98,19 @@ struct job {
 			bool truncated;
 			uint64_t fetched_at;
 			char content_type[128];
-			char *body;
-			size_t body_len, body_cap;
+			/* The body as received, capped at the fetch's
+			 * limit (fetch.c's write_cb). */
+			struct sc_dynbuf body;
+			/* Its length, kept after the body is freed (a page
+			 * not written to WARC files loses it once parsed). */
+			size_t bytes;
 			/* For the WARC files ([store] warc): the URL
 			 * requested, the request and response header
 			 * blocks as sent and received, the peer. */
 			char *fetch_url;
-			char *req_head, *resp_head;
-			size_t req_len, resp_len, resp_cap;
+			char *req_head;
+			size_t req_len;
+			struct sc_dynbuf resp_head; /* < WARC_HEAD_MAX */
 			bool head_overflow;
 			char ip[48];
 			union {
@@ -156,8 +161,9 @@ struct job {
 					bool noindex;
 					struct link *links;
 					size_t n_links, cap_links;
-					char *link_text;
-					size_t text_len, text_cap;
+					/* Each kept link's normalized URL and
+					 * URL as found, NUL-terminated. */
+					struct sc_dynbuf link_text;
 					unsigned links_bad;
 				};
 			};

@@ -7,8 +7,16 @@
 struct job *job_new(enum job_kind kind)
 {
 	struct job *j = calloc(1, sizeof(*j));
-	if (j)
-		j->kind = (uint8_t)kind;
+	if (!j)
+		return NULL;
+	j->kind = (uint8_t)kind;
+	if (kind == JOB_PAGE || kind == JOB_ROBOTS) {
+		/* The body's real cap is the fetch's limit (write_cb()). */
+		sc_dyn_init(&j->body, SIZE_MAX);
+		sc_dyn_init(&j->resp_head, WARC_HEAD_MAX + 1);
+	}
+	if (kind == JOB_PAGE)
+		sc_dyn_init(&j->link_text, SIZE_MAX);
 	return j;
 }
 
@@ -17,10 +25,10 @@ void job_free(struct job *j)
 	if (!j)
 		return;
 	if (j->kind == JOB_PAGE || j->kind == JOB_ROBOTS) {
-		free(j->body);
+		sc_dyn_free(&j->body);
 		free(j->fetch_url);
 		free(j->req_head);
-		free(j->resp_head);
+		sc_dyn_free(&j->resp_head);
 	}
 	if (j->kind == JOB_ROBOTS)
 		parse_robots_free(j->rules);
@@ -29,7 +37,7 @@ void job_free(struct job *j)
 		free(j->redirect_found);
 		free(j->page_text);
 		free(j->links);
-		free(j->link_text);
+		sc_dyn_free(&j->link_text);
 	}
 	free(j);
 }

@@ -6,31 +6,18 @@
 static size_t write_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer *x = arg;
+	struct sc_dynbuf *b = &x->job->body;
 	size_t n = size * nmemb;
-	char **buf = &x->job->body;
-	size_t *len = &x->job->body_len;
-	size_t *cap = &x->job->body_cap;
 
-	if (*len + n > x->limit) {
+	if (b->len + n > x->limit) {
 		/* Keep what fits, then stop the transfer: recorded as
 		 * truncated, not as an error. */
-		n = x->limit - *len;
+		n = x->limit - b->len;
 		x->truncated = true;
 	}
-	if (*len + n > *cap) {
-		size_t c = *cap ? *cap : 16384;
-		while (c < *len + n)
-			c *= 2;
-		if (c > x->limit)
-			c = x->limit;
-		char *b = realloc(*buf, c);
-		if (!b)
-			return 0;
-		*buf = b;
-		*cap = c;
-	}
-	memcpy(*buf + *len, data, n);
-	*len += n;
+	if (sc_dyn_add(b, data, n))
+		return 0; /* ends the transfer: CURLE_WRITE_ERROR */
+	x->job->bytes = b->len;
 	return x->truncated ? 0 : size * nmemb;
 }
 
@@ -43,23 +30,12 @@ static size_t header_cb(char *data, size_t size, size_t nmemb, void *arg)
 	size_t n = size * nmemb;
 	if (j->head_overflow)
 		return n;
-	if (j->resp_len + n > WARC_HEAD_MAX) {
+	int rc = sc_dyn_add(&j->resp_head, data, n);
+	if (rc == SC_E_LIMIT) {
 		j->head_overflow = true;
 		return n;
 	}
-	if (j->resp_len + n > j->resp_cap) {
-		size_t cap = j->resp_cap ? j->resp_cap * 2 : 1024;
-		while (cap < j->resp_len + n)
-			cap *= 2;
-		char *h = realloc(j->resp_head, cap);
-		if (!h)
-			return 0; /* ends the transfer: CURLE_WRITE_ERROR */
-		j->resp_head = h;
-		j->resp_cap = cap;
-	}
-	memcpy(j->resp_head + j->resp_len, data, n);
-	j->resp_len += n;
-	return n;
+	return rc ? 0 : n; /* 0 ends the transfer: CURLE_WRITE_ERROR */
 }
 
 /* The request header block as sent, for the WARC files: libcurl shows it

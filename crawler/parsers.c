@@ -9,16 +9,12 @@ static int keep_link(void *ctx, const struct parse_link *l)
 	if (!l->follow)
 		return 0;
 	size_t n = (size_t)l->u->len + 1, nf = l->found_len + 1;
-	if (j->text_len + n + nf > j->text_cap) {
-		size_t cap = j->text_cap ? j->text_cap * 2 : 4096;
-		while (cap < j->text_len + n + nf)
-			cap *= 2;
-		char *t = realloc(j->link_text, cap);
-		if (!t)
-			return SC_E_NOMEM;
-		j->link_text = t;
-		j->text_cap = cap;
-	}
+	size_t at = j->link_text.len;
+	int rc = sc_dyn_add(&j->link_text, l->url, n);
+	if (rc == 0)
+		rc = sc_dyn_add(&j->link_text, l->found, nf);
+	if (rc)
+		return rc;
 	if (j->n_links == j->cap_links) {
 		size_t cap = j->cap_links ? j->cap_links * 2 : 32;
 		struct link *v = realloc(j->links, cap * sizeof(*v));
@@ -27,15 +23,12 @@ static int keep_link(void *ctx, const struct parse_link *l)
 		j->links = v;
 		j->cap_links = cap;
 	}
-	memcpy(j->link_text + j->text_len, l->url, n);
-	memcpy(j->link_text + j->text_len + n, l->found, nf);
 	j->links[j->n_links++] = (struct link){
-		.off = (uint32_t)j->text_len,
-		.found_off = (uint32_t)(j->text_len + n),
+		.off = (uint32_t)at,
+		.found_off = (uint32_t)(at + n),
 		.found_len = (uint16_t)l->found_len,
 		.u = *l->u,
 	};
-	j->text_len += n + nf;
 	return 0;
 }
 
@@ -43,9 +36,9 @@ static bool is_html(const struct job *j)
 {
 	const char *t = j->content_type;
 	if (!t[0]) /* no type: sniff the way browsers start to */
-		return j->body_len &&
-		       (j->body[0] == '<' ||
-			(j->body_len > 3 && j->body[0] == '\xef'));
+		return j->body.len &&
+		       (j->body.p[0] == '<' ||
+			(j->body.len > 3 && j->body.p[0] == '\xef'));
 	return strncasecmp(t, "text/html", 9) == 0 ||
 	       strncasecmp(t, "application/xhtml+xml", 21) == 0;
 }
@@ -95,7 +88,7 @@ static void parse_job(struct crawl *c, struct job *j)
 			struct parse_text text = { 0 };
 			struct parse_doc_opts po = {
 				.content_type = j->content_type,
-				.body_size = j->body_len,
+				.body_size = j->body.len,
 				/* SimHash only when near-duplicates are
 				 * looked for: it is a tenth of the page's
 				 * CPU (docs/bench.md). */
@@ -106,7 +99,7 @@ static void parse_job(struct crawl *c, struct job *j)
 				.keywords = focus_keywords(c->focus,
 							   j->lease.category),
 			};
-			int rc = parse_document(j->body, j->body_len,
+			int rc = parse_document(j->body.p, j->body.len,
 						j->lease.url, j->lease.url_len,
 						&o->norm, &po, keep_link, j,
 						pg);
@@ -133,9 +126,7 @@ static void parse_job(struct crawl *c, struct job *j)
 	}
 	/* The body goes no further, unless to the WARC files. */
 	if (!o->warc) {
-		free(j->body);
-		j->body = NULL;
-		j->body_cap = 0;
+		sc_dyn_free(&j->body);
 	}
 }
 
@@ -156,8 +147,8 @@ static struct parse_robots *robots_rules(struct crawl *c, int status,
 static void robots_job(struct crawl *c, struct job *j)
 {
 	if (j->fetched) {
-		j->rules = robots_rules(c, (int)j->status, j->body,
-					j->body_len);
+		j->rules = robots_rules(c, (int)j->status, j->body.p,
+					j->body.len);
 		return;
 	}
 	MDB_txn *txn;

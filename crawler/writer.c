@@ -10,8 +10,8 @@ static int write_robots(struct crawl *c, MDB_txn *txn, const struct job *j)
 		.fetched_at = (int64_t)j->fetched_at,
 		.expires_at = j->robots_expires,
 		.status = (int)j->status,
-		.body = j->body,
-		.body_len = j->body_len,
+		.body = j->body.p,
+		.body_len = j->body.len,
 	};
 	int rc = store_robots_put(c->store, txn, j->robots_url,
 				  strlen(j->robots_url), &r);
@@ -167,7 +167,7 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	r.error = (enum store_error)j->error;
 	r.truncated = j->truncated;
 	if (j->fetched) {
-		r.bytes = j->body_len;
+		r.bytes = j->bytes;
 		r.fetched_at = (int64_t)j->fetched_at;
 		if (j->content_type[0]) {
 			r.content_type = j->content_type;
@@ -253,16 +253,16 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 			struct link *l = &j->links[i];
 			if (!focus_in_scope(c->focus, j->lease.category,
 					    j->lease.url, &j->lease_u,
-					    j->link_text + l->off, &l->u)) {
+					    j->link_text.p + l->off, &l->u)) {
 				focus_count(c->focus, j->lease.category,
 					    STORE_FOCUS_PRUNED_SCOPE, 1);
 				continue;
 			}
 			(*fu)[(*n_fu)++] = (struct frontier_url){
-				.url = j->link_text + l->off,
+				.url = j->link_text.p + l->off,
 				.url_len = l->u.len,
 				.u = &l->u,
-				.found = j->link_text + l->found_off,
+				.found = j->link_text.p + l->found_off,
 				.found_len = l->found_len,
 				.depth = (uint16_t)(j->lease.depth + 1),
 				.category = j->lease.category,
@@ -302,19 +302,20 @@ static int write_warc(struct crawl *c, const struct job *j)
 	if (j->kind != JOB_PAGE || !j->fetched)
 		return 0;
 	int rc = SC_E_INVAL;
-	if (j->status > 0 && j->req_head && j->resp_head && !j->head_overflow) {
+	if (j->status > 0 && j->req_head && j->resp_head.p &&
+	    !j->head_overflow) {
 		struct warc_exchange x = {
 			.target_uri = j->fetch_url,
 			.fetched_at = (int64_t)j->fetched_at,
 			.ip = j->ip[0] ? j->ip : NULL,
 			.request = j->req_head,
 			.request_len = j->req_len,
-			.response_head = j->resp_head,
-			.response_head_len = j->resp_len,
-			.payload = j->body,
-			.payload_len = j->body_len,
-			.payload_decoded = head_has_encoding(j->resp_head,
-							     j->resp_len),
+			.response_head = j->resp_head.p,
+			.response_head_len = j->resp_head.len,
+			.payload = j->body.p,
+			.payload_len = j->body.len,
+			.payload_decoded = head_has_encoding(j->resp_head.p,
+							     j->resp_head.len),
 		};
 		rc = warc_write_exchange(c->warc, &x);
 	}
@@ -495,7 +496,7 @@ void *writer_main(void *arg)
 			if (!rc) {
 				if (b->fetched) {
 					c->sum.pages++;
-					c->sum.bytes += b->body_len;
+					c->sum.bytes += b->bytes;
 					c->sum.by_class
 						[b->status >= 100 &&
 								 b->status < 600
