@@ -47,6 +47,7 @@ enum section {
 	SECT_DEDUP,
 	SECT_STORE,
 	SECT_CONTROL,
+	SECT_ADAPTIVE,
 	SECT_CATEGORY,
 	SECT_COUNT,
 };
@@ -698,6 +699,38 @@ static int set_min_relevance(struct setctx *x, const char *v)
 	return 0;
 }
 
+static int set_min_support(struct setctx *x, const char *v)
+{
+	uint64_t n;
+	if (!parse_u64(v, 1, 1000, &n))
+		return fail(x, "expected a number from 1 to 1000, got \"%s\"",
+			    show(v).s);
+	x->c->adaptive.min_support = (unsigned)n;
+	return 0;
+}
+
+static int set_confidence(struct setctx *x, const char *v)
+{
+	double d;
+	if (!parse_fraction(v, &d) || d < 0.5 || d >= 1.0)
+		return fail(x,
+			    "expected a number from 0.5 up to (not including) "
+			    "1.0, got \"%s\"",
+			    show(v).s);
+	x->c->adaptive.confidence = d;
+	return 0;
+}
+
+static int set_audit_share(struct setctx *x, const char *v)
+{
+	double d;
+	if (!parse_fraction(v, &d) || d > 1.0)
+		return fail(x, "expected a number from 0.0 to 1.0, got \"%s\"",
+			    show(v).s);
+	x->c->adaptive.audit_share = d;
+	return 0;
+}
+
 static int set_tunnel(struct setctx *x, const char *v)
 {
 	uint64_t n;
@@ -747,6 +780,12 @@ static const struct key control_keys[] = {
 	{ "listen", set_listen, false },
 	{ NULL, NULL, false },
 };
+static const struct key adaptive_keys[] = {
+	{ "min_support", set_min_support, false },
+	{ "confidence", set_confidence, false },
+	{ "audit_share", set_audit_share, false },
+	{ NULL, NULL, false },
+};
 static const struct key category_keys[] = {
 	{ "seeds", set_seeds, false },
 	{ "keywords", set_keywords, false },
@@ -767,6 +806,7 @@ static const struct {
 	[SECT_DEDUP] = { "dedup", dedup_keys },
 	[SECT_STORE] = { "store", store_keys },
 	[SECT_CONTROL] = { "control", control_keys },
+	[SECT_ADAPTIVE] = { "adaptive", adaptive_keys },
 	[SECT_CATEGORY] = { "category", category_keys },
 };
 
@@ -827,6 +867,9 @@ int conf_default(struct conf **ret)
 	c->dedup.signature = CONF_SIGNATURE_MD5_TEXT;
 	c->dedup.near_duplicate = -1;
 	c->dedup.follow_duplicate_links = true;
+	c->adaptive.min_support = 3;
+	c->adaptive.confidence = 0.95;
+	c->adaptive.audit_share = 0.03;
 	c->store.warc = false;
 	c->store.search_index = true;
 	c->control.kind = CONF_LISTEN_UNIX;

@@ -127,6 +127,17 @@ struct conf {
 		bool follow_duplicate_links;
 	} dedup;
 
+	/* [adaptive]: when a learned rule applies (SPEC §7, crawler/adapt.c).
+	 * A rule needs min_support independent supporting pairs, no
+	 * counter-example, and a Wilson lower bound on its precision, at
+	 * this one-sided confidence, above one half; audit_share of the URLs
+	 * it holds back are fetched all the same. */
+	struct {
+		unsigned min_support; /* 1..1000, default 3 */
+		double confidence;    /* 0.5..<1, default 0.95 */
+		double audit_share;   /* 0..1, default 0.03 */
+	} adaptive;
+
 	struct {
 		bool warc; /* default false */
 		/* Keep STORE/search.sqlite, the full-text index of the pages'

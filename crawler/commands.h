@@ -16,6 +16,7 @@ int cmd_export(int argc, char **argv);
 int cmd_report(int argc, char **argv);
 int cmd_search(int argc, char **argv);
 int cmd_index(int argc, char **argv);
+int cmd_rules(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);

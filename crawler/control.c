@@ -436,6 +436,23 @@ void control_status_answer(const struct crawl_status *st, double rate,
 		s->seconds, "host_budget",
 		(json_int_t)s->by_error[STORE_ERROR_HOST_BUDGET], "hosts_held",
 		(json_int_t)s->hosts_held, "held", held_hosts(st));
+	/* Adaptive normalization: the learned rules (crawler/adapt.h). */
+	json_t *rules =
+		st->adaptive
+			? json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "active",
+				    (json_int_t)st->rules_active, "candidates",
+				    (json_int_t)st->rules_candidate, "retired",
+				    (json_int_t)st->rules_retired, "refuted",
+				    (json_int_t)st->rules_refuted,
+				    "fetches_saved",
+				    (json_int_t)st->rules_saved, "audits",
+				    (json_int_t)st->rules_audits, "requeued",
+				    (json_int_t)st->rules_requeued)
+			: json_null();
+	if (o && (!rules || json_object_set_new(o, "rules", rules))) {
+		json_decref(o);
+		o = NULL;
+	}
 	ans->status = o ? 200 : 500;
 	ans->content_type = JSON_TYPE;
 	ans->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -521,6 +538,24 @@ void control_metrics_answer(const struct crawl_status *st,
 		st->latency_sum);
 	fprintf(f, "sigcrawl_fetch_duration_seconds_count %llu\n",
 		(unsigned long long)cum);
+	metric_head(f, "sigcrawl_rules", "gauge",
+		    "Learned rewrite rules (profile adaptive), by state.");
+	const uint64_t by_state[4] = { st->rules_candidate, st->rules_active,
+				       st->rules_retired, st->rules_refuted };
+	static const char *const states[4] = { "candidate", "active", "retired",
+					       "refuted" };
+	for (int i = 0; i < 4; i++)
+		fprintf(f, "sigcrawl_rules{state=\"%s\"} %llu\n", states[i],
+			(unsigned long long)by_state[i]);
+	metric_head(f, "sigcrawl_rules_fetches_saved", "gauge",
+		    "URLs held back by the active learned rules instead of "
+		    "fetched (every run of the store).");
+	fprintf(f, "sigcrawl_rules_fetches_saved %llu\n",
+		(unsigned long long)st->rules_saved);
+	metric_head(f, "sigcrawl_rules_audits", "gauge",
+		    "Held-back URLs fetched all the same to test their rule.");
+	fprintf(f, "sigcrawl_rules_audits %llu\n",
+		(unsigned long long)st->rules_audits);
 	metric_head(f, "sigcrawl_uptime_seconds", "gauge",
 		    "Seconds since the daemon started.");
 	fprintf(f, "sigcrawl_uptime_seconds %.3f\n", s->seconds);

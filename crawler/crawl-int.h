@@ -22,6 +22,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "adapt.h"
 #include "focus-policy.h"
 #include "keys.h"
 #include "log.h"
@@ -144,6 +145,13 @@ struct job {
 					char dup_of[NORM_URL_MAX + 1];
 					uint8_t dup; /* 0, DUP_EXACT, DUP_NEAR
 						      */
+					/* Not fetched: a learned rule maps it
+					 * onto a key the frontier knows
+					 * (dup_of holds that key). */
+					bool held;
+					/* The host's lease is released by the
+					 * writer after the commit (fetch.c). */
+					bool release_at_commit;
 					bool has_redirect;
 					char redirect[NORM_URL_MAX + 1];
 					struct norm_url redirect_u;
@@ -255,6 +263,7 @@ struct crawl {
 	struct warc_writer *warc;    /* the writer thread's, or NULL */
 	struct search_index *search; /* the writer thread's, or NULL */
 	struct focus *focus;
+	struct adapt *adapt; /* profile adaptive only, else NULL */
 
 	struct robots_slot *robots;
 	size_t n_robots;

@@ -223,6 +223,19 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		mdb_txn_abort(txn);
 		goto out;
 	}
+	if (o->profile == NORM_PROFILE_ADAPTIVE) {
+		struct adapt_opts ao = { o->adaptive.min_support,
+					 o->adaptive.confidence,
+					 o->adaptive.audit_share };
+		if (!ao.min_support) /* callers that set none: the defaults */
+			ao = (struct adapt_opts){ 3, 0.95, 0.03 };
+		if ((rc = adapt_open(c->store, c->fr, txn, &ao, &c->adapt))) {
+			mdb_txn_abort(txn);
+			crawl_say(c, LOG_ERR, "%s: the learned rules: %s",
+				  o->store_dir, sc_strerror(rc));
+			goto out;
+		}
+	}
 	if ((rc = store_txn_commit(txn)))
 		goto out;
 	if ((rc = focus_open(o, &c->focus)) || (rc = add_seeds(c)))
@@ -384,6 +397,7 @@ out:
 		rc = SC_E_IO;
 	}
 	search_close(c->search);
+	adapt_close(c->adapt);
 	frontier_close(c->fr);
 	focus_close(c->focus);
 	store_close(c->store);
@@ -438,6 +452,18 @@ void crawl_status(struct crawl *c, struct crawl_status *ret)
 	       sizeof(ret->latency_count));
 	ret->latency_sum = c->latency_sum;
 	ret->sum.hosts_held = c->hosts_held;
+	ret->adaptive = c->adapt != NULL;
+	if (c->adapt) {
+		struct adapt_stats as;
+		adapt_stats(c->adapt, &as);
+		ret->rules_candidate = as.candidates;
+		ret->rules_active = as.active;
+		ret->rules_retired = as.retired;
+		ret->rules_refuted = as.refuted;
+		ret->rules_saved = as.saved;
+		ret->rules_audits = as.audits;
+		ret->rules_requeued = as.requeued;
+	}
 	ret->sum.hosts_given_up = c->hosts_given_up;
 	ret->n_held_listed = 0;
 	uint64_t now = mono_ms();

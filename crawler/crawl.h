@@ -96,6 +96,14 @@ struct crawl_opts {
 	 * when it is created and refuses a run with others (keys.h). */
 	enum norm_profile profile;
 	struct norm_opts norm;
+	/* With profile adaptive: when a learned rule applies and how many
+	 * of the URLs it holds back are still fetched ([adaptive],
+	 * crawler/adapt.h). */
+	struct {
+		unsigned min_support;
+		double confidence;
+		double audit_share;
+	} adaptive;
 	unsigned concurrency;
 	unsigned per_host_connections;
 	uint32_t per_host_delay_ms;
@@ -150,6 +158,10 @@ struct crawl_summary {
 	uint64_t pruned_relevance; /* links of off-topic pages, past the
 				    * tunnel */
 	uint64_t also;             /* URLs reached from a second category */
+	/* Adaptive normalization (crawler/adapt.h), this run: URLs held
+	 * back by a learned rule instead of fetched, URLs queued under a
+	 * rule's key, audits started. */
+	uint64_t adapt_held, adapt_keyed;
 	double seconds;
 	bool interrupted; /* stopped by a signal */
 	/* Unreachable hosts: held now, and given up (crawl only). */
@@ -230,6 +242,12 @@ struct crawl_status {
 	 * them all), in the order they first failed. */
 	struct crawl_host held[CRAWL_HOSTS_LISTED];
 	size_t n_held_listed;
+	/* Adaptive normalization (all 0 under a fixed profile): rules by
+	 * state, fetches saved by the active ones (over every run of the
+	 * store), audits, URLs re-queued when their rule retired. */
+	bool adaptive;
+	uint64_t rules_candidate, rules_active, rules_retired, rules_refuted;
+	uint64_t rules_saved, rules_audits, rules_requeued;
 };
 
 void crawl_status(struct crawl *c, struct crawl_status *ret);

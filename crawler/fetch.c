@@ -229,7 +229,15 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 		j->status = status;
 		j->error = error_kind(cc);
 	}
-	frontier_release(c->fr, j->lease.host_id);
+	/* Adaptive normalization: the host's connection is given back
+	 * only once the page is committed (writer.c), so that the host's
+	 * next URL is keyed with the evidence this page brings.  Under a
+	 * per-host delay this costs nothing; without one it keeps a fast
+	 * server from fetching a page's twins before its rule can learn. */
+	if (c->adapt)
+		j->release_at_commit = true;
+	else
+		frontier_release(c->fr, j->lease.host_id);
 	x->job = NULL;
 	parse_submit(c, j, true);
 }

@@ -25,6 +25,8 @@ static const struct command {
 	  "URL reduction, redundancy, coverage loss and truth metrics" },
 	{ "search", cmd_search,
 	  "keyword search over the crawled pages, duplicates collapsed" },
+	{ "rules", cmd_rules,
+	  "the rewrite rules an adaptive crawl learned, with their evidence" },
 	{ "index", cmd_index,
 	  "reconcile the search index with the store's records" },
 };

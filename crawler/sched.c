@@ -36,6 +36,25 @@ static void start_lease(struct crawl *c, struct job *j)
 		return;
 	}
 
+	/* Queued before a learned rule applied to its host, and the rule
+	 * maps it onto a URL the frontier knows: not fetched, but held by
+	 * the rule (the writer keeps it, crawler/adapt.h). */
+	if (c->adapt) {
+		char key[NORM_URL_MAX + 1];
+		struct norm_url ku;
+		int k = adapt_lease_key(c->adapt, j->lease.url,
+					j->lease.url_len, key, &ku);
+		if (k == 2 ||
+		    (k == 1 && (frontier_seen_now(c->fr, key, ku.len) == 1 ||
+				adapt_claim(c->adapt, key, ku.len) == 0))) {
+			memcpy(j->dup_of, key, (size_t)ku.len + 1);
+			j->held = true;
+			frontier_release(c->fr, j->lease.host_id);
+			parse_submit(c, j, false);
+			return;
+		}
+	}
+
 	struct robots_slot *hs = robots_slot(c, j->lease.host_id);
 	if (!hs) {
 		crawl_die(c, SC_E_NOMEM, "host state");

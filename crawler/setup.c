@@ -227,6 +227,8 @@ int setup_load(struct setup *s, char *err, size_t errlen)
 		.max_depth = cf->crawl.max_depth,
 		.profile = cf->normalize.profile,
 		.norm = { .steps = cf->normalize.steps },
+		.adaptive = { cf->adaptive.min_support, cf->adaptive.confidence,
+			      cf->adaptive.audit_share },
 		.concurrency = cf->crawl.concurrency,
 		.per_host_connections = cf->crawl.per_host_connections,
 		.per_host_delay_ms = cf->crawl.per_host_delay_ms,

@@ -3,6 +3,8 @@
  * queued links, and the WARC and search-index hooks. */
 #include "crawl-int.h"
 
+#include <xxhash.h>
+
 /* A fetched robots.txt answer is kept for the next run. */
 static int write_robots(struct crawl *c, MDB_txn *txn, const struct job *j)
 {
@@ -136,8 +138,267 @@ static int write_seeds(struct crawl *c, MDB_txn *txn, struct job *j)
 	return 0;
 }
 
+/* The new URLs of one batch, as the writer collects them: the frontier's
+ * entries, and (adaptive) which of them are redirect targets that the
+ * learned rules must not touch, and the keys the rules gave them. */
+struct batch_urls {
+	struct frontier_url *fu;
+	uint8_t *asis; /* 1: queue under its own form */
+	size_t n, cap;
+	/* Keys made by adapt_links(): each malloc'd with its components,
+	 * freed after the batch. */
+	char **keys;
+	struct norm_url *key_u;
+	size_t n_keys, cap_keys;
+	uint64_t *set; /* open addressing: the batch's keys, 0 empty */
+	size_t set_cap;
+};
+
+static int batch_grow(struct batch_urls *b, size_t need)
+{
+	if (need <= b->cap)
+		return 0;
+	size_t cap = b->cap ? b->cap : 1024;
+	while (cap < need)
+		cap *= 2;
+	struct frontier_url *v = realloc(b->fu, cap * sizeof(*v));
+	if (!v)
+		return SC_E_NOMEM;
+	b->fu = v;
+	uint8_t *a = realloc(b->asis, cap);
+	if (!a)
+		return SC_E_NOMEM;
+	b->asis = a;
+	b->cap = cap;
+	return 0;
+}
+
+static void batch_reset(struct batch_urls *b)
+{
+	for (size_t i = 0; i < b->n_keys; i++)
+		free(b->keys[i]);
+	b->n_keys = 0;
+	b->n = 0;
+}
+
+static void batch_free(struct batch_urls *b)
+{
+	batch_reset(b);
+	free(b->fu);
+	free(b->asis);
+	free(b->keys);
+	free(b->key_u);
+	free(b->set);
+}
+
+/* Is the key (hash h) among the batch's keys?  Adds it if not. */
+static bool batch_key_seen(struct batch_urls *b, uint64_t h)
+{
+	h = h ? h : 1;
+	size_t m = b->set_cap - 1;
+	for (size_t i = h & m;; i = (i + 1) & m) {
+		if (b->set[i] == h)
+			return true;
+		if (!b->set[i]) {
+			b->set[i] = h;
+			return false;
+		}
+	}
+}
+
+/* Key the batch's new URLs by their hosts' learned rules (SPEC §7).  A
+ * URL the rules rewrite is queued under the rules' key, unless that key
+ * is known already (queued, fetched, or earlier in this batch): then the
+ * rules hold it back (adapt_hold()), and an audit share of those is
+ * queued under its own form all the same.  A URL queued under a key is
+ * kept with its rules too, so that a rule's retirement fetches it under
+ * its own form.  Held URLs leave b->fu. */
+static int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
+{
+	size_t cap = 64;
+	while (cap < 4 * b->n)
+		cap *= 2;
+	if (cap > b->set_cap) {
+		free(b->set);
+		b->set_cap = 0;
+		if (!(b->set = malloc(cap * sizeof(*b->set))))
+			return SC_E_NOMEM;
+		b->set_cap = cap;
+	}
+	memset(b->set, 0, b->set_cap * sizeof(*b->set));
+	if (b->n > b->cap_keys) {
+		char **k = realloc(b->keys, b->n * sizeof(*k));
+		if (!k)
+			return SC_E_NOMEM;
+		b->keys = k;
+		struct norm_url *ku = realloc(b->key_u, b->n * sizeof(*ku));
+		if (!ku)
+			return SC_E_NOMEM;
+		b->key_u = ku;
+		b->cap_keys = b->n;
+	}
+	size_t out = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		struct frontier_url f = b->fu[i];
+		char key[NORM_URL_MAX + 1];
+		struct norm_url ku;
+		int k = b->asis[i] ? 0
+				   : adapt_key(c->adapt, f.url, f.url_len, key,
+					       &ku);
+		if (k != 1) {
+			batch_key_seen(b, XXH3_64bits(f.url, f.url_len));
+			b->fu[out++] = f;
+			continue;
+		}
+		/* Known under its own form: nothing new. */
+		int rc = frontier_seen(c->fr, txn, f.url, f.url_len);
+		if (rc < 0)
+			return rc;
+		if (rc == 1)
+			continue;
+		bool known = batch_key_seen(b, XXH3_64bits(key, ku.len));
+		if (!known && (rc = frontier_seen(c->fr, txn, key, ku.len)) < 0)
+			return rc;
+		known = known || rc == 1;
+		bool audit;
+		struct frontier_url kf = f;
+		kf.url = key;
+		kf.url_len = ku.len;
+		kf.u = &ku;
+		rc = adapt_hold(c->adapt, txn, f.url, f.url_len, &kf,
+				known ? 0 : ADAPT_HOLD_QUEUED, &audit);
+		if (rc < 0)
+			return rc;
+		if (known && !audit) {
+			pthread_mutex_lock(&c->mu);
+			c->sum.adapt_held += (uint64_t)rc;
+			pthread_mutex_unlock(&c->mu);
+			continue;
+		}
+		if (audit) { /* under its own form */
+			b->fu[out++] = f;
+			continue;
+		}
+		char *kp = malloc((size_t)ku.len + 1);
+		if (!kp)
+			return SC_E_NOMEM;
+		memcpy(kp, key, (size_t)ku.len + 1);
+		b->keys[b->n_keys] = kp;
+		b->key_u[b->n_keys] = ku;
+		kf.url = kp;
+		kf.u = &b->key_u[b->n_keys];
+		b->n_keys++;
+		b->fu[out++] = kf;
+		pthread_mutex_lock(&c->mu);
+		c->sum.adapt_keyed++;
+		pthread_mutex_unlock(&c->mu);
+	}
+	b->n = out;
+	return 0;
+}
+
+/* Evidence for the learned rules from one committed page: its signature
+ * (with the representative it duplicates), or its redirect. */
+static int adapt_evidence(struct crawl *c, MDB_txn *txn, struct job *j)
+{
+	if (!j->fetched || j->error)
+		return 0;
+	if (j->has_redirect)
+		return adapt_redirect(c->adapt, txn, j->lease.url,
+				      j->lease.url_len, j->redirect,
+				      j->redirect_u.len);
+	if (j->status != 200 || !j->has_sig || j->text_empty)
+		return 0;
+	const char *rep = j->dup == DUP_EXACT ? j->dup_of : NULL;
+	return adapt_page(c->adapt, txn, j->lease.url, j->lease.url_len,
+			  j->lease.depth, j->lease.category, j->sig, rep,
+			  rep ? strlen(rep) : 0);
+}
+
+/* The learned rules that mapped the URL as found onto its key, into out
+ * (empty when none did). */
+static void adapt_rule_of(struct crawl *c, const struct job *j, char *out,
+			  size_t cap)
+{
+	char strict[NORM_URL_MAX + 1];
+	struct norm_url su;
+	out[0] = '\0';
+	if (norm_url(&c->o->norm, NULL, j->lease.found, j->lease.found_len,
+		     strict, sizeof(strict), &su) ||
+	    (su.len == j->lease.url_len &&
+	     memcmp(strict, j->lease.url, su.len) == 0))
+		return;
+	adapt_why(c->adapt, strict, su.len, out, cap);
+}
+
+/* A leased URL that a learned rule maps onto a known key (sched.c): held
+ * by the rule, recorded unfetched as a duplicate of that key. */
+static int write_held(struct crawl *c, MDB_txn *txn, struct job *j)
+{
+	const struct crawl_opts *o = c->o;
+	struct frontier_url fu = {
+		.url = j->dup_of,
+		.url_len = strlen(j->dup_of),
+		.found = j->lease.found,
+		.found_len = j->lease.found_len,
+		.depth = j->lease.depth,
+		.category = j->lease.category,
+		.redirects = j->lease.redirects,
+		.offtopic = j->lease.offtopic,
+	};
+	bool audit;
+	char why[512];
+	int rc;
+	if (fu.url_len == j->lease.url_len &&
+	    memcmp(fu.url, j->lease.url, fu.url_len) == 0) {
+		/* Its own key, whose document was fetched under another
+		 * form: held already (adapt_cover_of()). */
+		rc = adapt_cover_of(c->adapt, txn, j->lease.url,
+				    j->lease.url_len, j->dup_of,
+				    sizeof(j->dup_of));
+		if (rc == SC_E_NOTFOUND)
+			j->dup_of[0] = '\0';
+		else if (rc)
+			return rc;
+		fu.url_len = strlen(j->dup_of);
+		adapt_why(c->adapt, j->dup_of, fu.url_len, why, sizeof(why));
+	} else {
+		rc = adapt_hold(c->adapt, txn, j->lease.url, j->lease.url_len,
+				&fu, ADAPT_HOLD_LEASED, &audit);
+		if (rc < 0)
+			return rc;
+		adapt_why(c->adapt, j->lease.url, j->lease.url_len, why,
+			  sizeof(why));
+	}
+	const char *cat = j->lease.category < o->n_categories
+				  ? o->categories[j->lease.category].name
+				  : "";
+	struct store_record r = {
+		.url = j->lease.found,
+		.url_len = j->lease.found_len,
+		.normalized = j->lease.url,
+		.normalized_len = j->lease.url_len,
+		.category = cat,
+		.category_len = strlen(cat),
+		.depth = j->lease.depth,
+		.duplicate_of = fu.url_len ? j->dup_of : NULL,
+		.duplicate_of_len = fu.url_len,
+		.rule = why[0] ? why : NULL,
+		.rule_len = strlen(why),
+	};
+	if ((rc = store_put(c->store, txn, &r)))
+		return rc;
+	rc = frontier_done(c->fr, txn, &j->lease);
+	if (rc == 0 || rc == SC_E_NOTFOUND) {
+		pthread_mutex_lock(&c->mu);
+		c->sum.adapt_held++;
+		pthread_mutex_unlock(&c->mu);
+	}
+	return rc == SC_E_NOTFOUND ? 0 : rc;
+}
+
 static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
-		     struct frontier_url **fu, size_t *n_fu, size_t *cap_fu)
+		     struct batch_urls *b)
 {
 	const struct crawl_opts *o = c->o;
 	struct store_record r = { 0 };
@@ -145,11 +406,20 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		return j->fetched && j->rules ? write_robots(c, txn, j) : 0;
 	if (j->kind == JOB_SEEDS || j->kind == JOB_RELOAD)
 		return write_seeds(c, txn, j);
+	if (j->held)
+		return write_held(c, txn, j);
 	if (j->has_redirect && !j->error && redirect_loops(c, txn, j))
 		j->error = STORE_ERROR_REDIRECT_LOOP;
 	int rc = dedup(c, txn, j);
 	if (rc)
 		return rc;
+	char why[512];
+	why[0] = '\0';
+	if (c->adapt) {
+		if ((rc = adapt_evidence(c, txn, j)))
+			return rc;
+		adapt_rule_of(c, j, why, sizeof(why));
+	}
 	r.url = j->lease.found;
 	r.url_len = j->lease.found_len;
 	r.normalized = j->lease.url;
@@ -196,6 +466,10 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		r.duplicate_of = j->dup_of;
 		r.duplicate_of_len = strlen(j->dup_of);
 	}
+	if (why[0]) {
+		r.rule = why;
+		r.rule_len = strlen(why);
+	}
 	if ((rc = store_put(c->store, txn, &r)))
 		return rc;
 	if ((rc = frontier_done(c->fr, txn, &j->lease)) && rc != SC_E_NOTFOUND)
@@ -207,17 +481,8 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 
 	/* New URLs: the redirect target at the same depth, links one
 	 * deeper.  They are queued together at the end of the batch. */
-	size_t need = *n_fu + j->n_links + 1;
-	if (need > *cap_fu) {
-		size_t cap = *cap_fu ? *cap_fu : 1024;
-		while (cap < need)
-			cap *= 2;
-		struct frontier_url *v = realloc(*fu, cap * sizeof(*v));
-		if (!v)
-			return SC_E_NOMEM;
-		*fu = v;
-		*cap_fu = cap;
-	}
+	if ((rc = batch_grow(b, b->n + j->n_links + 1)))
+		return rc;
 	/* A redirect out of scope is recorded, not followed. */
 	if (j->has_redirect && !j->error &&
 	    !focus_in_scope(c->focus, j->lease.category, j->lease.url,
@@ -225,7 +490,19 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		focus_count(c->focus, j->lease.category,
 			    STORE_FOCUS_PRUNED_SCOPE, 1);
 	else if (j->has_redirect && !j->error) {
-		(*fu)[(*n_fu)++] = (struct frontier_url){
+		/* A redirect target is never rewritten back onto its source
+		 * by a learned rule: that would loop. */
+		b->asis[b->n] = 0;
+		if (c->adapt) {
+			char key[NORM_URL_MAX + 1];
+			struct norm_url ku;
+			b->asis[b->n] = adapt_key(c->adapt, j->redirect,
+						  j->redirect_u.len, key,
+						  &ku) == 1 &&
+					ku.len == j->lease.url_len &&
+					memcmp(key, j->lease.url, ku.len) == 0;
+		}
+		b->fu[b->n++] = (struct frontier_url){
 			.url = j->redirect,
 			.url_len = j->redirect_u.len,
 			.u = &j->redirect_u,
@@ -258,7 +535,8 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 					    STORE_FOCUS_PRUNED_SCOPE, 1);
 				continue;
 			}
-			(*fu)[(*n_fu)++] = (struct frontier_url){
+			b->asis[b->n] = 0;
+			b->fu[b->n++] = (struct frontier_url){
 				.url = j->link_text.p + l->off,
 				.url_len = l->u.len,
 				.u = &l->u,
@@ -405,9 +683,9 @@ static int grow_other(uint16_t **other, size_t *cap, size_t n)
 void *writer_main(void *arg)
 {
 	struct crawl *c = arg;
-	struct frontier_url *fu = NULL;
+	struct batch_urls bu = { 0 };
 	uint16_t *other = NULL;
-	size_t cap_fu = 0, cap_other = 0;
+	size_t cap_other = 0;
 	struct job *batch[WRITE_BATCH];
 
 	for (;;) {
@@ -445,20 +723,22 @@ void *writer_main(void *arg)
 
 		MDB_txn *txn = NULL;
 		int rc = store_txn_begin(c->env, 0, &txn);
-		size_t n_fu = 0;
+		batch_reset(&bu);
 		for (size_t i = 0; i < n && !rc; i++)
-			rc = write_job(c, txn, batch[i], &fu, &n_fu, &cap_fu);
+			rc = write_job(c, txn, batch[i], &bu);
+		if (!rc && c->adapt && bu.n)
+			rc = adapt_links(c, txn, &bu);
 		int queued = 0;
-		if (!rc && n_fu)
-			rc = grow_other(&other, &cap_other, n_fu);
-		if (!rc && n_fu) {
-			queued = frontier_add_batch_cat(c->fr, txn, fu, n_fu,
+		if (!rc && bu.n)
+			rc = grow_other(&other, &cap_other, bu.n);
+		if (!rc && bu.n) {
+			queued = frontier_add_batch_cat(c->fr, txn, bu.fu, bu.n,
 							NULL, other);
 			if (queued < 0)
 				rc = queued;
 			else
 				rc = focus_note_also(c->focus, c->store, txn,
-						     fu, n_fu, other);
+						     bu.fu, bu.n, other);
 		}
 		if (!rc)
 			rc = focus_flush(c->focus, c->store, txn);
@@ -482,6 +762,11 @@ void *writer_main(void *arg)
 		} else {
 			frontier_published(c->fr);
 		}
+		for (size_t i = 0; i < n; i++)
+			if (batch[i]->kind == JOB_PAGE &&
+			    batch[i]->release_at_commit)
+				frontier_release(c->fr,
+						 batch[i]->lease.host_id);
 
 		pthread_mutex_lock(&c->mu);
 		size_t pages = 0;
@@ -530,7 +815,7 @@ void *writer_main(void *arg)
 		pthread_mutex_unlock(&c->mu);
 		event_active(c->wakeup, EV_READ, 0);
 	}
-	free(fu);
+	batch_free(&bu);
 	free(other);
 	return NULL;
 }

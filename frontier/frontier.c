@@ -630,6 +630,46 @@ int frontier_add(struct frontier *f, MDB_txn *txn,
 	return (rc = enqueue(f, txn, fu)) ? rc : 1;
 }
 
+static int fresh_rtxn(struct frontier *f);
+
+int frontier_requeue(struct frontier *f, MDB_txn *txn,
+		     const struct frontier_url *fu)
+{
+	if (!url_ok(fu))
+		return SC_E_INVAL;
+	unsigned char k[SC_KEY_LEN], cat[SEEN_LEN];
+	sc_url_key(fu->url, fu->url_len, k);
+	put_be16(cat, fu->category);
+	MDB_val skey = { sizeof(k), k }, sval = { SEEN_LEN, cat };
+	int rc = mdb_put(txn, f->seen, &skey, &sval, 0);
+	if (rc)
+		return db_fail(rc);
+	return enqueue(f, txn, fu);
+}
+
+int frontier_mark_seen(struct frontier *f, MDB_txn *txn, const char *url,
+		       size_t len, uint16_t category)
+{
+	unsigned char k[SC_KEY_LEN], cat[SEEN_LEN];
+	sc_url_key(url, len, k);
+	put_be16(cat, category);
+	MDB_val skey = { sizeof(k), k }, sval = { SEEN_LEN, cat };
+	int rc = mdb_put(txn, f->seen, &skey, &sval, MDB_NOOVERWRITE);
+	if (rc == MDB_KEYEXIST)
+		return 0;
+	return rc ? db_fail(rc) : 1;
+}
+
+int frontier_seen_now(struct frontier *f, const char *url, size_t len)
+{
+	pthread_mutex_lock(&f->lock);
+	int rc = fresh_rtxn(f);
+	if (!rc)
+		rc = frontier_seen(f, f->rtxn, url, len);
+	pthread_mutex_unlock(&f->lock);
+	return rc;
+}
+
 static int probe_cmp(const void *a, const void *b)
 {
 	const struct probe *x = a, *y = b;

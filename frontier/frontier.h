@@ -166,6 +166,22 @@ SC_WUR int frontier_add_batch_cat(struct frontier *f, MDB_txn *txn,
 SC_WUR int frontier_seen(struct frontier *f, MDB_txn *txn, const char *url,
 			 size_t len);
 
+/* Queue fu whether or not its URL was seen: a URL that a learned rule
+ * held back and that must be fetched after all (the rule was retired).
+ * Returns 0, SC_E_DB or SC_E_INVAL. */
+SC_WUR int frontier_requeue(struct frontier *f, MDB_txn *txn,
+			    const struct frontier_url *fu);
+
+/* Put url into the seen set without queueing it: another form of it is
+ * queued or fetched (adaptive keys).  Returns 1 if it was not there, 0
+ * if it was, or SC_E_DB. */
+SC_WUR int frontier_mark_seen(struct frontier *f, MDB_txn *txn, const char *url,
+			      size_t len, uint16_t category);
+
+/* frontier_seen() for the scheduler's thread, through the frontier's own
+ * read transaction: what the last publication committed. */
+SC_WUR int frontier_seen_now(struct frontier *f, const char *url, size_t len);
+
 /* Count a committed record of a fetched URL against its host: the
  * per-host page budget, kept in the same transaction as the record, so
  * it survives a restart and a kill -9 exactly.  Visible to

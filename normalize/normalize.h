@@ -238,4 +238,79 @@ SC_WUR int norm_tracking_list(const struct norm_opts *opts, char *out,
 SC_WUR int norm_fetch_url(const char *url, const struct norm_url *u, char *out,
 			  size_t cap);
 
+/* ---- Learned rules (SPEC §7) -------------------------------------------
+ *
+ * A rule is a rewrite that one host is seen to ignore; the crawler
+ * (crawler/adapt.c) learns them and says where each applies.  Every
+ * function here works on URLs that norm_url() wrote under the strict
+ * profile, and writes strict URLs back, so rules compose with the strict
+ * steps and with each other. */
+
+enum norm_rule_kind {
+	NORM_RULE_STEP = 1,  /* one step of SPEC §4 (norm_rule_steps()) */
+	NORM_RULE_PARAM = 2, /* a query parameter the host ignores */
+	NORM_RULE_ALIAS = 3, /* host is another name of the site a */
+	NORM_RULE_DUST = 4,  /* a substring rewrite (Bar-Yossef et al.) */
+};
+
+#define NORM_RULE_TEXT_MAX 96
+/* The longest host name a rule names (a DNS name is at most 253 bytes). */
+#define NORM_HOST_MAX 256
+
+struct norm_rule {
+	uint8_t kind;  /* enum norm_rule_kind */
+	uint32_t step; /* NORM_RULE_STEP: one enum norm_step bit */
+	/* NORM_RULE_ALIAS: the name it maps from. */
+	char host[NORM_HOST_MAX + 1];
+	/* NORM_RULE_PARAM: the parameter's name; NORM_RULE_ALIAS: the host
+	 * it maps to; NORM_RULE_DUST: the context, a path prefix ending in
+	 * '/' right after which from may stand. */
+	char a[NORM_RULE_TEXT_MAX + 1];
+	/* NORM_RULE_DUST: from is rewritten to, where "{N}" in both stands
+	 * for one run of digits (a string norm_url() never writes: '{' is
+	 * always percent-encoded); from must end at the end of the path and
+	 * query or before one of / ? & ; . */
+	char from[NORM_RULE_TEXT_MAX + 1], to[NORM_RULE_TEXT_MAX + 1];
+};
+
+/* The steps a NORM_RULE_STEP may name. */
+uint32_t norm_rule_steps(void);
+
+/* A host's verified rules together, as norm_rules_apply() uses them.
+ * Borrowed pointers. */
+struct norm_hostrules {
+	const char *alias; /* the site's name when the host is an alias */
+	size_t alias_len;
+	uint32_t steps; /* NORM_RULE_STEP bits */
+	const char *const *params;
+	size_t n_params;
+	const struct norm_rule *dust; /* NORM_RULE_DUST rules, in order */
+	size_t n_dust;
+};
+
+/* Apply one rule alone to url (a strict URL) into out (cap bytes), with
+ * the components into *ret (may be NULL).  A rule that does not apply
+ * writes url unchanged.  Returns 0 or the errors of norm_url(). */
+SC_WUR int norm_rule_apply(const struct norm_rule *r, const char *url,
+			   size_t len, char *out, size_t cap,
+			   struct norm_url *ret);
+
+/* Apply a host's rules to url (a strict URL of that host): the alias,
+ * then the steps and parameters, then each DUST rule in order (the steps
+ * again after one rewrote).  Returns 0 or the errors of norm_url(). */
+SC_WUR int norm_rules_apply(const struct norm_hostrules *hr, const char *url,
+			    size_t len, char *out, size_t cap,
+			    struct norm_url *ret);
+
+/* The candidate rules that would map a and b (strict URLs of one host,
+ * different) to one URL, into out[0..cap): the steps and parameters that
+ * explanation needs, each one rule, or else one DUST rule.  Returns how
+ * many (0: none explains the pair). */
+size_t norm_rules_derive(const char *a, size_t al, const char *b, size_t bl,
+			 struct norm_rule *out, size_t cap);
+
+/* "step lowercase_path", "ignore parameter sid", "alias www.x = x",
+ * "rewrite /story_{N}.html -> /story?id={N}".  Returns 0 or SC_E_NOSPC. */
+SC_WUR int norm_rule_describe(const struct norm_rule *r, char *out, size_t cap);
+
 #endif

@@ -146,6 +146,7 @@ int store_export_jsonl(const struct store_record *r, FILE *f)
 					 : json_string(ename ? ename : "other"),
 	    &ok);
 	set(o, "truncated", json_boolean(r->truncated), &ok);
+	set(o, "rule", json_text(r->rule, r->rule_len), &ok);
 
 	int rc = 0;
 	if (!ok)
@@ -161,7 +162,7 @@ int store_export_jsonl(const struct store_record *r, FILE *f)
 static const char *const csv_columns =
 	"url,normalized,category,depth,status,fetched,content_type,bytes,"
 	"fetched_at,title,redirect,signature,simhash,duplicate_of,relevance,"
-	"error,truncated\r\n";
+	"error,truncated,rule\r\n";
 
 int store_export_csv_header(FILE *f)
 {
@@ -243,7 +244,9 @@ int store_export_csv(const struct store_record *r, FILE *f)
 	     csv_text(f, r->redirect, r->redirect_len, true) &&
 	     fprintf(f, ",%s,%s", sig, sim) > 0 &&
 	     csv_text(f, r->duplicate_of, r->duplicate_of_len, true) &&
-	     fprintf(f, ",%s,%s,%s\r\n", rel, ename,
-		     r->truncated ? "true" : "false") > 0;
+	     fprintf(f, ",%s,%s,%s", rel, ename,
+		     r->truncated ? "true" : "false") > 0 &&
+	     csv_text(f, r->rule, r->rule_len, true) &&
+	     fputs("\r\n", f) != EOF;
 	return ok ? 0 : SC_E_IO;
 }

@@ -20,6 +20,7 @@ enum {
 	F_SIGNATURE = 0x40,
 	F_SIMHASH = 0x80,
 	F2_RELEVANCE = 0x01,
+	F2_RULE = 0x02,
 };
 
 static const char *const error_names[STORE_ERROR_COUNT] = {
@@ -94,11 +95,13 @@ int store_record_size(const struct store_record *r, size_t *ret)
 		r->title ? r->title_len : 0,
 		r->redirect ? r->redirect_len : 0,
 		r->duplicate_of ? r->duplicate_of_len : 0,
+		r->rule ? r->rule_len : 0,
 	};
 	size_t n = STORE_RECORD_HEADER + (r->has_signature ? 16 : 0) +
 		   (r->has_simhash ? 8 : 0) + (r->has_relevance ? 8 : 0) +
 		   3 * 4 + (r->content_type ? 4 : 0) + (r->title ? 4 : 0) +
-		   (r->redirect ? 4 : 0) + (r->duplicate_of ? 4 : 0);
+		   (r->redirect ? 4 : 0) + (r->duplicate_of ? 4 : 0) +
+		   (r->rule ? 4 : 0);
 	for (size_t i = 0; i < sizeof(lens) / sizeof(*lens); i++) {
 		/* Each test keeps n below the bound, so the sum cannot wrap. */
 		if (lens[i] > STORE_RECORD_MAX ||
@@ -143,7 +146,8 @@ int store_record_encode(const struct store_record *r, unsigned char *buf,
 	unsigned char *p = buf;
 	p[0] = STORE_RECORD_VERSION;
 	p[1] = (unsigned char)flags;
-	p[2] = r->has_relevance ? F2_RELEVANCE : 0;
+	p[2] = (unsigned char)((r->has_relevance ? F2_RELEVANCE : 0) |
+			       (r->rule ? F2_RULE : 0));
 	p[3] = (unsigned char)r->error;
 	put_be16(p + 4, (uint16_t)r->status);
 	put_be32(p + 6, r->depth);
@@ -173,6 +177,8 @@ int store_record_encode(const struct store_record *r, unsigned char *buf,
 		p = put_str(p, r->redirect, r->redirect_len);
 	if (r->duplicate_of)
 		p = put_str(p, r->duplicate_of, r->duplicate_of_len);
+	if (r->rule)
+		p = put_str(p, r->rule, r->rule_len);
 	*len = (size_t)(p - buf);
 	return 0;
 }
@@ -213,8 +219,8 @@ int store_record_decode(const void *data, size_t len, struct store_record *ret)
 		return SC_E_CORRUPT;
 	struct reader rd = { data, len };
 	const unsigned char *h = take(&rd, STORE_RECORD_HEADER);
-	if (!h || h[0] != STORE_RECORD_VERSION || (h[2] & ~F2_RELEVANCE) ||
-	    h[3] >= STORE_ERROR_COUNT)
+	if (!h || h[0] != STORE_RECORD_VERSION ||
+	    (h[2] & ~(F2_RELEVANCE | F2_RULE)) || h[3] >= STORE_ERROR_COUNT)
 		return SC_E_CORRUPT;
 
 	struct store_record r;
@@ -268,6 +274,8 @@ int store_record_decode(const void *data, size_t len, struct store_record *ret)
 		return SC_E_CORRUPT;
 	if ((flags & F_DUPLICATE_OF) &&
 	    take_str(&rd, &r.duplicate_of, &r.duplicate_of_len))
+		return SC_E_CORRUPT;
+	if ((h[2] & F2_RULE) && take_str(&rd, &r.rule, &r.rule_len))
 		return SC_E_CORRUPT;
 	if (rd.left != 0 || len > STORE_RECORD_MAX)
 		return SC_E_CORRUPT;

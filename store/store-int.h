@@ -14,6 +14,8 @@ struct store {
 	bool has_focus;  /* focus is open (else: absent, read-only) */
 	MDB_dbi robots;  /* robots.txt URL key -> the last answer */
 	bool has_robots; /* robots is open (else: absent, read-only) */
+	MDB_dbi adapt;   /* adaptive normalization's rules and evidence */
+	bool has_adapt;  /* adapt is open (else: absent, read-only) */
 };
 
 /* Opens the database NAME of TXN with FLAGS, and MDB_CREATE when CREATE,
@@ -28,6 +30,9 @@ int store_focus_open(struct store *s, MDB_txn *txn, bool create);
 
 /* Opens the robots.txt cache (robots-cache.c), as store_index_open(). */
 int store_robots_open(struct store *s, MDB_txn *txn, bool create);
+
+/* Opens the adapt database (adapt-db.c), as store_index_open(). */
+int store_adapt_open(struct store *s, MDB_txn *txn, bool create);
 
 /* Opens the index databases of S in TXN (sigindex.c); CREATE as for
  * mdb_dbi_open().  Absent databases in a read-only transaction leave

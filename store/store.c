@@ -158,6 +158,8 @@ int store_open(MDB_env *env, MDB_txn *txn, struct store **ret)
 		rc = store_focus_open(s, txn, open_flags & MDB_CREATE);
 	if (!rc)
 		rc = store_robots_open(s, txn, open_flags & MDB_CREATE);
+	if (!rc)
+		rc = store_adapt_open(s, txn, open_flags & MDB_CREATE);
 	if (rc) {
 		free(s);
 		return rc;

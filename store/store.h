@@ -157,6 +157,9 @@ struct store_record {
 	size_t redirect_len;
 	const char *duplicate_of; /* optional: normalized representative */
 	size_t duplicate_of_len;
+	const char *rule; /* optional: the learned rule(s) that mapped url
+			     to normalized (adaptive), as described */
+	size_t rule_len;
 
 	uint32_t depth; /* hops from its seed */
 	int status;     /* HTTP status 100..999, or 0 for none */
@@ -181,7 +184,8 @@ struct store_record {
  *   1      1    flags: 0x01 fetched, 0x02 truncated, 0x04 content_type,
  *               0x08 title, 0x10 redirect, 0x20 duplicate_of,
  *               0x40 signature, 0x80 simhash
- *   2      1    flags: 0x01 relevance; the other bits must be 0
+ *   2      1    flags: 0x01 relevance, 0x02 rule; the other bits must
+ *               be 0
  *   3      1    error kind (enum store_error)
  *   4      2    status (0 or 100..999)
  *   6      4    depth
@@ -192,7 +196,8 @@ struct store_record {
  *               finite)
  *               then the strings, each a 4-byte length and its bytes:
  *               url, normalized (not empty), category, and when their
- *               flags are set content_type, title, redirect, duplicate_of
+ *               flags are set content_type, title, redirect,
+ *               duplicate_of, rule
  *
  * Nothing may follow the last string.  The decoder checks every rule above,
  * so exactly one byte string encodes a record and encode(decode(x)) == x. */
@@ -477,6 +482,37 @@ int store_robots_put(struct store *s, MDB_txn *txn, const char *url, size_t len,
  * did not write), SC_E_INVAL or a code of store_db_error(). */
 int store_robots_get(struct store *s, MDB_txn *txn, const char *url, size_t len,
 		     struct store_robots *ret) SC_WUR;
+
+/* ---- Adaptive normalization's database (SPEC §7) --------------------------
+ *
+ * A key-value table for what the crawl learns about its hosts' URLs: the
+ * rules, their evidence, the URLs they hold back.  The layout is the
+ * learner's (crawler/adapt.c); the store bounds and keeps it.  Written
+ * only in the writer's transactions, so it commits with the records it
+ * concerns and survives a kill -9 as they do.  A store written before it
+ * existed reads as empty. */
+
+#define STORE_ADAPT_KEY_MAX 256
+
+/* Put, get (the value is valid until the next write in txn), delete.
+ * Return 0, SC_E_INVAL, SC_E_NOTFOUND (get, del), or a code of
+ * store_db_error(). */
+int store_adapt_put(struct store *s, MDB_txn *txn, const void *key, size_t klen,
+		    const void *val, size_t vlen) SC_WUR;
+int store_adapt_get(struct store *s, MDB_txn *txn, const void *key, size_t klen,
+		    const void **val, size_t *vlen) SC_WUR;
+int store_adapt_del(struct store *s, MDB_txn *txn, const void *key, size_t klen)
+	SC_WUR;
+
+/* Call fn for every entry whose key starts with prefix (plen bytes; 0:
+ * all), in key order, until it returns non-zero, which is then returned.
+ * fn must not write in txn.  Returns 0, SC_E_INVAL or a code of
+ * store_db_error(). */
+int store_adapt_scan(struct store *s, MDB_txn *txn, const void *prefix,
+		     size_t plen,
+		     int (*fn)(void *arg, const void *key, size_t klen,
+			       const void *val, size_t vlen),
+		     void *arg) SC_WUR;
 
 /* ---- Export (SPEC §5) -----------------------------------------------------
  */

@@ -57,6 +57,7 @@ static bool rec_eq(const struct store_record *a, const struct store_record *b)
 		      b->redirect_len) &&
 	       str_eq(a->duplicate_of, a->duplicate_of_len, b->duplicate_of,
 		      b->duplicate_of_len) &&
+	       str_eq(a->rule, a->rule_len, b->rule, b->rule_len) &&
 	       a->depth == b->depth && a->status == b->status &&
 	       a->fetched == b->fetched && a->truncated == b->truncated &&
 	       a->error == b->error && a->bytes == b->bytes &&
@@ -83,6 +84,7 @@ static struct store_record full_record(const char *normalized)
 		.title_len = sizeof(title) - 1,
 		.redirect = "http://example.com/b",
 		.duplicate_of = "http://example.com/c",
+		.rule = "ignore parameter sid",
 		.depth = 3,
 		.status = 200,
 		.fetched = true,
@@ -104,6 +106,7 @@ static struct store_record full_record(const char *normalized)
 	r.content_type_len = strlen(r.content_type);
 	r.redirect_len = strlen(r.redirect);
 	r.duplicate_of_len = strlen(r.duplicate_of);
+	r.rule_len = strlen(r.rule);
 	return r;
 }
 
@@ -126,8 +129,8 @@ static void roundtrip(const struct store_record *r)
 static void test_roundtrip(void)
 {
 	unsigned before = check_failed;
-	/* Every combination of the nine optional parts and booleans. */
-	for (unsigned m = 0; m < 512; m++) {
+	/* Every combination of the ten optional parts and booleans. */
+	for (unsigned m = 0; m < 1024; m++) {
 		struct store_record r = full_record("http://example.com/a");
 		if (!(m & 1))
 			r.content_type = NULL;
@@ -142,6 +145,8 @@ static void test_roundtrip(void)
 		r.has_relevance = m & 64;
 		r.fetched = m & 128;
 		r.truncated = m & 256;
+		if (!(m & 512))
+			r.rule = NULL;
 		roundtrip(&r);
 	}
 	/* Present but empty strings stay present and empty. */
@@ -593,7 +598,7 @@ static void test_export_jsonl(void)
 {
 	struct store_record r = full_record("http://example.com/a");
 	json_t *j = export_json(&r);
-	CHECK(j && json_object_size(j) == 17);
+	CHECK(j && json_object_size(j) == 18);
 	CHECK(jstr(j, "url", r.url, r.url_len));
 	CHECK(jstr(j, "normalized", r.normalized, r.normalized_len));
 	CHECK(jstr(j, "category", "news", 4));
@@ -612,16 +617,16 @@ static void test_export_jsonl(void)
 	      json_real_value(json_object_get(j, "relevance")) == 0.625);
 	CHECK(jstr(j, "error", "too_big", 7));
 	CHECK(json_is_true(json_object_get(j, "truncated")));
-	/* SPEC §5's order, then error and truncated. */
+	/* SPEC §5's order, then error, truncated and the learned rule. */
 	const char *order[] = { "url",          "normalized",   "category",
 				"depth",        "status",       "fetched",
 				"content_type", "bytes",        "fetched_at",
 				"title",        "redirect",     "signature",
 				"simhash",      "duplicate_of", "relevance",
-				"error",        "truncated" };
+				"error",        "truncated",    "rule" };
 	void *it = json_object_iter(j);
 	bool in_order = true;
-	for (size_t i = 0; i < 17; i++, it = json_object_iter_next(j, it))
+	for (size_t i = 0; i < 18; i++, it = json_object_iter_next(j, it))
 		if (!it || strcmp(json_object_iter_key(it), order[i]) != 0)
 			in_order = false;
 	CHECK(in_order);
@@ -639,7 +644,7 @@ static void test_export_jsonl(void)
 		.error = STORE_ERROR_ROBOTS_DISALLOWED,
 	};
 	j = export_json(&e);
-	CHECK(j && json_object_size(j) == 17);
+	CHECK(j && json_object_size(j) == 18);
 	CHECK(jstr(j, "category", "", 0));
 	CHECK(jnull(j, "status") && jnull(j, "bytes") &&
 	      jnull(j, "fetched_at"));
@@ -715,7 +720,7 @@ static void test_export_csv(void)
 	CHECK_STR(buf, "url,normalized,category,depth,status,fetched,"
 		       "content_type,bytes,fetched_at,title,redirect,"
 		       "signature,simhash,duplicate_of,relevance,error,"
-		       "truncated\r\n");
+		       "truncated,rule\r\n");
 	free(buf);
 
 	struct store_record r = full_record("http://example.com/a");
@@ -726,7 +731,7 @@ static void test_export_csv(void)
 		       "\"Caf\xc3\xa9, \"\"quoted\"\"\n\x01 title\","
 		       "http://example.com/b,00112233445566778899aabbccddeeff,"
 		       "0123456789abcdef,http://example.com/c,0.625,too_big,"
-		       "true\r\n");
+		       "true,ignore parameter sid\r\n");
 	free(buf);
 
 	struct store_record e = {
@@ -738,7 +743,7 @@ static void test_export_csv(void)
 	};
 	buf = export_csv(&e);
 	CHECK_STR(buf, "http://x.com/,http://x.com/,,0,,false,,,,,,,,,,,"
-		       "false\r\n");
+		       "false,\r\n");
 	free(buf);
 
 	static const struct {
@@ -771,7 +776,7 @@ static void test_export_csv(void)
 		char want[128];
 		snprintf(want, sizeof(want),
 			 "http://x.com/,http://x.com/,,0,,false,,,,%s,,,,,,,"
-			 "false\r\n",
+			 "false,\r\n",
 			 cases[i].out);
 		CHECK_STR(buf, want);
 		free(buf);

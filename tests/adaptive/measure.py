@@ -8,7 +8,9 @@ requests: page requests the server saw (robots.txt aside); documents:
 distinct truth documents among the 200 answers; redundancy: the share of
 requests that fetched a document already fetched (Hong et al.'s wasted
 fetches); coverage: documents fetched over the documents the strict
-profile fetches (strict loses nothing: its only steps are RFC 3986's).
+profile fetches (strict loses nothing: its only steps are RFC 3986's);
+for adaptive, mapped: URLs a learned rule mapped onto another (export's
+`rule`), and wrong: those the truth says are another document.
 A request is mapped to its document as the fixture answers it: the exact
 path and query, else the path alone.
 """
@@ -44,6 +46,33 @@ def crawl(sigcrawl, fixture, web, seeds, profile, work):
     return rc, log
 
 
+def doc_of(truth, url):
+    u = url[len("http://"):] if url.startswith("http://") else url
+    return truth.get(u, truth.get(u.split("?")[0]))
+
+
+def rule_check(sigcrawl, store, truth):
+    """The URLs the learned rules mapped onto another (held back, or
+    queued under the rules' key), and how many of those the truth says
+    are another document: (mapped, wrong)."""
+    out = subprocess.run([sigcrawl, "export", "--store", store],
+                         capture_output=True, text=True).stdout
+    mapped = wrong = 0
+    for line in out.splitlines():
+        r = json.loads(line)
+        if not r.get("rule"):
+            continue
+        target = r["normalized"] if r["fetched"] else r["duplicate_of"]
+        if not target:
+            continue
+        a, b = doc_of(truth, r["url"]), doc_of(truth, target)
+        if a is None or b is None:
+            continue
+        mapped += 1
+        wrong += a != b
+    return mapped, wrong
+
+
 def main():
     sigcrawl, fixture, webdir = sys.argv[1:4]
     profiles = sys.argv[4:] or ["strict", "extended", "aggressive"]
@@ -76,16 +105,19 @@ def main():
             if doc in docs:
                 wasted += 1
             docs.add(doc)
-        rows[prof] = (rc, requests, docs, wasted)
+        rows[prof] = (rc, requests, docs, wasted,
+                      rule_check(sigcrawl, os.path.join(work, "store-" + prof),
+                                 truth) if prof == "adaptive" else None)
     ref = rows.get("strict", next(iter(rows.values())))[2]
-    print("%-11s %5s %9s %10s %11s %9s" % ("profile", "exit", "requests",
-                                           "documents", "redundancy",
-                                           "coverage"))
-    for prof, (rc, requests, docs, wasted) in rows.items():
-        print("%-11s %5d %9d %10d %11.3f %9.3f" % (
+    print("%-11s %5s %9s %10s %11s %9s %7s %6s" % (
+        "profile", "exit", "requests", "documents", "redundancy",
+        "coverage", "mapped", "wrong"))
+    for prof, (rc, requests, docs, wasted, rules) in rows.items():
+        print("%-11s %5d %9d %10d %11.3f %9.3f %7s %6s" % (
             prof, rc, requests, len(docs),
             wasted / requests if requests else 0,
-            len(docs & ref) / len(ref) if ref else 0))
+            len(docs & ref) / len(ref) if ref else 0,
+            rules[0] if rules else "-", rules[1] if rules else "-"))
 
 
 if __name__ == "__main__":

@@ -1,0 +1,1703 @@
+/* adapt.c — adaptive normalization (SPEC §7): per-host rewrite rules
+ * learned from pages the crawl found equal, verified before they apply,
+ * audited while they apply, retired without losing a page.  adapt.h has
+ * the interface, crawler/README.md the story.
+ *
+ * Evidence.  Every fetched page with body text is kept as (host, strict
+ * URL, signature).  Two pages of one site with one signature are a pair:
+ * the rules that would map one URL onto the other (norm_rules_derive())
+ * become candidates.  A candidate sees every page of its host through its
+ * image: the URL it would rewrite the page's URL to.  Two pages with one
+ * image and one signature support it; with one image and two signatures
+ * they are a counter-example.  Support counts documents (signatures), not
+ * pairs: ten session-id variants of one page are one piece of evidence.
+ * A signature that many unrelated URLs share (three paths that no step
+ * folds together: a soft-404, a login wall) supports nothing.
+ *
+ * The gate.  A candidate applies once its support reaches min_support,
+ * it has no counter-example, and the Wilson lower bound of its precision
+ * at the configured one-sided confidence is above one half.  A
+ * counter-example refutes a candidate and retires an active rule.
+ *
+ * Application.  A new URL of the host is keyed by its active rules
+ * (adapt_key()); when that key is known the URL is held back (kept with
+ * the rules that held it), except an audit_share of them, chosen by a
+ * hash of the URL, which is fetched under its own form: its page is
+ * evidence like any other, so a rule that was wrong meets its
+ * counter-example.  A retired rule's held URLs are queued again.
+ *
+ * The "adapt" database (store.h), keys by their first byte:
+ *   'm'                        -> next rule id (4)
+ *   'r' id(4)                  -> a rule (rule_encode())
+ *   'p' host hash(8) key(16)   -> a fetched page: signature(16), depth(2),
+ *                                 category(2), strict URL
+ *   'h' key(16)                -> a held URL (held_encode())
+ *   'a' key(16)                -> an audit under way: rule ids (4 each)
+ * key is sc_url_key() of the strict URL; integers are big-endian.  The
+ * images, supporting signatures and signature groups live in memory and
+ * are rebuilt from the pages at adapt_open(). */
+#include <math.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <xxhash.h>
+
+#include "adapt.h"
+#include "sc.h"
+
+#define RULE_VERSION 1
+#define RULE_HEAD 71
+/* Candidates per host at most: pairs of twin pages or soft-404s each
+ * propose a rewrite that never earns support; past this many a host gets
+ * no new ones. */
+#define HOST_RULES_MAX 64
+/* Rules one held URL names at most. */
+#define HELD_RULES_MAX 8
+/* Distinct folded paths that make a signature generic. */
+#define GENERIC_PATHS 3
+/* Held value: flags(1, ADAPT_HOLD_*), depth(2), category(2), offtopic(1),
+ * redirects(1), n ids(1), ids(4 each), found length(2), found, strict. */
+#define HELD_HEAD 8
+/* A held URL's flag beside adapt.h's: a key whose document was fetched
+ * under another form (cover_one()); its found URL is that form. */
+#define HOLD_COVER 0x80
+/* A page's value before its URL: signature, depth, category. */
+#define PAGE_HEAD 20
+
+/* ---- A small open-addressing table of 64-bit keys ------------------- */
+
+struct tval {
+	uint64_t a, b, c;
+};
+
+struct tab {
+	uint64_t *k; /* 0: empty */
+	struct tval *v;
+	size_t cap, n;
+};
+
+static uint64_t tkey(uint64_t k)
+{
+	return k ? k : 1;
+}
+
+static struct tval *tab_get(const struct tab *t, uint64_t k)
+{
+	if (!t->cap)
+		return NULL;
+	k = tkey(k);
+	for (size_t i = k & (t->cap - 1);; i = (i + 1) & (t->cap - 1)) {
+		if (t->k[i] == k)
+			return &t->v[i];
+		if (!t->k[i])
+			return NULL;
+	}
+}
+
+/* The slot of k, added (zeroed) if absent; *added says which.  NULL:
+ * out of memory. */
+static struct tval *tab_put(struct tab *t, uint64_t k, bool *added)
+{
+	k = tkey(k);
+	if (2 * (t->n + 1) > t->cap) {
+		size_t cap = t->cap ? 2 * t->cap : 64;
+		uint64_t *nk = calloc(cap, sizeof(*nk));
+		struct tval *nv = calloc(cap, sizeof(*nv));
+		if (!nk || !nv) {
+			free(nk);
+			free(nv);
+			return NULL;
+		}
+		for (size_t i = 0; i < t->cap; i++) {
+			if (!t->k[i])
+				continue;
+			size_t j = t->k[i] & (cap - 1);
+			while (nk[j])
+				j = (j + 1) & (cap - 1);
+			nk[j] = t->k[i];
+			nv[j] = t->v[i];
+		}
+		free(t->k);
+		free(t->v);
+		t->k = nk;
+		t->v = nv;
+		t->cap = cap;
+	}
+	size_t i = k & (t->cap - 1);
+	while (t->k[i] && t->k[i] != k)
+		i = (i + 1) & (t->cap - 1);
+	*added = !t->k[i];
+	if (!t->k[i]) {
+		t->k[i] = k;
+		t->v[i] = (struct tval){ 0 };
+		t->n++;
+	}
+	return &t->v[i];
+}
+
+static void tab_free(struct tab *t)
+{
+	free(t->k);
+	free(t->v);
+	*t = (struct tab){ 0 };
+}
+
+/* ---- State ------------------------------------------------------------ */
+
+struct arule {
+	uint32_t id;
+	uint8_t state;
+	char scope[NORM_HOST_MAX + 1]; /* the host it applies to */
+	struct norm_rule r;
+	uint64_t support, counters, audits, audit_fail, held, saved;
+	int64_t created, changed;
+	char *ca, *cb;  /* the first counter-example (malloc'd), or NULL */
+	struct tab img; /* image hash -> signature, URL hash */
+	struct tab sup; /* supporting signatures */
+	bool dirty;
+};
+
+struct ahost {
+	char name[NORM_HOST_MAX + 1];
+	uint32_t *rules; /* indices into a->rules: its own and alias rules */
+	size_t n_rules, cap_rules;
+	unsigned own; /* rules scoped to it */
+	/* The active set, compiled (under a->mu). */
+	bool has_alias;
+	char alias[NORM_HOST_MAX + 1];
+	uint32_t steps;
+	const char *params[HOST_RULES_MAX];
+	size_t n_params;
+	struct norm_rule dust[HOST_RULES_MAX];
+	size_t n_dust;
+};
+
+struct adapt {
+	struct store *s;
+	struct frontier *fr;
+	struct adapt_opts o;
+	double z; /* one-sided normal quantile of o.confidence */
+	pthread_mutex_t mu;
+	struct arule *rules;
+	size_t n_rules, cap_rules;
+	uint32_t next_id;
+	struct ahost *hosts;
+	size_t n_hosts, cap_hosts;
+	struct tab host_ix;  /* host name hash -> index + 1 */
+	struct tab groups;   /* signature -> folded path hashes, generic */
+	struct tab audit_ix; /* strict URL hash of each audit under way */
+	/* Keys whose document was fetched under another form (cover_one()),
+	 * by the first 8 bytes of their sc_url_key(): a key queued before
+	 * its page was is not fetched again when leased. */
+	struct tab cover_ix;
+	/* Keys (XXH3) that a lease of a form they rewrite has claimed
+	 * (adapt_claim()).  In memory only: a restart forgets them, and
+	 * the seen set says the rest. */
+	struct tab claims;
+	struct adapt_stats st;
+	bool replay; /* adapt_open(): evidence without counting it again */
+};
+
+static uint64_t sig64(const unsigned char sig[16])
+{
+	return get_be64(sig);
+}
+
+static uint64_t hash_str(const char *s, size_t n)
+{
+	return XXH3_64bits(s, n);
+}
+
+static int64_t now_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (int64_t)t.tv_sec * 1000 + t.tv_nsec / 1000000;
+}
+
+/* The one-sided standard normal quantile of p, by bisection on erfc. */
+static double quantile(double p)
+{
+	double lo = 0, hi = 10;
+	for (int i = 0; i < 100; i++) {
+		double mid = (lo + hi) / 2;
+		if (0.5 * erfc(mid / sqrt(2.0)) > 1 - p)
+			lo = mid;
+		else
+			hi = mid;
+	}
+	return (lo + hi) / 2;
+}
+
+/* Wilson's lower bound on a proportion: k successes of n, quantile z. */
+static double wilson_lower(uint64_t k, uint64_t n, double z)
+{
+	if (!n)
+		return 0;
+	double p = (double)k / (double)n, nn = (double)n, z2 = z * z;
+	return (p + z2 / (2 * nn) -
+		z * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn))) /
+	       (1 + z2 / nn);
+}
+
+const char *adapt_state_name(int state)
+{
+	switch (state) {
+	case ADAPT_CANDIDATE: return "candidate";
+	case ADAPT_ACTIVE: return "active";
+	case ADAPT_RETIRED: return "retired";
+	case ADAPT_REFUTED: return "refuted";
+	default: return "unknown";
+	}
+}
+
+/* ---- Hosts ------------------------------------------------------------ */
+
+static struct ahost *host_find(struct adapt *a, const char *name, size_t n)
+{
+	struct tval *v = tab_get(&a->host_ix, hash_str(name, n));
+	if (!v)
+		return NULL;
+	struct ahost *h = &a->hosts[v->a - 1];
+	return strlen(h->name) == n && memcmp(h->name, name, n) == 0 ? h : NULL;
+}
+
+/* Under a->mu (the array may move). */
+static struct ahost *host_get(struct adapt *a, const char *name, size_t n)
+{
+	if (n == 0 || n > NORM_HOST_MAX)
+		return NULL;
+	struct ahost *h = host_find(a, name, n);
+	if (h)
+		return h;
+	if (a->n_hosts == a->cap_hosts) {
+		size_t cap = a->cap_hosts ? 2 * a->cap_hosts : 16;
+		struct ahost *v = realloc(a->hosts, cap * sizeof(*v));
+		if (!v)
+			return NULL;
+		/* The compiled sets point into a->rules, not into the
+		 * hosts: they move with them unchanged. */
+		a->hosts = v;
+		a->cap_hosts = cap;
+	}
+	bool added;
+	struct tval *t = tab_put(&a->host_ix, hash_str(name, n), &added);
+	if (!t)
+		return NULL;
+	h = &a->hosts[a->n_hosts];
+	memset(h, 0, sizeof(*h));
+	memcpy(h->name, name, n);
+	t->a = ++a->n_hosts;
+	return h;
+}
+
+static int host_add_rule(struct ahost *h, uint32_t idx)
+{
+	if (h->n_rules == h->cap_rules) {
+		size_t cap = h->cap_rules ? 2 * h->cap_rules : 8;
+		uint32_t *v = realloc(h->rules, cap * sizeof(*v));
+		if (!v)
+			return SC_E_NOMEM;
+		h->rules = v;
+		h->cap_rules = cap;
+	}
+	h->rules[h->n_rules++] = idx;
+	return 0;
+}
+
+/* Rebuild a host's compiled active set (under a->mu).  Parameters point
+ * into the rules array, so every host is compiled again after it moves. */
+static void host_compile(struct adapt *a, struct ahost *h)
+{
+	h->has_alias = false;
+	h->steps = 0;
+	h->n_params = h->n_dust = 0;
+	for (size_t i = 0; i < h->n_rules; i++) {
+		const struct arule *r = &a->rules[h->rules[i]];
+		if (r->state != ADAPT_ACTIVE || strcmp(r->scope, h->name) != 0)
+			continue;
+		switch (r->r.kind) {
+		case NORM_RULE_STEP: h->steps |= r->r.step; break;
+		case NORM_RULE_PARAM: h->params[h->n_params++] = r->r.a; break;
+		case NORM_RULE_DUST: h->dust[h->n_dust++] = r->r; break;
+		case NORM_RULE_ALIAS:
+			h->has_alias = true;
+			snprintf(h->alias, sizeof(h->alias), "%s", r->r.a);
+			break;
+		}
+	}
+}
+
+static void compile_all(struct adapt *a)
+{
+	for (size_t i = 0; i < a->n_hosts; i++)
+		host_compile(a, &a->hosts[i]);
+}
+
+/* ---- Rules in the store ----------------------------------------------- */
+
+static unsigned char *put_s(unsigned char *p, const char *s)
+{
+	size_t n = s ? strlen(s) : 0;
+	put_be16(p, (uint16_t)n);
+	memcpy(p + 2, s ? s : "", n);
+	return p + 2 + n;
+}
+
+static int rule_save(struct adapt *a, MDB_txn *txn, struct arule *r)
+{
+	unsigned char v[RULE_HEAD + 7 * 2 + NORM_HOST_MAX * 2 +
+			3 * NORM_RULE_TEXT_MAX + 2 * NORM_URL_MAX];
+	unsigned char *p = v;
+	p[0] = RULE_VERSION;
+	p[1] = r->r.kind;
+	p[2] = r->state;
+	put_be32(p + 3, r->r.step);
+	uint64_t n[] = { r->support,
+			 r->counters,
+			 r->audits,
+			 r->audit_fail,
+			 r->held,
+			 r->saved,
+			 (uint64_t)r->created,
+			 (uint64_t)r->changed };
+	for (size_t i = 0; i < 8; i++)
+		put_be64(p + 7 + 8 * i, n[i]);
+	p += RULE_HEAD;
+	p = put_s(p, r->scope);
+	p = put_s(p, r->r.host);
+	p = put_s(p, r->r.a);
+	p = put_s(p, r->r.from);
+	p = put_s(p, r->r.to);
+	p = put_s(p, r->ca);
+	p = put_s(p, r->cb);
+	unsigned char k[5] = { 'r' };
+	put_be32(k + 1, r->id);
+	r->dirty = false;
+	return store_adapt_put(a->s, txn, k, sizeof(k), v, (size_t)(p - v));
+}
+
+static bool get_s(const unsigned char **p, const unsigned char *end, char *out,
+		  size_t cap)
+{
+	if (end - *p < 2)
+		return false;
+	size_t n = get_be16(*p);
+	if ((size_t)(end - *p) < 2 + n || n >= cap)
+		return false;
+	memcpy(out, *p + 2, n);
+	out[n] = '\0';
+	*p += 2 + n;
+	return true;
+}
+
+/* Decode a rule value into r (memory for the counter-example into ca, cb
+ * of NORM_URL_MAX + 1 bytes each). */
+static int rule_decode(const void *val, size_t len, uint32_t id,
+		       struct arule *r, char *ca, char *cb)
+{
+	const unsigned char *p = val, *end = p + len;
+	if (len < RULE_HEAD || p[0] != RULE_VERSION || p[1] < NORM_RULE_STEP ||
+	    p[1] > NORM_RULE_DUST || p[2] > ADAPT_REFUTED)
+		return SC_E_CORRUPT;
+	memset(r, 0, sizeof(*r));
+	r->id = id;
+	r->r.kind = p[1];
+	r->state = p[2];
+	r->r.step = get_be32(p + 3);
+	uint64_t *n[] = { &r->support,    &r->counters, &r->audits,
+			  &r->audit_fail, &r->held,     &r->saved };
+	for (size_t i = 0; i < 6; i++)
+		*n[i] = get_be64(p + 7 + 8 * i);
+	r->created = (int64_t)get_be64(p + 7 + 48);
+	r->changed = (int64_t)get_be64(p + 7 + 56);
+	p += RULE_HEAD;
+	if (!get_s(&p, end, r->scope, sizeof(r->scope)) ||
+	    !get_s(&p, end, r->r.host, sizeof(r->r.host)) ||
+	    !get_s(&p, end, r->r.a, sizeof(r->r.a)) ||
+	    !get_s(&p, end, r->r.from, sizeof(r->r.from)) ||
+	    !get_s(&p, end, r->r.to, sizeof(r->r.to)) ||
+	    !get_s(&p, end, ca, NORM_URL_MAX + 1) ||
+	    !get_s(&p, end, cb, NORM_URL_MAX + 1) || p != end)
+		return SC_E_CORRUPT;
+	if (r->r.kind == NORM_RULE_STEP &&
+	    (!r->r.step || (r->r.step & (r->r.step - 1)) ||
+	     !(r->r.step & norm_rule_steps())))
+		return SC_E_CORRUPT;
+	return 0;
+}
+
+static int save_dirty(struct adapt *a, MDB_txn *txn)
+{
+	for (size_t i = 0; i < a->n_rules; i++)
+		if (a->rules[i].dirty) {
+			int rc = rule_save(a, txn, &a->rules[i]);
+			if (rc)
+				return rc;
+		}
+	return 0;
+}
+
+static int save_next_id(struct adapt *a, MDB_txn *txn)
+{
+	unsigned char v[4];
+	put_be32(v, a->next_id);
+	return store_adapt_put(a->s, txn, "m", 1, v, sizeof(v));
+}
+
+static bool same_rule(const struct arule *x, const char *scope,
+		      const struct norm_rule *r)
+{
+	return x->r.kind == r->kind && strcmp(x->scope, scope) == 0 &&
+	       x->r.step == r->step && strcmp(x->r.host, r->host) == 0 &&
+	       strcmp(x->r.a, r->a) == 0 && strcmp(x->r.from, r->from) == 0 &&
+	       strcmp(x->r.to, r->to) == 0;
+}
+
+/* ---- Evidence --------------------------------------------------------- */
+
+/* A URL's path folded as far as the fixed steps go (lower case, no
+ * trailing slash, no default page, no query): three different folds under
+ * one signature make it generic. */
+static uint64_t fold_hash(const char *url, const struct norm_url *u)
+{
+	char p[NORM_URL_MAX + 1];
+	size_t n = u->path_len;
+	memcpy(p, url + u->path_off, n);
+	for (size_t i = 0; i < n; i++)
+		if (p[i] >= 'A' && p[i] <= 'Z')
+			p[i] = (char)(p[i] - 'A' + 'a');
+	size_t slash = n;
+	while (slash > 0 && p[slash - 1] != '/')
+		slash--;
+	if (n - slash >= 6 &&
+	    (strncmp(p + slash, "index.", 6) == 0 ||
+	     (n - slash >= 8 && strncmp(p + slash, "default.", 8) == 0)))
+		n = slash;
+	while (n > 1 && p[n - 1] == '/')
+		n--;
+	return hash_str(url + u->host_off, u->host_len) ^
+	       hash_str(p, n) * 0x9E3779B97F4A7C15ull;
+}
+
+static bool generic(struct adapt *a, uint64_t sig)
+{
+	struct tval *g = tab_get(&a->groups, sig);
+	return g && g->c >= GENERIC_PATHS;
+}
+
+/* A signature that turned generic supports nothing any more. */
+static void withdraw(struct adapt *a, uint64_t sig)
+{
+	for (size_t i = 0; i < a->n_rules; i++) {
+		struct arule *r = &a->rules[i];
+		struct tval *v = tab_get(&r->sup, sig);
+		if (!v || !v->a)
+			continue;
+		v->a = 0;
+		if (!a->replay && r->support) {
+			r->support--;
+			r->dirty = true;
+		}
+	}
+}
+
+/* Note that a page of fold f has signature sig.  NULL: no memory. */
+static int group_note(struct adapt *a, uint64_t sig, uint64_t f)
+{
+	bool added;
+	struct tval *g = tab_put(&a->groups, sig, &added);
+	if (!g)
+		return SC_E_NOMEM;
+	if (g->c >= GENERIC_PATHS)
+		return 0;
+	f = tkey(f);
+	if (g->a == f || g->b == f)
+		return 0;
+	if (!g->a)
+		g->a = f;
+	else if (!g->b)
+		g->b = f;
+	g->c++;
+	if (g->c >= GENERIC_PATHS)
+		withdraw(a, sig);
+	return 0;
+}
+
+static void note_counter(struct arule *r, const char *x, const char *y)
+{
+	if (r->ca)
+		return;
+	r->ca = strdup(x);
+	r->cb = strdup(y);
+}
+
+/* One page through one rule's image.  Returns 1 if it supports the rule
+ * (newly), -1 for a counter-example, 0 otherwise, or SC_E_NOMEM.  urls
+ * of the image's first page are not kept: a counter-example names the
+ * page and the image. */
+static int eval_page(struct adapt *a, struct arule *r, const char *url,
+		     size_t len, uint64_t uh, uint64_t sig)
+{
+	if (r->state == ADAPT_REFUTED || r->state == ADAPT_RETIRED)
+		return 0;
+	char img[NORM_URL_MAX + 1];
+	struct norm_url iu;
+	if (r->state == ADAPT_CANDIDATE) {
+		/* A candidate is judged on top of the rules already active:
+		 * the page's key under them (two pages they already map
+		 * together say nothing about the candidate), then the
+		 * candidate, then the active rules again (the image is a
+		 * key as adapt_key() would write it). */
+		char k[NORM_URL_MAX + 1], t[NORM_URL_MAX + 1];
+		struct norm_url ku, tu;
+		if (adapt_key(a, url, len, k, &ku) < 0 ||
+		    norm_rule_apply(&r->r, k, ku.len, t, sizeof(t), &tu) ||
+		    adapt_key(a, t, tu.len, img, &iu) < 0)
+			return 0;
+		uh = hash_str(k, ku.len);
+	} else if (norm_rule_apply(&r->r, url, len, img, sizeof(img), &iu)) {
+		return 0;
+	}
+	bool added;
+	struct tval *v = tab_put(&r->img, hash_str(img, iu.len), &added);
+	if (!v)
+		return SC_E_NOMEM;
+	if (added) {
+		v->a = sig;
+		v->b = uh;
+		return 0;
+	}
+	if (v->b == uh)
+		return 0;
+	if (v->a == sig) {
+		if (generic(a, sig))
+			return 0;
+		struct tval *s = tab_put(&r->sup, sig, &added);
+		if (!s)
+			return SC_E_NOMEM;
+		if (s->a)
+			return 0;
+		s->a = 1;
+		if (!a->replay) {
+			r->support++;
+			r->dirty = true;
+		}
+		return 1;
+	}
+	if (a->replay)
+		return 0;
+	r->counters++;
+	r->dirty = true;
+	note_counter(r, url, img);
+	return -1;
+}
+
+/* ---- Opening -------------------------------------------------------- */
+
+struct open_ctx {
+	struct adapt *a;
+	int rc;
+};
+
+static int add_rule_mem(struct adapt *a, const struct arule *src,
+			uint32_t *idx);
+
+static int load_rule(void *arg, const void *key, size_t klen, const void *val,
+		     size_t vlen)
+{
+	struct adapt *a = arg;
+	if (klen != 5)
+		return SC_E_CORRUPT;
+	static char ca[NORM_URL_MAX + 1], cb[NORM_URL_MAX + 1];
+	struct arule r;
+	int rc = rule_decode(val, vlen,
+			     get_be32((const unsigned char *)key + 1), &r, ca,
+			     cb);
+	if (rc)
+		return rc;
+	if (ca[0] && (!(r.ca = strdup(ca)) || !(r.cb = strdup(cb)))) {
+		free(r.ca);
+		return SC_E_NOMEM;
+	}
+	uint32_t idx;
+	if ((rc = add_rule_mem(a, &r, &idx))) {
+		free(r.ca);
+		free(r.cb);
+	}
+	return rc;
+}
+
+/* The rules one host's page goes through: the host's own, and alias rules
+ * that name it (as alias or as site). */
+static int page_rules(struct adapt *a, const char *url, size_t len,
+		      const struct norm_url *u, uint64_t sig)
+{
+	pthread_mutex_lock(&a->mu);
+	struct ahost *h = host_find(a, url + u->host_off, u->host_len);
+	pthread_mutex_unlock(&a->mu);
+	if (!h)
+		return 0;
+	uint64_t uh = hash_str(url, len);
+	for (size_t i = 0; i < h->n_rules; i++) {
+		int rc = eval_page(a, &a->rules[h->rules[i]], url, len, uh,
+				   sig);
+		if (rc < -1)
+			return rc;
+	}
+	return 0;
+}
+
+static int replay_page(void *arg, const void *key, size_t klen, const void *val,
+		       size_t vlen)
+{
+	struct adapt *a = arg;
+	(void)key;
+	if (klen != 25 || vlen <= PAGE_HEAD || vlen > PAGE_HEAD + NORM_URL_MAX)
+		return SC_E_CORRUPT;
+	const unsigned char *v = val;
+	const char *url = (const char *)v + PAGE_HEAD;
+	size_t len = vlen - PAGE_HEAD;
+	struct norm_url u;
+	if (norm_split(url, len, &u))
+		return SC_E_CORRUPT;
+	uint64_t sig = sig64(v);
+	int rc = group_note(a, sig, fold_hash(url, &u));
+	return rc ? rc : page_rules(a, url, len, &u, sig);
+}
+
+static int load_audit(void *arg, const void *key, size_t klen, const void *val,
+		      size_t vlen)
+{
+	struct adapt *a = arg;
+	(void)val;
+	(void)vlen;
+	if (klen != 17)
+		return SC_E_CORRUPT;
+	bool added;
+	struct tval *t = tab_put(
+		&a->audit_ix, get_be64((const unsigned char *)key + 1), &added);
+	if (!t)
+		return SC_E_NOMEM;
+	t->a = 1;
+	return 0;
+}
+
+static int load_cover(void *arg, const void *key, size_t klen, const void *val,
+		      size_t vlen)
+{
+	struct adapt *a = arg;
+	if (klen != 17 || vlen < 1)
+		return SC_E_CORRUPT;
+	if (!(((const unsigned char *)val)[0] & HOLD_COVER))
+		return 0;
+	bool added;
+	struct tval *t = tab_put(
+		&a->cover_ix, get_be64((const unsigned char *)key + 1), &added);
+	if (!t)
+		return SC_E_NOMEM;
+	t->a = 1;
+	return 0;
+}
+
+int adapt_cover_of(struct adapt *a, MDB_txn *txn, const char *key, size_t len,
+		   char *out, size_t cap)
+{
+	unsigned char hkey[17] = { 'h' };
+	sc_url_key(key, len, hkey + 1);
+	const void *v;
+	size_t vl;
+	int rc = store_adapt_get(a->s, txn, hkey, sizeof(hkey), &v, &vl);
+	if (rc)
+		return rc;
+	const unsigned char *p = v;
+	if (vl < HELD_HEAD || !(p[0] & HOLD_COVER) ||
+	    vl < HELD_HEAD + 4u * p[7] + 2)
+		return SC_E_NOTFOUND;
+	const unsigned char *q = p + HELD_HEAD + 4 * p[7];
+	size_t fl = get_be16(q);
+	if ((size_t)(q + 2 - p) + fl > vl || fl >= cap)
+		return SC_E_CORRUPT;
+	memcpy(out, q + 2, fl);
+	out[fl] = '\0';
+	return 0;
+}
+
+int adapt_open(struct store *s, struct frontier *fr, MDB_txn *txn,
+	       const struct adapt_opts *o, struct adapt **ret)
+{
+	struct adapt *a = calloc(1, sizeof(*a));
+	if (!a)
+		return SC_E_NOMEM;
+	a->s = s;
+	a->fr = fr;
+	a->o = *o;
+	a->z = quantile(o->confidence);
+	a->next_id = 1;
+	pthread_mutex_init(&a->mu, NULL);
+	const void *v;
+	size_t vl;
+	int rc = store_adapt_get(s, txn, "m", 1, &v, &vl);
+	if (rc == 0 && vl == 4)
+		a->next_id = get_be32(v);
+	else if (rc == 0)
+		rc = SC_E_CORRUPT;
+	else if (rc == SC_E_NOTFOUND)
+		rc = 0;
+	if (!rc)
+		rc = store_adapt_scan(s, txn, "r", 1, load_rule, a);
+	/* The active sets first: candidates see pages through them. */
+	if (!rc)
+		compile_all(a);
+	if (!rc) {
+		a->replay = true;
+		rc = store_adapt_scan(s, txn, "p", 1, replay_page, a);
+		a->replay = false;
+	}
+	if (!rc)
+		rc = store_adapt_scan(s, txn, "a", 1, load_audit, a);
+	if (!rc)
+		rc = store_adapt_scan(s, txn, "h", 1, load_cover, a);
+	if (rc) {
+		adapt_close(a);
+		return rc;
+	}
+	compile_all(a);
+	*ret = a;
+	return 0;
+}
+
+void adapt_close(struct adapt *a)
+{
+	if (!a)
+		return;
+	for (size_t i = 0; i < a->n_rules; i++) {
+		tab_free(&a->rules[i].img);
+		tab_free(&a->rules[i].sup);
+		free(a->rules[i].ca);
+		free(a->rules[i].cb);
+	}
+	free(a->rules);
+	for (size_t i = 0; i < a->n_hosts; i++)
+		free(a->hosts[i].rules);
+	free(a->hosts);
+	tab_free(&a->host_ix);
+	tab_free(&a->groups);
+	tab_free(&a->audit_ix);
+	tab_free(&a->cover_ix);
+	tab_free(&a->claims);
+	pthread_mutex_destroy(&a->mu);
+	free(a);
+}
+
+/* Add a rule to memory and to its hosts' lists (an alias rule to both
+ * names).  Counts it in the stats. */
+static int add_rule_mem(struct adapt *a, const struct arule *src, uint32_t *idx)
+{
+	pthread_mutex_lock(&a->mu);
+	int rc = SC_E_NOMEM;
+	if (a->n_rules == a->cap_rules) {
+		size_t cap = a->cap_rules ? 2 * a->cap_rules : 32;
+		struct arule *v = realloc(a->rules, cap * sizeof(*v));
+		if (!v)
+			goto out;
+		a->rules = v;
+		a->cap_rules = cap;
+		/* The hosts' parameter lists pointed into the old array. */
+		compile_all(a);
+	}
+	struct ahost *h = host_get(a, src->scope, strlen(src->scope));
+	struct ahost *h2 = NULL;
+	if (h && src->r.kind == NORM_RULE_ALIAS)
+		h2 = host_get(a, src->r.a, strlen(src->r.a));
+	if (!h || (src->r.kind == NORM_RULE_ALIAS && !h2))
+		goto out;
+	/* host_get() may have moved the hosts: find h again. */
+	h = host_find(a, src->scope, strlen(src->scope));
+	uint32_t i = (uint32_t)a->n_rules;
+	if (host_add_rule(h, i) || (h2 && host_add_rule(h2, i)))
+		goto out;
+	a->rules[a->n_rules++] = *src;
+	h->own++;
+	if (src->id >= a->next_id)
+		a->next_id = src->id + 1;
+	switch (src->state) {
+	case ADAPT_CANDIDATE: a->st.candidates++; break;
+	case ADAPT_ACTIVE: a->st.active++; break;
+	case ADAPT_RETIRED: a->st.retired++; break;
+	case ADAPT_REFUTED: a->st.refuted++; break;
+	}
+	a->st.saved += src->state == ADAPT_ACTIVE ? src->held : 0;
+	a->st.audits += src->audits;
+	*idx = i;
+	rc = 0;
+out:
+	pthread_mutex_unlock(&a->mu);
+	return rc;
+}
+
+/* ---- Keys ------------------------------------------------------------- */
+
+int adapt_key(struct adapt *a, const char *url, size_t len, char *out,
+	      struct norm_url *u)
+{
+	struct norm_url su;
+	int rc = norm_split(url, len, &su);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&a->mu);
+	const struct ahost *h = host_find(a, url + su.host_off, su.host_len);
+	struct norm_hostrules hr = { 0 };
+	if (h && h->has_alias) {
+		hr.alias = h->alias;
+		hr.alias_len = strlen(h->alias);
+		h = host_find(a, h->alias, hr.alias_len);
+	}
+	if (h) {
+		hr.steps = h->steps;
+		hr.params = h->params;
+		hr.n_params = h->n_params;
+		hr.dust = h->dust;
+		hr.n_dust = h->n_dust;
+	}
+	if (!hr.alias && !hr.steps && !hr.n_params && !hr.n_dust) {
+		pthread_mutex_unlock(&a->mu);
+		memcpy(out, url, len);
+		out[len] = '\0';
+		*u = su;
+		return 0;
+	}
+	rc = norm_rules_apply(&hr, url, len, out, NORM_URL_MAX + 1, u);
+	pthread_mutex_unlock(&a->mu);
+	if (rc)
+		return rc;
+	return u->len != len || memcmp(out, url, len) != 0;
+}
+
+int adapt_lease_key(struct adapt *a, const char *url, size_t len, char *out,
+		    struct norm_url *u)
+{
+	int rc = adapt_key(a, url, len, out, u);
+	if (rc < 0)
+		return rc;
+	unsigned char k[SC_KEY_LEN];
+	sc_url_key(url, len, k);
+	pthread_mutex_lock(&a->mu);
+	const struct tval *t = tab_get(rc ? &a->audit_ix : &a->cover_ix,
+				       get_be64(k));
+	bool found = t && t->a;
+	pthread_mutex_unlock(&a->mu);
+	if (rc == 1)
+		return found ? 0 : 1; /* an audit is fetched as it is */
+	return found ? 2 : 0;
+}
+
+int adapt_claim(struct adapt *a, const char *key, size_t len)
+{
+	pthread_mutex_lock(&a->mu);
+	bool added;
+	struct tval *t = tab_put(&a->claims, hash_str(key, len), &added);
+	pthread_mutex_unlock(&a->mu);
+	if (!t)
+		return SC_E_NOMEM;
+	return added;
+}
+
+/* The ids of the active rules of url's host (and its site's, for an
+ * alias) that change url alone, into ids[] (at most HELD_RULES_MAX). */
+static size_t changing_rules(struct adapt *a, const char *url, size_t len,
+			     bool retired_too, uint32_t *ids)
+{
+	struct norm_url u;
+	if (norm_split(url, len, &u))
+		return 0;
+	size_t n = 0;
+	const char *host = url + u.host_off;
+	size_t hl = u.host_len;
+	for (int round = 0; round < 2; round++) {
+		pthread_mutex_lock(&a->mu);
+		const struct ahost *h = host_find(a, host, hl);
+		pthread_mutex_unlock(&a->mu);
+		if (!h)
+			break;
+		const char *next = NULL;
+		for (size_t i = 0; i < h->n_rules && n < HELD_RULES_MAX; i++) {
+			const struct arule *r = &a->rules[h->rules[i]];
+			if (strcmp(r->scope, h->name) != 0 ||
+			    (r->state != ADAPT_ACTIVE &&
+			     !(retired_too && r->state == ADAPT_RETIRED)))
+				continue;
+			char out[NORM_URL_MAX + 1];
+			struct norm_url ou;
+			if (norm_rule_apply(&r->r, url, len, out, sizeof(out),
+					    &ou) ||
+			    (ou.len == len && memcmp(out, url, len) == 0))
+				continue;
+			ids[n++] = h->rules[i];
+			if (r->r.kind == NORM_RULE_ALIAS &&
+			    r->state == ADAPT_ACTIVE)
+				next = r->r.a;
+		}
+		if (!next)
+			break;
+		host = next;
+		hl = strlen(next);
+	}
+	return n;
+}
+
+void adapt_why(struct adapt *a, const char *url, size_t len, char *out,
+	       size_t cap)
+{
+	uint32_t ids[HELD_RULES_MAX];
+	size_t n = changing_rules(a, url, len, true, ids);
+	size_t at = 0;
+	out[0] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		char d[512];
+		if (norm_rule_describe(&a->rules[ids[i]].r, d, sizeof(d)))
+			continue;
+		int w = snprintf(out + at, cap - at, "%s%s", at ? "; " : "", d);
+		if (w < 0 || (size_t)w >= cap - at)
+			break;
+		at += (size_t)w;
+	}
+}
+
+/* ---- Held URLs -------------------------------------------------------- */
+
+static int held_put(struct adapt *a, MDB_txn *txn, const unsigned char *key,
+		    const struct frontier_url *fu, unsigned flags,
+		    const char *strict, size_t sl, const uint32_t *ids,
+		    size_t n)
+{
+	unsigned char v[HELD_HEAD + 4 * HELD_RULES_MAX + 2 + 2 * NORM_URL_MAX +
+			NORM_INPUT_MAX];
+	size_t found_len = fu->found_len > NORM_INPUT_MAX ? 0 : fu->found_len;
+	unsigned char *p = v;
+	p[0] = (unsigned char)flags;
+	put_be16(p + 1, fu->depth);
+	put_be16(p + 3, fu->category);
+	p[5] = fu->offtopic;
+	p[6] = fu->redirects;
+	p[7] = (unsigned char)n;
+	p += HELD_HEAD;
+	for (size_t i = 0; i < n; i++, p += 4)
+		put_be32(p, a->rules[ids[i]].id);
+	put_be16(p, (uint16_t)found_len);
+	p += 2;
+	memcpy(p, fu->found, found_len);
+	p += found_len;
+	memcpy(p, strict, sl);
+	p += sl;
+	return store_adapt_put(a->s, txn, key, 17, v, (size_t)(p - v));
+}
+
+int adapt_hold(struct adapt *a, MDB_txn *txn, const char *strict,
+	       size_t strict_len, const struct frontier_url *fu, unsigned flags,
+	       bool *audit)
+{
+	bool leased = flags & ADAPT_HOLD_LEASED;
+	bool queued = flags & ADAPT_HOLD_QUEUED;
+	*audit = false;
+	unsigned char key[17] = { 'h' };
+	sc_url_key(strict, strict_len, key + 1);
+	const void *v;
+	size_t vl;
+	int rc = store_adapt_get(a->s, txn, key, sizeof(key), &v, &vl);
+	if (rc == 0)
+		return 0; /* held already */
+	if (rc != SC_E_NOTFOUND)
+		return rc;
+	unsigned char akey[17];
+	memcpy(akey, key, sizeof(akey));
+	akey[0] = 'a';
+	if ((rc = store_adapt_get(a->s, txn, akey, sizeof(akey), &v, &vl)) !=
+	    SC_E_NOTFOUND)
+		return rc ? rc : 0; /* an audit under way */
+	uint32_t ids[HELD_RULES_MAX];
+	size_t n = changing_rules(a, strict, strict_len, false, ids);
+	if (!n)
+		return 0; /* no rule of this host maps it any more */
+	/* The audit: a share of the held URLs, chosen by their URL (the same
+	 * ones in every run), fetched under their own form. */
+	uint64_t hv = hash_str(strict, strict_len);
+	if (!leased && !queued &&
+	    (double)(hv % 1000000) / 1e6 < a->o.audit_share) {
+		unsigned char ids_v[4 * HELD_RULES_MAX];
+		for (size_t i = 0; i < n; i++) {
+			put_be32(ids_v + 4 * i, a->rules[ids[i]].id);
+			a->rules[ids[i]].audits++;
+			a->rules[ids[i]].dirty = true;
+		}
+		pthread_mutex_lock(&a->mu);
+		a->st.audits++;
+		bool added;
+		struct tval *t = tab_put(&a->audit_ix, get_be64(akey + 1),
+					 &added);
+		if (t)
+			t->a = 1;
+		pthread_mutex_unlock(&a->mu);
+		if (!t)
+			return SC_E_NOMEM;
+		*audit = true;
+		rc = store_adapt_put(a->s, txn, akey, sizeof(akey), ids_v,
+				     4 * n);
+		if (!rc)
+			rc = save_dirty(a, txn);
+		return rc ? rc : 1;
+	}
+	if ((rc = held_put(a, txn, key, fu, flags, strict, strict_len, ids, n)))
+		return rc;
+	for (size_t i = 0; i < n; i++) {
+		a->rules[ids[i]].held++;
+		a->rules[ids[i]].saved += !queued;
+		a->rules[ids[i]].dirty = true;
+	}
+	if (!queued) {
+		pthread_mutex_lock(&a->mu);
+		a->st.saved++;
+		pthread_mutex_unlock(&a->mu);
+	}
+	rc = save_dirty(a, txn);
+	return rc ? rc : 1;
+}
+
+/* ---- Retiring --------------------------------------------------------- */
+
+struct held_entry {
+	unsigned char key[17];
+	unsigned char *val;
+	size_t len;
+};
+
+struct held_scan {
+	uint32_t id;
+	struct held_entry *v;
+	size_t n, cap;
+};
+
+static int collect_held(void *arg, const void *key, size_t klen,
+			const void *val, size_t vlen)
+{
+	struct held_scan *hs = arg;
+	const unsigned char *p = val;
+	if (klen != 17 || vlen < HELD_HEAD || vlen < HELD_HEAD + 4u * p[7] + 2)
+		return SC_E_CORRUPT;
+	bool mine = false;
+	for (size_t i = 0; i < p[7] && !mine; i++)
+		mine = get_be32(p + HELD_HEAD + 4 * i) == hs->id;
+	if (!mine)
+		return 0;
+	if (hs->n == hs->cap) {
+		size_t cap = hs->cap ? 2 * hs->cap : 64;
+		struct held_entry *nv = realloc(hs->v, cap * sizeof(*nv));
+		if (!nv)
+			return SC_E_NOMEM;
+		hs->v = nv;
+		hs->cap = cap;
+	}
+	struct held_entry *e = &hs->v[hs->n];
+	memcpy(e->key, key, 17);
+	if (!(e->val = malloc(vlen)))
+		return SC_E_NOMEM;
+	memcpy(e->val, val, vlen);
+	e->len = vlen;
+	hs->n++;
+	return 0;
+}
+
+/* Queue one held URL again: under the key the rules still active give it,
+ * unless one of them still holds it. */
+static int requeue(struct adapt *a, MDB_txn *txn, const struct held_entry *e)
+{
+	const unsigned char *p = e->val;
+	size_t nid = p[7];
+	const unsigned char *q = p + HELD_HEAD + 4 * nid;
+	size_t found_len = get_be16(q);
+	q += 2;
+	if ((size_t)(q - p) + found_len >= e->len)
+		return SC_E_CORRUPT;
+	const char *found = (const char *)q;
+	const char *strict = found + found_len;
+	size_t sl = e->len - (size_t)(q - p) - found_len;
+	char key[NORM_URL_MAX + 1];
+	struct norm_url ku;
+	int keyed = adapt_key(a, strict, sl, key, &ku);
+	int rc;
+	if (keyed < 0) /* cannot be keyed: it never could be fetched */
+		return store_adapt_del(a->s, txn, e->key, 17);
+	struct frontier_url fu = {
+		.url = key,
+		.url_len = ku.len,
+		.u = &ku,
+		.found = found_len && !(p[0] & HOLD_COVER) ? found : strict,
+		.found_len = found_len && !(p[0] & HOLD_COVER) ? found_len : sl,
+		.depth = get_be16(p + 1),
+		.category = get_be16(p + 3),
+		.offtopic = p[5],
+		.redirects = p[6],
+	};
+	if ((rc = store_adapt_del(a->s, txn, e->key, 17)))
+		return rc;
+	if (p[0] & HOLD_COVER) {
+		pthread_mutex_lock(&a->mu);
+		struct tval *t = tab_get(&a->cover_ix, get_be64(e->key + 1));
+		if (t)
+			t->a = 0;
+		pthread_mutex_unlock(&a->mu);
+	}
+	if (keyed == 1) {
+		/* Another active rule maps it: held still, by that one. */
+		int seen = frontier_seen(a->fr, txn, key, ku.len);
+		if (seen < 0)
+			return seen;
+		if (seen) {
+			uint32_t ids[HELD_RULES_MAX];
+			size_t n = changing_rules(a, strict, sl, false, ids);
+			if (n)
+				return held_put(a, txn, e->key, &fu, p[0],
+						strict, sl, ids, n);
+		}
+	}
+	a->st.requeued++;
+	if (p[0] || ku.len != sl || memcmp(key, strict, sl) != 0) {
+		rc = frontier_add(a->fr, txn, &fu);
+		if (rc == 0 && (p[0] & ADAPT_HOLD_LEASED))
+			rc = frontier_requeue(a->fr, txn, &fu);
+		return rc < 0 ? rc : 0;
+	}
+	rc = frontier_add(a->fr, txn, &fu);
+	return rc < 0 ? rc : 0;
+}
+
+static int retire(struct adapt *a, MDB_txn *txn, struct arule *r)
+{
+	struct held_scan hs = { .id = r->id };
+	int rc = store_adapt_scan(a->s, txn, "h", 1, collect_held, &hs);
+	for (size_t i = 0; i < hs.n && !rc; i++)
+		rc = requeue(a, txn, &hs.v[i]);
+	for (size_t i = 0; i < hs.n; i++)
+		free(hs.v[i].val);
+	free(hs.v);
+	if (!rc) {
+		r->held = 0;
+		r->dirty = true;
+	}
+	return rc;
+}
+
+/* A rule turned on: every page its host fetched before under a form the
+ * rules now rewrite has its key marked seen, so that the key, found
+ * later, is not fetched again.  The key is kept as held by the rules
+ * that map the page onto it (leased: it is in the seen set), so that
+ * their retirement fetches it after all. */
+struct cover {
+	struct adapt *a;
+	MDB_txn *txn;
+};
+
+static int cover_one(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
+		     uint16_t depth, uint16_t cat);
+
+static int cover_page(void *arg, const void *key, size_t klen, const void *val,
+		      size_t vlen)
+{
+	struct cover *cv = arg;
+	struct adapt *a = cv->a;
+	(void)key;
+	if (klen != 25 || vlen <= PAGE_HEAD || vlen > PAGE_HEAD + NORM_URL_MAX)
+		return SC_E_CORRUPT;
+	const unsigned char *v = val;
+	return cover_one(a, cv->txn, (const char *)v + PAGE_HEAD,
+			 vlen - PAGE_HEAD, get_be16(v + 16), get_be16(v + 18));
+}
+
+static int cover_one(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
+		     uint16_t depth, uint16_t cat)
+{
+	char k[NORM_URL_MAX + 1];
+	struct norm_url ku;
+	if (adapt_key(a, url, len, k, &ku) != 1)
+		return 0;
+	int rc = frontier_mark_seen(a->fr, txn, k, ku.len, cat);
+	if (rc < 0)
+		return rc;
+	if (rc == 0) {
+		/* Known: fetched itself (then nothing to do), or queued and
+		 * not fetched yet (then it is not to be). */
+		unsigned char rk[SC_KEY_LEN];
+		struct store_record r;
+		sc_url_key(k, ku.len, rk);
+		rc = store_get(a->s, txn, rk, &r);
+		if (rc == 0 && r.fetched)
+			return 0;
+		if (rc && rc != SC_E_NOTFOUND)
+			return rc;
+	}
+	uint32_t ids[HELD_RULES_MAX];
+	size_t n = changing_rules(a, url, len, false, ids);
+	if (!n)
+		return 0;
+	struct frontier_url fu = {
+		.url = k,
+		.url_len = ku.len,
+		.u = &ku,
+		.found = url,
+		.found_len = len,
+		.depth = depth,
+		.category = cat,
+	};
+	unsigned char hkey[17] = { 'h' };
+	sc_url_key(k, ku.len, hkey + 1);
+	if ((rc = held_put(a, txn, hkey, &fu, ADAPT_HOLD_LEASED | HOLD_COVER, k,
+			   ku.len, ids, n)))
+		return rc;
+	pthread_mutex_lock(&a->mu);
+	bool added;
+	struct tval *t = tab_put(&a->cover_ix, get_be64(hkey + 1), &added);
+	if (t)
+		t->a = 1;
+	pthread_mutex_unlock(&a->mu);
+	return t ? 0 : SC_E_NOMEM;
+}
+
+static int cover_host(struct adapt *a, MDB_txn *txn, const char *host)
+{
+	unsigned char prefix[9] = { 'p' };
+	put_be64(prefix + 1, hash_str(host, strlen(host)));
+	struct cover cv = { a, txn };
+	return store_adapt_scan(a->s, txn, prefix, sizeof(prefix), cover_page,
+				&cv);
+}
+
+static int scan_host_pages(struct adapt *a, MDB_txn *txn, struct arule *r,
+			   const char *host);
+
+/* The active set of host changed: its candidates' images are made anew
+ * from the host's pages (support already counted stays counted: the
+ * supporting signatures are kept). */
+static int rejudge(struct adapt *a, MDB_txn *txn, const char *host)
+{
+	pthread_mutex_lock(&a->mu);
+	struct ahost *h = host_find(a, host, strlen(host));
+	pthread_mutex_unlock(&a->mu);
+	if (!h)
+		return 0;
+	for (size_t i = 0; i < h->n_rules; i++) {
+		struct arule *c = &a->rules[h->rules[i]];
+		if (c->state != ADAPT_CANDIDATE)
+			continue;
+		tab_free(&c->img);
+		int rc = scan_host_pages(a, txn, c, c->scope);
+		if (!rc && c->r.kind == NORM_RULE_ALIAS)
+			rc = scan_host_pages(a, txn, c, c->r.a);
+		if (rc)
+			return rc;
+	}
+	return 0;
+}
+
+/* Move rules whose evidence changed through the gate. */
+static int gate(struct adapt *a, MDB_txn *txn)
+{
+	bool changed = false;
+	for (size_t i = 0; i < a->n_rules; i++) {
+		struct arule *r = &a->rules[i];
+		if (!r->dirty)
+			continue;
+		uint8_t old = r->state;
+		if (r->state == ADAPT_CANDIDATE && r->counters) {
+			r->state = ADAPT_REFUTED;
+		} else if (r->state == ADAPT_CANDIDATE &&
+			   r->support >= a->o.min_support &&
+			   wilson_lower(r->support, r->support + r->counters,
+					a->z) > 0.5) {
+			r->state = ADAPT_ACTIVE;
+		} else if (r->state == ADAPT_ACTIVE && r->counters) {
+			r->state = ADAPT_RETIRED;
+		}
+		if (r->state == old)
+			continue;
+		r->changed = now_ms();
+		changed = true;
+		pthread_mutex_lock(&a->mu);
+		if (old == ADAPT_CANDIDATE)
+			a->st.candidates--;
+		if (old == ADAPT_ACTIVE) {
+			a->st.active--;
+			a->st.saved -= a->st.saved >= r->held ? r->held
+							      : a->st.saved;
+		}
+		if (r->state == ADAPT_ACTIVE)
+			a->st.active++;
+		else if (r->state == ADAPT_RETIRED)
+			a->st.retired++;
+		else
+			a->st.refuted++;
+		struct ahost *h = host_find(a, r->scope, strlen(r->scope));
+		if (h)
+			host_compile(a, h);
+		pthread_mutex_unlock(&a->mu);
+		if (r->state == ADAPT_REFUTED || r->state == ADAPT_RETIRED) {
+			tab_free(&r->img);
+			tab_free(&r->sup);
+		}
+		if (r->state == ADAPT_RETIRED) {
+			int rc = retire(a, txn, r);
+			if (rc)
+				return rc;
+		}
+		if (r->state == ADAPT_ACTIVE) {
+			int rc = cover_host(a, txn, r->scope);
+			if (!rc)
+				rc = rejudge(a, txn, r->scope);
+			if (!rc && r->r.kind == NORM_RULE_ALIAS)
+				rc = rejudge(a, txn, r->r.a);
+			if (rc)
+				return rc;
+		}
+	}
+	(void)changed;
+	return save_dirty(a, txn);
+}
+
+/* ---- New candidates --------------------------------------------------- */
+
+struct backfill {
+	struct adapt *a;
+	struct arule *r;
+	const char *host; /* pages of this host only */
+	size_t hl;
+};
+
+static int backfill_page(void *arg, const void *key, size_t klen,
+			 const void *val, size_t vlen)
+{
+	struct backfill *b = arg;
+	(void)key;
+	if (klen != 25 || vlen <= PAGE_HEAD)
+		return SC_E_CORRUPT;
+	const unsigned char *v = val;
+	const char *url = (const char *)v + PAGE_HEAD;
+	size_t len = vlen - PAGE_HEAD;
+	int rc = eval_page(b->a, b->r, url, len, hash_str(url, len), sig64(v));
+	return rc < -1 ? rc : 0;
+}
+
+static int scan_host_pages(struct adapt *a, MDB_txn *txn, struct arule *r,
+			   const char *host)
+{
+	unsigned char prefix[9] = { 'p' };
+	put_be64(prefix + 1, hash_str(host, strlen(host)));
+	struct backfill b = { a, r, host, strlen(host) };
+	return store_adapt_scan(a->s, txn, prefix, sizeof(prefix),
+				backfill_page, &b);
+}
+
+/* A new candidate (unless the host has it already, or too many), its
+ * evidence read from the host's pages. */
+static int propose(struct adapt *a, MDB_txn *txn, const char *scope,
+		   const struct norm_rule *nr, uint32_t *idx_out)
+{
+	pthread_mutex_lock(&a->mu);
+	struct ahost *h = host_find(a, scope, strlen(scope));
+	pthread_mutex_unlock(&a->mu);
+	*idx_out = UINT32_MAX;
+	if (h) {
+		for (size_t i = 0; i < h->n_rules; i++)
+			if (same_rule(&a->rules[h->rules[i]], scope, nr)) {
+				*idx_out = h->rules[i];
+				return 0;
+			}
+		if (h->own >= HOST_RULES_MAX)
+			return 0;
+	}
+	struct arule r = { .id = a->next_id++, .state = ADAPT_CANDIDATE };
+	snprintf(r.scope, sizeof(r.scope), "%s", scope);
+	r.r = *nr;
+	r.created = r.changed = now_ms();
+	uint32_t idx;
+	int rc = add_rule_mem(a, &r, &idx);
+	if (rc)
+		return rc;
+	*idx_out = idx;
+	struct arule *ar = &a->rules[idx];
+	if ((rc = scan_host_pages(a, txn, ar, scope)))
+		return rc;
+	if (nr->kind == NORM_RULE_ALIAS &&
+	    (rc = scan_host_pages(a, txn, ar, nr->a)))
+		return rc;
+	ar->dirty = true;
+	return save_next_id(a, txn);
+}
+
+/* Is x "www." followed by y? */
+static bool www_of(const char *x, size_t xl, const char *y, size_t yl)
+{
+	return xl == yl + 4 && memcmp(x, "www.", 4) == 0 &&
+	       memcmp(x + 4, y, yl) == 0;
+}
+
+/* A pair that only several rules together explain supports each of
+ * them: one document, seen under two forms that differ by exactly what
+ * those rules rewrite (each is needed), on a server consistent enough to
+ * serve it under both.  Without this a host whose links vary in several
+ * ways at once (case and slash and a session id) would have to show each
+ * difference alone, three times, before anything applies. */
+static void joint_support(struct adapt *a, const uint32_t *ids, size_t n,
+			  uint64_t doc)
+{
+	if (n < 2)
+		return;
+	for (size_t i = 0; i < n; i++) {
+		struct arule *r = &a->rules[ids[i]];
+		if (r->state != ADAPT_CANDIDATE)
+			continue;
+		bool added;
+		struct tval *t = tab_put(&r->sup, doc, &added);
+		if (!t || t->a)
+			continue;
+		t->a = 1;
+		r->support++;
+		r->dirty = true;
+	}
+}
+
+/* The candidates a pair of equal URLs (strict) proposes; doc names their
+ * document (its signature, or a redirect's target). */
+static int pair(struct adapt *a, MDB_txn *txn, const char *x, size_t xl,
+		const char *y, size_t yl, uint64_t doc)
+{
+	uint32_t ids[17];
+	size_t n_ids = 0;
+	struct norm_url ux, uy;
+	if (norm_split(x, xl, &ux) || norm_split(y, yl, &uy))
+		return 0;
+	const char *hx = x + ux.host_off, *hy = y + uy.host_off;
+	char scope[NORM_HOST_MAX + 1];
+	char ky[NORM_URL_MAX + 1], kx[NORM_URL_MAX + 1];
+	struct norm_url kux, kuy;
+	int rc;
+	if (ux.host_len != uy.host_len || memcmp(hx, hy, ux.host_len) != 0) {
+		/* Two names of one site, or not. */
+		const char *www = NULL, *site = NULL;
+		size_t wl = 0, sl = 0;
+		if (www_of(hx, ux.host_len, hy, uy.host_len)) {
+			www = hx, wl = ux.host_len, site = hy, sl = uy.host_len;
+		} else if (www_of(hy, uy.host_len, hx, ux.host_len)) {
+			www = hy, wl = uy.host_len, site = hx, sl = ux.host_len;
+		}
+		if (!www || wl > NORM_HOST_MAX)
+			return 0;
+		struct norm_rule al = { .kind = NORM_RULE_ALIAS };
+		memcpy(al.host, www, wl);
+		memcpy(al.a, site, sl);
+		memcpy(scope, www, wl);
+		scope[wl] = '\0';
+		if ((rc = propose(a, txn, scope, &al, &ids[n_ids])))
+			return rc;
+		n_ids += ids[n_ids] != UINT32_MAX;
+		/* The rest of the difference, on the site's name. */
+		if ((rc = norm_rule_apply(&al, x, xl, kx, sizeof(kx), &kux)) ||
+		    (rc = norm_rule_apply(&al, y, yl, ky, sizeof(ky), &kuy)))
+			return 0;
+	} else {
+		memcpy(kx, x, xl + 1);
+		memcpy(ky, y, yl + 1);
+		kux = ux;
+		kuy = uy;
+	}
+	/* What the site's active rules explain already is no news. */
+	char px[NORM_URL_MAX + 1], py[NORM_URL_MAX + 1];
+	struct norm_url pux, puy;
+	if (adapt_key(a, kx, kux.len, px, &pux) < 0 ||
+	    adapt_key(a, ky, kuy.len, py, &puy) < 0)
+		return 0;
+	if (pux.len == puy.len && memcmp(px, py, pux.len) == 0)
+		return 0;
+	struct norm_rule c[16];
+	size_t n = norm_rules_derive(px, pux.len, py, puy.len, c, 16);
+	memcpy(scope, px + pux.host_off, pux.host_len);
+	scope[pux.host_len] = '\0';
+	for (size_t i = 0; i < n; i++) {
+		if ((rc = propose(a, txn, scope, &c[i], &ids[n_ids])))
+			return rc;
+		n_ids += ids[n_ids] != UINT32_MAX;
+	}
+	joint_support(a, ids, n_ids, doc);
+	return 0;
+}
+
+/* ---- The writer's calls ----------------------------------------------- */
+
+int adapt_page(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
+	       uint16_t depth, uint16_t category, const unsigned char sig[16],
+	       const char *rep, size_t rep_len)
+{
+	struct norm_url u;
+	if (norm_split(url, len, &u))
+		return 0;
+	unsigned char key[25] = { 'p' };
+	put_be64(key + 1, hash_str(url + u.host_off, u.host_len));
+	sc_url_key(url, len, key + 9);
+	const void *v;
+	size_t vl;
+	int rc = store_adapt_get(a->s, txn, key, sizeof(key), &v, &vl);
+	if (rc == 0)
+		return 0; /* fetched again after a crash: counted once */
+	if (rc != SC_E_NOTFOUND)
+		return rc;
+	unsigned char val[PAGE_HEAD + NORM_URL_MAX];
+	memcpy(val, sig, 16);
+	put_be16(val + 16, depth);
+	put_be16(val + 18, category);
+	memcpy(val + PAGE_HEAD, url, len);
+	if ((rc = store_adapt_put(a->s, txn, key, sizeof(key), val,
+				  PAGE_HEAD + len)))
+		return rc;
+	uint64_t s = sig64(sig);
+	if ((rc = group_note(a, s, fold_hash(url, &u))))
+		return rc;
+	/* The host must exist for its rules to see the page. */
+	pthread_mutex_lock(&a->mu);
+	struct ahost *h = host_get(a, url + u.host_off, u.host_len);
+	pthread_mutex_unlock(&a->mu);
+	if (!h)
+		return SC_E_NOMEM;
+	if ((rc = page_rules(a, url, len, &u, s)))
+		return rc;
+	/* An audit's result. */
+	unsigned char akey[17] = { 'a' };
+	sc_url_key(url, len, akey + 1);
+	if ((rc = store_adapt_get(a->s, txn, akey, sizeof(akey), &v, &vl)) ==
+	    0) {
+		const unsigned char *ids = v;
+		for (size_t i = 0; i + 4 <= vl; i += 4) {
+			uint32_t id = get_be32(ids + i);
+			for (size_t k = 0; k < a->n_rules; k++)
+				if (a->rules[k].id == id &&
+				    a->rules[k].counters &&
+				    a->rules[k].state == ADAPT_ACTIVE) {
+					a->rules[k].audit_fail++;
+					a->rules[k].dirty = true;
+				}
+		}
+		if ((rc = store_adapt_del(a->s, txn, akey, sizeof(akey))))
+			return rc;
+		pthread_mutex_lock(&a->mu);
+		struct tval *t = tab_get(&a->audit_ix, get_be64(akey + 1));
+		if (t)
+			t->a = 0;
+		pthread_mutex_unlock(&a->mu);
+	} else if (rc != SC_E_NOTFOUND) {
+		return rc;
+	}
+	if (rep && !generic(a, s) &&
+	    (rc = pair(a, txn, url, len, rep, rep_len, s)))
+		return rc;
+	if ((rc = gate(a, txn)))
+		return rc;
+	/* Fetched under a form the rules rewrite (queued before they
+	 * applied, or an audit): its key is known from now on. */
+	return cover_one(a, txn, url, len, depth, category);
+}
+
+int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
+		   size_t from_len, const char *to, size_t to_len)
+{
+	uint64_t doc = hash_str(to, to_len) | 1ull << 63;
+	int rc = pair(a, txn, from, from_len, to, to_len, doc);
+	if (rc)
+		return rc;
+	/* Support: the rules that map the two together, the target standing
+	 * for the document. */
+	struct norm_url u;
+	if (norm_split(from, from_len, &u))
+		return 0;
+	pthread_mutex_lock(&a->mu);
+	struct ahost *h = host_find(a, from + u.host_off, u.host_len);
+	pthread_mutex_unlock(&a->mu);
+	if (!h)
+		return gate(a, txn);
+	for (size_t i = 0; i < h->n_rules; i++) {
+		struct arule *r = &a->rules[h->rules[i]];
+		if (r->state != ADAPT_CANDIDATE && r->state != ADAPT_ACTIVE)
+			continue;
+		char x[NORM_URL_MAX + 1], y[NORM_URL_MAX + 1];
+		struct norm_url xu, yu;
+		if (norm_rule_apply(&r->r, from, from_len, x, sizeof(x), &xu) ||
+		    norm_rule_apply(&r->r, to, to_len, y, sizeof(y), &yu) ||
+		    xu.len != yu.len || memcmp(x, y, xu.len) != 0)
+			continue;
+		bool added;
+		struct tval *s = tab_put(&r->sup, doc, &added);
+		if (!s)
+			return SC_E_NOMEM;
+		if (!s->a) {
+			s->a = 1;
+			r->support++;
+			r->dirty = true;
+		}
+	}
+	return gate(a, txn);
+}
+
+void adapt_stats(struct adapt *a, struct adapt_stats *ret)
+{
+	pthread_mutex_lock(&a->mu);
+	*ret = a->st;
+	pthread_mutex_unlock(&a->mu);
+}
+
+/* ---- Listing ---------------------------------------------------------- */
+
+struct list_ctx {
+	int (*fn)(void *arg, const struct adapt_rule_info *r);
+	void *arg;
+	struct adapt_rule_info info;
+};
+
+static int list_one(void *arg, const void *key, size_t klen, const void *val,
+		    size_t vlen)
+{
+	struct list_ctx *l = arg;
+	if (klen != 5)
+		return SC_E_CORRUPT;
+	struct arule r;
+	struct adapt_rule_info *in = &l->info;
+	int rc = rule_decode(val, vlen,
+			     get_be32((const unsigned char *)key + 1), &r,
+			     in->counter_a, in->counter_b);
+	if (rc)
+		return rc;
+	in->id = r.id;
+	in->state = r.state;
+	snprintf(in->host, sizeof(in->host), "%s", r.scope);
+	if (norm_rule_describe(&r.r, in->text, sizeof(in->text)))
+		snprintf(in->text, sizeof(in->text), "(too long)");
+	in->support = r.support;
+	in->counters = r.counters;
+	in->audits = r.audits;
+	in->audit_failures = r.audit_fail;
+	in->held = r.held;
+	in->saved = r.saved;
+	in->created_ms = r.created;
+	in->changed_ms = r.changed;
+	return l->fn(l->arg, in);
+}
+
+int adapt_list(struct store *s, MDB_txn *txn,
+	       int (*fn)(void *arg, const struct adapt_rule_info *r), void *arg)
+{
+	struct list_ctx *l = malloc(sizeof(*l));
+	if (!l)
+		return SC_E_NOMEM;
+	l->fn = fn;
+	l->arg = arg;
+	int rc = store_adapt_scan(s, txn, "r", 1, list_one, l);
+	free(l);
+	return rc;
+}

@@ -1,0 +1,190 @@
+/* test-rules.c — learned rewrite rules (normalize/rules.c): what each kind
+ * does to a URL, which candidates a pair of equal pages gives, that a
+ * host's rule set is idempotent, and that the derivation never proposes a
+ * rule that fails to map its own pair together. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "normalize.h"
+
+static const char *apply1(const struct norm_rule *r, const char *url)
+{
+	static char out[NORM_URL_MAX + 1];
+	if (norm_rule_apply(r, url, strlen(url), out, sizeof(out), NULL))
+		return "(error)";
+	return out;
+}
+
+static struct norm_rule step(uint32_t s)
+{
+	return (struct norm_rule){ .kind = NORM_RULE_STEP, .step = s };
+}
+
+static struct norm_rule param(const char *name)
+{
+	struct norm_rule r = { .kind = NORM_RULE_PARAM };
+	snprintf(r.a, sizeof(r.a), "%s", name);
+	return r;
+}
+
+static struct norm_rule dust(const char *ctx, const char *from, const char *to)
+{
+	struct norm_rule r = { .kind = NORM_RULE_DUST };
+	snprintf(r.a, sizeof(r.a), "%s", ctx);
+	snprintf(r.from, sizeof(r.from), "%s", from);
+	snprintf(r.to, sizeof(r.to), "%s", to);
+	return r;
+}
+
+static void test_apply_one(void)
+{
+	struct norm_rule r = step(NORM_LOWERCASE_PATH);
+	CHECK_STR(apply1(&r, "http://a.test/A/B?Q=1"), "http://a.test/a/b?Q=1");
+	r = step(NORM_ADD_TRAILING_SLASH);
+	CHECK_STR(apply1(&r, "http://a.test/dir"), "http://a.test/dir/");
+	CHECK_STR(apply1(&r, "http://a.test/f.html"), "http://a.test/f.html");
+	r = param("sid");
+	CHECK_STR(apply1(&r, "http://a.test/x?b=2&sid=9&a=1"),
+		  "http://a.test/x?b=2&a=1");
+	CHECK_STR(apply1(&r, "http://a.test/x?sidx=9"),
+		  "http://a.test/x?sidx=9");
+	CHECK_STR(apply1(&r, "http://a.test/x?sid=9"), "http://a.test/x");
+	r = (struct norm_rule){ .kind = NORM_RULE_ALIAS };
+	strcpy(r.host, "www.a.test");
+	strcpy(r.a, "a.test");
+	CHECK_STR(apply1(&r, "http://www.a.test/p?q"), "http://a.test/p?q");
+	CHECK_STR(apply1(&r, "http://www.b.test/p"), "http://www.b.test/p");
+	r = dust("/", "story_{N}.html", "story?id={N}");
+	CHECK_STR(apply1(&r, "http://a.test/story_12.html"),
+		  "http://a.test/story?id=12");
+	/* A query after the rewrite joins the rewrite's own. */
+	CHECK_STR(apply1(&r, "http://a.test/story_12.html?sid=4"),
+		  "http://a.test/story?id=12&sid=4");
+	/* Only right after the context, only up to a delimiter, only
+	 * digits for the placeholder. */
+	CHECK_STR(apply1(&r, "http://a.test/x/story_12.html"),
+		  "http://a.test/x/story_12.html");
+	CHECK_STR(apply1(&r, "http://a.test/story_12.htmlx"),
+		  "http://a.test/story_12.htmlx");
+	CHECK_STR(apply1(&r, "http://a.test/story_ab.html"),
+		  "http://a.test/story_ab.html");
+	r = dust("/sport/", "soccer", "football");
+	CHECK_STR(apply1(&r, "http://a.test/sport/soccer/x"),
+		  "http://a.test/sport/football/x");
+	CHECK_STR(apply1(&r, "http://a.test/sport/soccerx/x"),
+		  "http://a.test/sport/soccerx/x");
+}
+
+/* Does the set of derived rules contain want (by description)? */
+static bool derives(const char *a, const char *b, const char *want)
+{
+	struct norm_rule r[16];
+	size_t n = norm_rules_derive(a, strlen(a), b, strlen(b), r, 16);
+	for (size_t i = 0; i < n; i++) {
+		char d[512];
+		if (norm_rule_describe(&r[i], d, sizeof(d)) == 0 &&
+		    strcmp(d, want) == 0)
+			return true;
+	}
+	fprintf(stderr, "  %s ~ %s: %zu rules, not \"%s\"\n", a, b, n, want);
+	return false;
+}
+
+static size_t n_derived(const char *a, const char *b)
+{
+	struct norm_rule r[16];
+	return norm_rules_derive(a, strlen(a), b, strlen(b), r, 16);
+}
+
+static void test_derive(void)
+{
+	CHECK(derives("http://a.test/a/Foo-1", "http://a.test/a/foo-1",
+		      "step lowercase_path"));
+	CHECK(n_derived("http://a.test/a/Foo-1", "http://a.test/a/foo-1") == 1);
+	CHECK(derives("http://a.test/a/b", "http://a.test/a/b/",
+		      "step add_trailing_slash"));
+	CHECK(derives("http://a.test/s/", "http://a.test/s/index.html",
+		      "step remove_default_page"));
+	CHECK(derives("http://a.test/x?sid=1", "http://a.test/x?sid=2",
+		      "ignore parameter sid"));
+	CHECK(derives("http://a.test/l?page=2&sort=asc",
+		      "http://a.test/l?page=2", "ignore parameter sort"));
+	CHECK(n_derived("http://a.test/l?page=2&sort=asc",
+			"http://a.test/l?page=2") == 1);
+	CHECK(derives("http://a.test/l?b=1&a=2", "http://a.test/l?a=2&b=1",
+		      "step sort_query"));
+	/* Two differences, two candidates: each is needed. */
+	CHECK(derives("http://a.test/a/Foo?s=1", "http://a.test/a/foo",
+		      "step lowercase_path"));
+	CHECK(derives("http://a.test/a/Foo?s=1", "http://a.test/a/foo",
+		      "ignore parameter s"));
+	CHECK(derives("http://a.test/story?id=3", "http://a.test/story_3.html",
+		      "rewrite /story_{N}.html -> /story?id={N}"));
+	CHECK(derives("http://a.test/story_3.html", "http://a.test/story?id=3",
+		      "rewrite /story_{N}.html -> /story?id={N}"));
+	CHECK(derives("http://a.test/s/soccer/x", "http://a.test/s/football/x",
+		      "rewrite /s/football -> /s/soccer"));
+	/* Nothing explains a different host or scheme-and-path pair. */
+	CHECK(n_derived("http://a.test/x", "http://b.test/x") == 0);
+	CHECK(n_derived("http://a.test/x", "http://a.test/x") == 0);
+	/* Too many differing parameters: another page, not a session. */
+	CHECK(n_derived("http://a.test/x?a=1&b=1&c=1&d=1&e=1",
+			"http://a.test/x") == 0 ||
+	      !derives("http://a.test/x?a=1&b=1&c=1&d=1&e=1", "http://a.test/x",
+		       "ignore parameter a"));
+}
+
+/* Every rule derived from a pair maps... the pair together once the
+ * pair's other candidates apply too; and a host's rules are idempotent. */
+static void test_properties(void)
+{
+	static const char *pairs[][2] = {
+		{ "http://a.test/a/Foo-1?sid=9", "http://a.test/a/foo-1/" },
+		{ "http://a.test/sec/index.html?x=1", "http://a.test/sec/" },
+		{ "http://a.test/story_7.html", "http://a.test/story?id=7" },
+		{ "http://a.test/l?page=1&sort=d&t=2",
+		  "http://a.test/l?t=1&page=1" },
+		{ "http://a.test//x//y", "http://a.test/x/y" },
+	};
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		struct norm_rule r[16];
+		const char *a = pairs[i][0], *b = pairs[i][1];
+		size_t n = norm_rules_derive(a, strlen(a), b, strlen(b), r, 16);
+		CHECK(n > 0);
+		struct norm_hostrules hr = { 0 };
+		const char *params[16];
+		struct norm_rule d[16];
+		for (size_t k = 0; k < n; k++) {
+			if (r[k].kind == NORM_RULE_STEP)
+				hr.steps |= r[k].step;
+			else if (r[k].kind == NORM_RULE_PARAM)
+				params[hr.n_params++] = r[k].a;
+			else if (r[k].kind == NORM_RULE_DUST)
+				d[hr.n_dust++] = r[k];
+		}
+		hr.params = params;
+		hr.dust = d;
+		char x[NORM_URL_MAX + 1], y[NORM_URL_MAX + 1],
+			z[NORM_URL_MAX + 1];
+		CHECK(norm_rules_apply(&hr, a, strlen(a), x, sizeof(x), NULL) ==
+		      0);
+		CHECK(norm_rules_apply(&hr, b, strlen(b), y, sizeof(y), NULL) ==
+		      0);
+		if (strcmp(x, y) != 0)
+			fprintf(stderr, "  pair %zu: %s != %s\n", i, x, y);
+		CHECK(strcmp(x, y) == 0);
+		CHECK(norm_rules_apply(&hr, x, strlen(x), z, sizeof(z), NULL) ==
+		      0);
+		CHECK_STR(z, x);
+	}
+}
+
+int main(void)
+{
+	test_apply_one();
+	test_derive();
+	test_properties();
+	return check_done();
+}
