@@ -181,6 +181,9 @@ struct row {
 	const char *name;
 	int curl;      /* libcurl instead of norm_url() */
 	int base_once; /* norm_base_set() only when the page changes */
+	/* Adaptive: after strict normalization, a host's learned rules
+	 * (norm_rules_apply()) as if every host had these. */
+	const struct norm_hostrules *rules;
 	struct norm_opts opts;
 	double ns[MAX_REPS];
 	unsigned long allocs, failures;
@@ -192,7 +195,7 @@ static volatile unsigned long sink;
 static unsigned long run_norm(const struct urlgen_corpus *c, struct row *r)
 {
 	static struct norm_base base;
-	static char out[NORM_URL_MAX + 1];
+	static char out[NORM_URL_MAX + 1], out2[NORM_URL_MAX + 1];
 	struct norm_url u;
 	size_t last_base = (size_t)-1, i;
 	unsigned long failures = 0, acc = 0;
@@ -217,6 +220,10 @@ static unsigned long run_norm(const struct urlgen_corpus *c, struct row *r)
 		}
 		if (norm_url(&r->opts, b, c->text + l->off, l->len, out,
 			     sizeof(out), &u) != 0)
+			failures++;
+		else if (r->rules &&
+			 norm_rules_apply(r->rules, out, u.len, out2,
+					  sizeof(out2), &u) != 0)
 			failures++;
 		else
 			acc += u.len;
@@ -603,7 +610,7 @@ static int parse_number(const char *s, unsigned long long *ret)
 int main(int argc, char **argv)
 {
 	static struct urlgen_corpus c;
-	static struct row rows[8];
+	static struct row rows[10];
 	unsigned long long count = DEFAULT_COUNT, reps = DEFAULT_REPS;
 	unsigned long long seed = DEFAULT_SEED;
 	int check_allocs = 0, absolute_only = 0, n_rows = 0, i, rep, status = 0;
@@ -701,6 +708,31 @@ int main(int argc, char **argv)
 			rows[n_rows].base_once = profile_rows[i].base_once;
 			rows[n_rows].opts.steps = norm_profile_steps(
 				profile_rows[i].profile);
+			n_rows++;
+		}
+		/* Adaptive as a host with four learned rules sees it: the
+		 * strict form, then its steps, two ignored parameters and
+		 * a DUST rewrite (the crawler's per-host lookup, a hash
+		 * probe under a mutex, is not in this row). */
+		static struct norm_rule dust = { .kind = NORM_RULE_DUST,
+						 .a = "/",
+						 .from = "story_{N}.html",
+						 .to = "story?id={N}" };
+		static const char *const params[] = { "sid", "sort" };
+		static const struct norm_hostrules hr = {
+			.steps = NORM_LOWERCASE_PATH | NORM_ADD_TRAILING_SLASH,
+			.params = params,
+			.n_params = 2,
+			.dust = &dust,
+			.n_dust = 1,
+		};
+		for (int k = 0; k < 2; k++) {
+			rows[n_rows].name = k ? "adaptive, 4 rules, base once"
+					      : "adaptive, 4 rules/host";
+			rows[n_rows].base_once = k;
+			rows[n_rows].opts.steps = norm_profile_steps(
+				NORM_PROFILE_STRICT);
+			rows[n_rows].rules = &hr;
 			n_rows++;
 		}
 		rows[n_rows].name = "libcurl URL API";

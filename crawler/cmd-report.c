@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "adapt.h"
 #include "commands.h"
 #include "normalize.h"
 #include "report-focus.h"
@@ -368,7 +369,63 @@ struct results {
 	const struct truth *truth;
 	struct contingency con;
 	const struct focus_report *focus;
+	const struct rules_report *rules;
 };
+
+/* The learned rules of an adaptive crawl (crawler/adapt.h): how many in
+ * each state, the fetches the active ones saved, and a line each. */
+struct rules_report {
+	uint64_t by_state[4], saved, audits;
+	char *text; /* one line a rule (open_memstream), or NULL */
+	size_t len;
+	FILE *f;
+};
+
+static int collect_rule(void *arg, const struct adapt_rule_info *r)
+{
+	struct rules_report *rr = arg;
+	if (r->state < 4)
+		rr->by_state[r->state]++;
+	if (r->state == ADAPT_ACTIVE)
+		rr->saved += r->saved;
+	rr->audits += r->audits;
+	if (rr->f && r->state != ADAPT_CANDIDATE)
+		fprintf(rr->f, "  %-9s %-28s %s (support %llu, saved %llu)\n",
+			adapt_state_name(r->state), r->host, r->text,
+			(unsigned long long)r->support,
+			(unsigned long long)r->saved);
+	return 0;
+}
+
+static json_t *rules_json(const struct rules_report *rr)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "active",
+			 (json_int_t)rr->by_state[ADAPT_ACTIVE], "candidates",
+			 (json_int_t)rr->by_state[ADAPT_CANDIDATE], "retired",
+			 (json_int_t)rr->by_state[ADAPT_RETIRED], "refuted",
+			 (json_int_t)rr->by_state[ADAPT_REFUTED],
+			 "fetches_saved", (json_int_t)rr->saved, "audits",
+			 (json_int_t)rr->audits);
+}
+
+static void rules_print(const struct rules_report *rr)
+{
+	uint64_t n = rr->by_state[0] + rr->by_state[1] + rr->by_state[2] +
+		     rr->by_state[3];
+	if (!n)
+		return;
+	printf("\nlearned rules (sigcrawl rules lists each with its "
+	       "evidence)\n  %llu active, %llu candidates, %llu retired, "
+	       "%llu refuted; %llu fetches saved (summed over the active rules), "
+	       "%llu audits\n",
+	       (unsigned long long)rr->by_state[ADAPT_ACTIVE],
+	       (unsigned long long)rr->by_state[ADAPT_CANDIDATE],
+	       (unsigned long long)rr->by_state[ADAPT_RETIRED],
+	       (unsigned long long)rr->by_state[ADAPT_REFUTED],
+	       (unsigned long long)rr->saved, (unsigned long long)rr->audits);
+	if (rr->text)
+		fwrite(rr->text, 1, rr->len, stdout);
+}
 
 static double redundancy(const struct step_row *s)
 {
@@ -462,6 +519,7 @@ static json_t *results_json(const struct results *x)
 	}
 	bad |= set(o, "steps", steps);
 	bad |= set(o, "categories", focus_report_json(x->focus));
+	bad |= set(o, "rules", rules_json(x->rules));
 	if (x->truth) {
 		const struct contingency *c = &x->con;
 		size_t all = c->tp + c->fn + c->fp + c->tn;
@@ -534,6 +592,7 @@ static int print_results(const struct results *x, bool json)
 	} else {
 		print_table(x);
 		focus_report_print(x->focus);
+		rules_print(x->rules);
 	}
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return EXIT_OK;
@@ -641,15 +700,32 @@ int cmd_report(int argc, char **argv)
 			  reason(rc));
 		goto out;
 	}
-	struct results x = {
-		.store = dir, .truth_path = truth_path, .rep = &rep, .focus = fr
-	};
+	struct rules_report rr = { 0 };
+	rr.f = open_memstream(&rr.text, &rr.len);
+	rc = adapt_list(s, txn, collect_rule, &rr);
+	if (rr.f && fclose(rr.f) != 0) {
+		free(rr.text);
+		rr.text = NULL;
+	}
+	rr.f = NULL;
+	if (rc) {
+		free(rr.text);
+		sc_errorf(CMD, "%s: reading the learned rules failed: %s", dir,
+			  reason(rc));
+		goto out;
+	}
+	struct results x = { .store = dir,
+			     .truth_path = truth_path,
+			     .rep = &rep,
+			     .focus = fr,
+			     .rules = &rr };
 	rc = compute(&x, truth_path ? &truth : NULL);
 	if (rc) {
 		sc_errorf(CMD, "%s", reason(rc));
 		goto out;
 	}
 	status = print_results(&x, json);
+	free(rr.text);
 out:
 	focus_report_free(fr);
 	if (txn)

@@ -177,7 +177,8 @@ int cmd_rules(int argc, char **argv)
 	}
 	if (!t.json)
 		printf("%llu active, %llu candidates, %llu retired, %llu "
-		       "refuted; %llu fetches saved by the active rules\n",
+		       "refuted; %llu fetches saved, summed over the active rules (a URL "
+		       "two rules held counts for both)\n",
 		       (unsigned long long)t.by_state[ADAPT_ACTIVE],
 		       (unsigned long long)t.by_state[ADAPT_CANDIDATE],
 		       (unsigned long long)t.by_state[ADAPT_RETIRED],

@@ -98,6 +98,10 @@ check_true "each /dN variant was fetched at most once ($dups requests for 12 URL
 check_true "export has the rule field" grep -q '"rule":' "$tmp/r.export"
 "$sigcrawl" rules --store "$tmp/r.store" >"$tmp/r.text"
 check_true "rules (text) lists the retired rule" grep -Eq 'retired +r.test +ignore parameter x' "$tmp/r.text"
+"$sigcrawl" report --store "$tmp/r.store" >"$tmp/r.report"
+check_true "report lists the retired rule" grep -Eq 'retired +r.test +ignore parameter x' "$tmp/r.report"
+"$sigcrawl" report --store "$tmp/r.store" --json >"$tmp/r.rjson"
+check_true "report --json counts it" python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["rules"]["retired"] != 1)' "$tmp/r.rjson"
 
 # --- 2. kill -9 keeps the rules --------------------------------------------
 python3 "$here/adaptive/webgen.py" "$tmp/g" --seed 4 --hosts 6 --docs 60
