@@ -246,7 +246,6 @@ int store_export_csv(const struct store_record *r, FILE *f)
 	     csv_text(f, r->duplicate_of, r->duplicate_of_len, true) &&
 	     fprintf(f, ",%s,%s,%s", rel, ename,
 		     r->truncated ? "true" : "false") > 0 &&
-	     csv_text(f, r->rule, r->rule_len, true) &&
-	     fputs("\r\n", f) != EOF;
+	     csv_text(f, r->rule, r->rule_len, true) && fputs("\r\n", f) != EOF;
 	return ok ? 0 : SC_E_IO;
 }
