@@ -3,9 +3,9 @@
  * The input is a stored value.  When it decodes, the record must encode
  * back to exactly the same bytes (one encoding per record), and both
  * exports must succeed: the JSON line must parse back with jansson into an
- * object of 17 fields, and the CSV line must be valid UTF-8 without NUL
- * and end in CRLF.  When it does not decode, the decoder must say
- * SC_E_CORRUPT.  Any broken promise aborts, which libFuzzer reports. */
+ * object of 18 fields (the rule among them), and the CSV line must be valid
+ * UTF-8 without NUL and end in CRLF.  When it does not decode, the decoder must
+ * say SC_E_CORRUPT.  Any broken promise aborts, which libFuzzer reports. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -89,7 +89,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fail("JSONL export is not one line", NULL);
 	json_error_t err;
 	json_t *j = json_loadb(out, outlen, JSON_ALLOW_NUL, &err);
-	if (!j || !json_is_object(j) || json_object_size(j) != 17)
+	if (!j || !json_is_object(j) || json_object_size(j) != 18)
 		fail("JSONL export does not parse back", NULL);
 	json_t *n = json_object_get(j, "normalized");
 	if (!json_is_string(n) || json_string_length(n) < r.normalized_len)
