@@ -197,8 +197,47 @@ struct adapt {
 	 * the seen set says the rest. */
 	struct tab claims;
 	struct adapt_stats st;
+	/* The rules whose evidence or counts changed since the last
+	 * save_dirty(), by index: the gate and the save visit only these,
+	 * not every rule, on each page.  dirty_all: the list could not
+	 * grow, visit all. */
+	uint32_t *dirty_ix;
+	size_t n_dirty, cap_dirty;
+	bool dirty_all;
 	bool replay; /* adapt_open(): evidence without counting it again */
 };
+
+static void mark_dirty(struct adapt *a, struct arule *r)
+{
+	if (r->dirty)
+		return;
+	r->dirty = true;
+	if (a->n_dirty == a->cap_dirty) {
+		size_t cap = a->cap_dirty ? 2 * a->cap_dirty : 64;
+		uint32_t *v = realloc(a->dirty_ix, cap * sizeof(*v));
+		if (!v) {
+			a->dirty_all = true;
+			return;
+		}
+		a->dirty_ix = v;
+		a->cap_dirty = cap;
+	}
+	a->dirty_ix[a->n_dirty++] = (uint32_t)(r - a->rules);
+}
+
+/* The rule with this id (a->rules is in id order), or NULL. */
+static struct arule *find_rule(struct adapt *a, uint32_t id)
+{
+	size_t lo = 0, hi = a->n_rules;
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+		if (a->rules[mid].id < id)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return lo < a->n_rules && a->rules[lo].id == id ? &a->rules[lo] : NULL;
+}
 
 static uint64_t sig64(const unsigned char sig[16])
 {
@@ -431,12 +470,17 @@ static int rule_decode(const void *val, size_t len, uint32_t id,
 
 static int save_dirty(struct adapt *a, MDB_txn *txn)
 {
-	for (size_t i = 0; i < a->n_rules; i++)
-		if (a->rules[i].dirty) {
-			int rc = rule_save(a, txn, &a->rules[i]);
-			if (rc)
-				return rc;
-		}
+	size_t n = a->dirty_all ? a->n_rules : a->n_dirty;
+	for (size_t k = 0; k < n; k++) {
+		struct arule *r = &a->rules[a->dirty_all ? k : a->dirty_ix[k]];
+		if (!r->dirty)
+			continue;
+		int rc = rule_save(a, txn, r);
+		if (rc)
+			return rc;
+	}
+	a->n_dirty = 0;
+	a->dirty_all = false;
 	return 0;
 }
 
@@ -499,7 +543,7 @@ static void withdraw(struct adapt *a, uint64_t sig)
 		v->a = 0;
 		if (!a->replay && r->support) {
 			r->support--;
-			r->dirty = true;
+			mark_dirty(a, r);
 		}
 	}
 }
@@ -583,24 +627,19 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 		s->a = 1;
 		if (!a->replay) {
 			r->support++;
-			r->dirty = true;
+			mark_dirty(a, r);
 		}
 		return 1;
 	}
 	if (a->replay)
 		return 0;
 	r->counters++;
-	r->dirty = true;
+	mark_dirty(a, r);
 	note_counter(r, url, img);
 	return -1;
 }
 
 /* ---- Opening -------------------------------------------------------- */
-
-struct open_ctx {
-	struct adapt *a;
-	int rc;
-};
 
 static int add_rule_mem(struct adapt *a, const struct arule *src,
 			uint32_t *idx);
@@ -780,6 +819,7 @@ void adapt_close(struct adapt *a)
 		free(a->rules[i].cb);
 	}
 	free(a->rules);
+	free(a->dirty_ix);
 	for (size_t i = 0; i < a->n_hosts; i++)
 		free(a->hosts[i].rules);
 	free(a->hosts);
@@ -1030,7 +1070,7 @@ int adapt_hold(struct adapt *a, MDB_txn *txn, const char *strict,
 		for (size_t i = 0; i < n; i++) {
 			put_be32(ids_v + 4 * i, a->rules[ids[i]].id);
 			a->rules[ids[i]].audits++;
-			a->rules[ids[i]].dirty = true;
+			mark_dirty(a, &a->rules[ids[i]]);
 		}
 		pthread_mutex_lock(&a->mu);
 		a->st.audits++;
@@ -1054,7 +1094,7 @@ int adapt_hold(struct adapt *a, MDB_txn *txn, const char *strict,
 	for (size_t i = 0; i < n; i++) {
 		a->rules[ids[i]].held++;
 		a->rules[ids[i]].saved += !queued;
-		a->rules[ids[i]].dirty = true;
+		mark_dirty(a, &a->rules[ids[i]]);
 	}
 	if (!queued) {
 		pthread_mutex_lock(&a->mu);
@@ -1184,7 +1224,7 @@ static int retire(struct adapt *a, MDB_txn *txn, struct arule *r)
 	free(hs.v);
 	if (!rc) {
 		r->held = 0;
-		r->dirty = true;
+		mark_dirty(a, r);
 	}
 	return rc;
 }
@@ -1303,9 +1343,10 @@ static int rejudge(struct adapt *a, MDB_txn *txn, const char *host)
 /* Move rules whose evidence changed through the gate. */
 static int gate(struct adapt *a, MDB_txn *txn)
 {
-	bool changed = false;
-	for (size_t i = 0; i < a->n_rules; i++) {
-		struct arule *r = &a->rules[i];
+	/* The list grows while it is walked (a retirement or a rejudged
+	 * candidate marks more): n is read again each time round. */
+	for (size_t k = 0; k < (a->dirty_all ? a->n_rules : a->n_dirty); k++) {
+		struct arule *r = &a->rules[a->dirty_all ? k : a->dirty_ix[k]];
 		if (!r->dirty)
 			continue;
 		uint8_t old = r->state;
@@ -1322,7 +1363,6 @@ static int gate(struct adapt *a, MDB_txn *txn)
 		if (r->state == old)
 			continue;
 		r->changed = now_ms();
-		changed = true;
 		pthread_mutex_lock(&a->mu);
 		if (old == ADAPT_CANDIDATE)
 			a->st.candidates--;
@@ -1360,7 +1400,6 @@ static int gate(struct adapt *a, MDB_txn *txn)
 				return rc;
 		}
 	}
-	(void)changed;
 	return save_dirty(a, txn);
 }
 
@@ -1369,8 +1408,6 @@ static int gate(struct adapt *a, MDB_txn *txn)
 struct backfill {
 	struct adapt *a;
 	struct arule *r;
-	const char *host; /* pages of this host only */
-	size_t hl;
 };
 
 static int backfill_page(void *arg, const void *key, size_t klen,
@@ -1392,7 +1429,7 @@ static int scan_host_pages(struct adapt *a, MDB_txn *txn, struct arule *r,
 {
 	unsigned char prefix[9] = { 'p' };
 	put_be64(prefix + 1, hash_str(host, strlen(host)));
-	struct backfill b = { a, r, host, strlen(host) };
+	struct backfill b = { a, r };
 	return store_adapt_scan(a->s, txn, prefix, sizeof(prefix),
 				backfill_page, &b);
 }
@@ -1430,7 +1467,7 @@ static int propose(struct adapt *a, MDB_txn *txn, const char *scope,
 	if (nr->kind == NORM_RULE_ALIAS &&
 	    (rc = scan_host_pages(a, txn, ar, nr->a)))
 		return rc;
-	ar->dirty = true;
+	mark_dirty(a, ar);
 	return save_next_id(a, txn);
 }
 
@@ -1462,7 +1499,7 @@ static void joint_support(struct adapt *a, const uint32_t *ids, size_t n,
 			continue;
 		t->a = 1;
 		r->support++;
-		r->dirty = true;
+		mark_dirty(a, r);
 	}
 }
 
@@ -1576,14 +1613,11 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
 	    0) {
 		const unsigned char *ids = v;
 		for (size_t i = 0; i + 4 <= vl; i += 4) {
-			uint32_t id = get_be32(ids + i);
-			for (size_t k = 0; k < a->n_rules; k++)
-				if (a->rules[k].id == id &&
-				    a->rules[k].counters &&
-				    a->rules[k].state == ADAPT_ACTIVE) {
-					a->rules[k].audit_fail++;
-					a->rules[k].dirty = true;
-				}
+			struct arule *r = find_rule(a, get_be32(ids + i));
+			if (r && r->counters && r->state == ADAPT_ACTIVE) {
+				r->audit_fail++;
+				mark_dirty(a, r);
+			}
 		}
 		if ((rc = store_adapt_del(a->s, txn, akey, sizeof(akey))))
 			return rc;
@@ -1639,7 +1673,7 @@ int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
 		if (!s->a) {
 			s->a = 1;
 			r->support++;
-			r->dirty = true;
+			mark_dirty(a, r);
 		}
 	}
 	return gate(a, txn);

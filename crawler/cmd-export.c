@@ -4,7 +4,6 @@
  * The store is opened read-only and read in one read transaction, so the
  * output is a consistent snapshot even while a crawl writes to the store.
  * Records come in key order, which is the order of the URLs' hashes. */
-#include <errno.h>
 #include <getopt.h>
 #include <stdio.h>
 #include <string.h>
@@ -28,12 +27,6 @@ static void usage(FILE *f)
 		"  -h, --help          this text\n"
 		"\n"
 		"Exit status: 0 success, 1 the store cannot be read, 2 bad usage.\n");
-}
-
-/* A message for an sc_err code; for SC_E_IO the system's reason. */
-static const char *reason(int rc)
-{
-	return rc == SC_E_IO ? strerror(errno) : sc_strerror(rc);
 }
 
 static int print_jsonl(void *arg, const struct store_record *r)
@@ -90,34 +83,10 @@ int cmd_export(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	MDB_env *env = NULL;
-	MDB_txn *txn = NULL;
-	struct store *s = NULL;
+	struct cmd_store cs;
 	int status = EXIT_RUNTIME;
-	int rc = store_env_open(dir, STORE_RDONLY, &env);
-	if (rc == SC_E_NOTFOUND) {
-		sc_errorf(CMD, "%s: no store there", dir);
+	if (cmd_store_read(CMD, dir, &cs))
 		goto out;
-	} else if (rc) {
-		sc_errorf(CMD, "%s: cannot open the store: %s", dir,
-			  reason(rc));
-		goto out;
-	}
-	int mrc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
-	if (mrc) {
-		sc_errorf(CMD, "%s: cannot read the store: %s", dir,
-			  mdb_strerror(mrc));
-		goto out;
-	}
-	rc = store_open(env, txn, &s);
-	if (rc == SC_E_NOTFOUND) {
-		sc_errorf(CMD, "%s: the store holds no records database", dir);
-		goto out;
-	} else if (rc) {
-		sc_errorf(CMD, "%s: cannot open the records: %s", dir,
-			  reason(rc));
-		goto out;
-	}
 
 	static char outbuf[1 << 16];
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
@@ -125,13 +94,14 @@ int cmd_export(int argc, char **argv)
 		sc_errorf(CMD, "writing stdout failed");
 		goto out;
 	}
-	rc = store_foreach(s, txn, csv ? print_csv : print_jsonl, stdout);
+	int rc = store_foreach(cs.s, cs.txn, csv ? print_csv : print_jsonl,
+			       stdout);
 	if (rc == SC_E_IO) {
 		sc_errorf(CMD, "writing stdout failed");
 		goto out;
 	} else if (rc) {
 		sc_errorf(CMD, "%s: reading the records failed: %s", dir,
-			  reason(rc));
+			  cmd_reason(rc));
 		goto out;
 	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
@@ -140,9 +110,6 @@ int cmd_export(int argc, char **argv)
 	}
 	status = EXIT_OK;
 out:
-	if (txn)
-		mdb_txn_abort(txn);
-	store_close(s);
-	store_env_close(env);
+	cmd_store_close(&cs);
 	return status;
 }

@@ -62,11 +62,6 @@ static void usage(FILE *f)
 		"or a bad truth file (the message names the line).\n");
 }
 
-static const char *reason(int rc)
-{
-	return rc == SC_E_IO ? strerror(errno) : sc_strerror(rc);
-}
-
 /* ---- pages ---------------------------------------------------------------
  */
 
@@ -601,36 +596,6 @@ fail:
 	return EXIT_RUNTIME;
 }
 
-static int open_store(const char *dir, MDB_env **env, MDB_txn **txn,
-		      struct store **s)
-{
-	int rc = store_env_open(dir, STORE_RDONLY, env);
-	if (rc == SC_E_NOTFOUND) {
-		sc_errorf(CMD, "%s: no store there", dir);
-		return -1;
-	} else if (rc) {
-		sc_errorf(CMD, "%s: cannot open the store: %s", dir,
-			  reason(rc));
-		return -1;
-	}
-	int mrc = mdb_txn_begin(*env, NULL, MDB_RDONLY, txn);
-	if (mrc) {
-		sc_errorf(CMD, "%s: cannot read the store: %s", dir,
-			  mdb_strerror(mrc));
-		return -1;
-	}
-	rc = store_open(*env, *txn, s);
-	if (rc == SC_E_NOTFOUND) {
-		sc_errorf(CMD, "%s: the store holds no records database", dir);
-		return -1;
-	} else if (rc) {
-		sc_errorf(CMD, "%s: cannot open the records: %s", dir,
-			  reason(rc));
-		return -1;
-	}
-	return 0;
-}
-
 int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -682,27 +647,25 @@ int cmd_report(int argc, char **argv)
 		}
 	}
 
-	MDB_env *env = NULL;
-	MDB_txn *txn = NULL;
-	struct store *s = NULL;
+	struct cmd_store cs = { 0 };
 	struct focus_report *fr = NULL;
 	status = EXIT_RUNTIME;
-	if (open_store(dir, &env, &txn, &s))
+	if (cmd_store_read(CMD, dir, &cs))
 		goto out;
-	int rc = store_foreach(s, txn, collect, &rep);
+	int rc = store_foreach(cs.s, cs.txn, collect, &rep);
 	if (rc) {
 		sc_errorf(CMD, "%s: reading the records failed: %s", dir,
-			  reason(rc));
+			  cmd_reason(rc));
 		goto out;
 	}
-	if ((rc = focus_report_collect(s, txn, &fr))) {
+	if ((rc = focus_report_collect(cs.s, cs.txn, &fr))) {
 		sc_errorf(CMD, "%s: reading the categories failed: %s", dir,
-			  reason(rc));
+			  cmd_reason(rc));
 		goto out;
 	}
 	struct rules_report rr = { 0 };
 	rr.f = open_memstream(&rr.text, &rr.len);
-	rc = adapt_list(s, txn, collect_rule, &rr);
+	rc = adapt_list(cs.s, cs.txn, collect_rule, &rr);
 	if (rr.f && fclose(rr.f) != 0) {
 		free(rr.text);
 		rr.text = NULL;
@@ -711,7 +674,7 @@ int cmd_report(int argc, char **argv)
 	if (rc) {
 		free(rr.text);
 		sc_errorf(CMD, "%s: reading the learned rules failed: %s", dir,
-			  reason(rc));
+			  cmd_reason(rc));
 		goto out;
 	}
 	struct results x = { .store = dir,
@@ -721,17 +684,14 @@ int cmd_report(int argc, char **argv)
 			     .rules = &rr };
 	rc = compute(&x, truth_path ? &truth : NULL);
 	if (rc) {
-		sc_errorf(CMD, "%s", reason(rc));
+		sc_errorf(CMD, "%s", cmd_reason(rc));
 		goto out;
 	}
 	status = print_results(&x, json);
 	free(rr.text);
 out:
 	focus_report_free(fr);
-	if (txn)
-		mdb_txn_abort(txn);
-	store_close(s);
-	store_env_close(env);
+	cmd_store_close(&cs);
 	free(rep.pages);
 	truth_free(&truth);
 	return status;

@@ -4,7 +4,6 @@
  * The store is opened read-only and read in one read transaction, so the
  * list is a consistent snapshot even while a crawl or the daemon writes.
  * A store crawled under a fixed profile lists no rules. */
-#include <errno.h>
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
@@ -34,11 +33,6 @@ static void usage(FILE *f)
 		"  -h, --help          this text\n"
 		"\n"
 		"Exit status: 0 success, 1 the store cannot be read, 2 bad usage.\n");
-}
-
-static const char *reason(int rc)
-{
-	return rc == SC_E_IO ? strerror(errno) : sc_strerror(rc);
 }
 
 struct totals {
@@ -139,40 +133,19 @@ int cmd_rules(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 
-	MDB_env *env = NULL;
-	MDB_txn *txn = NULL;
-	struct store *s = NULL;
+	struct cmd_store cs;
 	int status = EXIT_RUNTIME;
-	int rc = store_env_open(dir, STORE_RDONLY, &env);
-	if (rc == SC_E_NOTFOUND) {
-		sc_errorf(CMD, "%s: no store there", dir);
+	if (cmd_store_read(CMD, dir, &cs))
 		goto out;
-	} else if (rc) {
-		sc_errorf(CMD, "%s: cannot open the store: %s", dir,
-			  reason(rc));
-		goto out;
-	}
-	int mrc = mdb_txn_begin(env, NULL, MDB_RDONLY, &txn);
-	if (mrc) {
-		sc_errorf(CMD, "%s: cannot read the store: %s", dir,
-			  mdb_strerror(mrc));
-		goto out;
-	}
-	rc = store_open(env, txn, &s);
-	if (rc) {
-		sc_errorf(CMD, "%s: cannot open the records: %s", dir,
-			  reason(rc));
-		goto out;
-	}
 	if (!t.json)
 		printf("%-5s %-9s %-28s %s\n", "id", "state", "host", "rule");
-	rc = adapt_list(s, txn, print_rule, &t);
+	int rc = adapt_list(cs.s, cs.txn, print_rule, &t);
 	if (rc == SC_E_IO) {
 		sc_errorf(CMD, "writing stdout failed");
 		goto out;
 	} else if (rc) {
 		sc_errorf(CMD, "%s: reading the rules failed: %s", dir,
-			  reason(rc));
+			  cmd_reason(rc));
 		goto out;
 	}
 	if (!t.json)
@@ -190,9 +163,6 @@ int cmd_rules(int argc, char **argv)
 	}
 	status = EXIT_OK;
 out:
-	if (txn)
-		mdb_txn_abort(txn);
-	store_close(s);
-	store_env_close(env);
+	cmd_store_close(&cs);
 	return status;
 }

@@ -14,12 +14,6 @@
 #include "search.h"
 #include "store.h"
 
-/* A message for an sc_err code; for SC_E_IO the system's reason. */
-static const char *reason(int rc)
-{
-	return rc == SC_E_IO ? strerror(errno) : sc_strerror(rc);
-}
-
 /* The store directory: --store, else the config's, else the default. */
 static int store_dir(const char *cmd, const char *dir, const char *config,
 		     char **ret)
@@ -213,7 +207,8 @@ int cmd_search(int argc, char **argv)
 			  store, SEARCH_DB_NAME);
 		goto out;
 	} else if (rc) {
-		sc_errorf(CMD, "%s/%s: %s", store, SEARCH_DB_NAME, reason(rc));
+		sc_errorf(CMD, "%s/%s: %s", store, SEARCH_DB_NAME,
+			  cmd_reason(rc));
 		goto out;
 	}
 	rc = search_query(s, words, category, (unsigned)limit, print_hit, &o);
@@ -222,7 +217,7 @@ int cmd_search(int argc, char **argv)
 		goto out;
 	} else if (rc) {
 		sc_errorf(CMD, "%s/%s: %s (%s)", store, SEARCH_DB_NAME,
-			  reason(rc), search_errmsg(s));
+			  cmd_reason(rc), search_errmsg(s));
 		goto out;
 	}
 	if (!o.json)
@@ -455,21 +450,22 @@ int cmd_index(int argc, char **argv)
 		rc = store_open(env, x.txn, &x.st);
 	if (rc) {
 		sc_errorf(CMD, "%s: cannot open the store: %s", store,
-			  reason(rc));
+			  cmd_reason(rc));
 		goto out;
 	}
 	if ((rc = search_open(store, 0, &x.s))) {
-		sc_errorf(CMD, "%s/%s: %s", store, SEARCH_DB_NAME, reason(rc));
+		sc_errorf(CMD, "%s/%s: %s", store, SEARCH_DB_NAME,
+			  cmd_reason(rc));
 		goto out;
 	}
 	if ((rc = reconcile(&x))) {
-		sc_errorf(CMD, "%s: %s (%s)", store, reason(rc),
+		sc_errorf(CMD, "%s: %s (%s)", store, cmd_reason(rc),
 			  search_errmsg(x.s));
 		goto out;
 	}
 	size_t pages = 0, aliases = 0;
 	if ((rc = search_count(x.s, &pages, &aliases))) {
-		sc_errorf(CMD, "%s: %s", store, reason(rc));
+		sc_errorf(CMD, "%s: %s", store, cmd_reason(rc));
 		goto out;
 	}
 	printf("index %s/%s: %zu pages, %zu aliases\n", store, SEARCH_DB_NAME,

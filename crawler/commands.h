@@ -7,6 +7,7 @@
 #define COMMANDS_H
 
 #include "sc.h"
+#include "store.h"
 
 enum { EXIT_OK = 0, EXIT_RUNTIME = 1, EXIT_USAGE = 2 };
 
@@ -20,6 +21,23 @@ int cmd_rules(int argc, char **argv);
 int cmd_serve(int argc, char **argv);
 int cmd_submit(int argc, char **argv);
 int cmd_status(int argc, char **argv);
+
+/* A store opened read-only, in one read transaction: a consistent
+ * snapshot even while a crawl or the daemon writes to it. */
+struct cmd_store {
+	MDB_env *env;
+	MDB_txn *txn;
+	struct store *s;
+};
+
+/* Open the store in dir for cmd; on failure say why on stderr ("no store
+ * there", "cannot read the store: ...") and return -1 with *ret empty.
+ * cmd_store_close() accepts an empty one. */
+int cmd_store_read(const char *cmd, const char *dir, struct cmd_store *ret);
+void cmd_store_close(struct cmd_store *cs);
+
+/* A message for an sc_err code; for SC_E_IO the system's reason. */
+const char *cmd_reason(int rc);
 
 /* Print "sigcrawl CMD: message" to stderr. */
 void sc_errorf(const char *cmd, const char *fmt, ...) SC_PRINTF(2, 3);

@@ -613,52 +613,49 @@ static bool url_ok(const struct frontier_url *fu)
 	       fu->u->host_len > 0 && fu->u->host_len <= FRONTIER_HOST_MAX;
 }
 
+/* Put url into the seen set under category: 1 if it was not there, 0 if
+ * it was (then nothing is written, unless overwrite), or SC_E_DB. */
+static int seen_put(struct frontier *f, MDB_txn *txn, const char *url,
+		    size_t len, uint16_t category, bool overwrite)
+{
+	unsigned char k[SC_KEY_LEN], cat[SEEN_LEN];
+	sc_url_key(url, len, k);
+	put_be16(cat, category);
+	MDB_val skey = { sizeof(k), k }, sval = { SEEN_LEN, cat };
+	int rc = mdb_put(txn, f->seen, &skey, &sval,
+			 overwrite ? 0 : MDB_NOOVERWRITE);
+	if (rc == MDB_KEYEXIST)
+		return 0;
+	return rc ? db_fail(rc) : 1;
+}
+
 int frontier_add(struct frontier *f, MDB_txn *txn,
 		 const struct frontier_url *fu)
 {
 	if (!url_ok(fu))
 		return SC_E_INVAL;
-	unsigned char k[SC_KEY_LEN], cat[SEEN_LEN];
-	sc_url_key(fu->url, fu->url_len, k);
-	put_be16(cat, fu->category);
-	MDB_val skey = { sizeof(k), k }, sval = { SEEN_LEN, cat };
-	int rc = mdb_put(txn, f->seen, &skey, &sval, MDB_NOOVERWRITE);
-	if (rc == MDB_KEYEXIST)
-		return 0;
-	if (rc)
-		return db_fail(rc);
+	int rc = seen_put(f, txn, fu->url, fu->url_len, fu->category, false);
+	if (rc <= 0)
+		return rc;
 	return (rc = enqueue(f, txn, fu)) ? rc : 1;
 }
-
-static int fresh_rtxn(struct frontier *f);
 
 int frontier_requeue(struct frontier *f, MDB_txn *txn,
 		     const struct frontier_url *fu)
 {
 	if (!url_ok(fu))
 		return SC_E_INVAL;
-	unsigned char k[SC_KEY_LEN], cat[SEEN_LEN];
-	sc_url_key(fu->url, fu->url_len, k);
-	put_be16(cat, fu->category);
-	MDB_val skey = { sizeof(k), k }, sval = { SEEN_LEN, cat };
-	int rc = mdb_put(txn, f->seen, &skey, &sval, 0);
-	if (rc)
-		return db_fail(rc);
-	return enqueue(f, txn, fu);
+	int rc = seen_put(f, txn, fu->url, fu->url_len, fu->category, true);
+	return rc < 0 ? rc : enqueue(f, txn, fu);
 }
 
 int frontier_mark_seen(struct frontier *f, MDB_txn *txn, const char *url,
 		       size_t len, uint16_t category)
 {
-	unsigned char k[SC_KEY_LEN], cat[SEEN_LEN];
-	sc_url_key(url, len, k);
-	put_be16(cat, category);
-	MDB_val skey = { sizeof(k), k }, sval = { SEEN_LEN, cat };
-	int rc = mdb_put(txn, f->seen, &skey, &sval, MDB_NOOVERWRITE);
-	if (rc == MDB_KEYEXIST)
-		return 0;
-	return rc ? db_fail(rc) : 1;
+	return seen_put(f, txn, url, len, category, false);
 }
+
+static int fresh_rtxn(struct frontier *f);
 
 int frontier_seen_now(struct frontier *f, const char *url, size_t len)
 {

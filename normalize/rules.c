@@ -229,7 +229,6 @@ int norm_rules_apply(const struct norm_hostrules *hr, const char *url,
 	 * again over what they wrote: the result is a fixed point of the
 	 * whole set (norm_rules_apply() of it changes nothing) unless two
 	 * rules feed each other, which the crawler refuses to activate. */
-	bool changed = false;
 	for (size_t i = 0; i < hr->n_dust; i++) {
 		size_t m = dust_apply(&hr->dust[i], b, &u, a, sizeof(a));
 		if (!m)
@@ -237,9 +236,7 @@ int norm_rules_apply(const struct norm_hostrules *hr, const char *url,
 		if ((rc = renorm(hr->steps, hr->params, hr->n_params, a, m, b,
 				 sizeof(b), &u)))
 			return rc;
-		changed = true;
 	}
-	(void)changed;
 	if (u.len >= cap)
 		return SC_E_NOSPC;
 	memcpy(out, b, (size_t)u.len + 1);
