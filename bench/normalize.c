@@ -222,7 +222,7 @@ static unsigned long run_norm(const struct urlgen_corpus *c, struct row *r)
 			     sizeof(out), &u) != 0)
 			failures++;
 		else if (r->rules &&
-			 norm_rules_apply(r->rules, out, u.len, out2,
+			 norm_rules_apply(r->rules, out, u.len, &u, out2,
 					  sizeof(out2), &u) != 0)
 			failures++;
 		else

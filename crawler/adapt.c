@@ -883,8 +883,18 @@ out:
 int adapt_key(struct adapt *a, const char *url, size_t len, char *out,
 	      struct norm_url *u)
 {
+	return adapt_key_u(a, url, len, NULL, out, u);
+}
+
+int adapt_key_u(struct adapt *a, const char *url, size_t len,
+		const struct norm_url *url_u, char *out, struct norm_url *u)
+{
 	struct norm_url su;
-	int rc = norm_split(url, len, &su);
+	int rc = 0;
+	if (url_u)
+		su = *url_u;
+	else
+		rc = norm_split(url, len, &su);
 	if (rc)
 		return rc;
 	pthread_mutex_lock(&a->mu);
@@ -909,7 +919,7 @@ int adapt_key(struct adapt *a, const char *url, size_t len, char *out,
 		*u = su;
 		return 0;
 	}
-	rc = norm_rules_apply(&hr, url, len, out, NORM_URL_MAX + 1, u);
+	rc = norm_rules_apply(&hr, url, len, &su, out, NORM_URL_MAX + 1, u);
 	pthread_mutex_unlock(&a->mu);
 	if (rc)
 		return rc;

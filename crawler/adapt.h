@@ -66,6 +66,12 @@ void adapt_close(struct adapt *a);
 SC_WUR int adapt_key(struct adapt *a, const char *url, size_t len, char *out,
 		     struct norm_url *u);
 
+/* adapt_key() when the caller has url's components (url_u, as norm_url()
+ * wrote them): no second parse on the writer's path. */
+SC_WUR int adapt_key_u(struct adapt *a, const char *url, size_t len,
+		       const struct norm_url *url_u, char *out,
+		       struct norm_url *u);
+
 /* adapt_key() for a URL leased from the frontier: 1 (with its key in out)
  * when the rules now active map it elsewhere and it is not an audit
  * under way (which is fetched under its own form on purpose); 2 when it

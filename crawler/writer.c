@@ -243,8 +243,8 @@ static int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
 		char key[NORM_URL_MAX + 1];
 		struct norm_url ku;
 		int k = b->asis[i] ? 0
-				   : adapt_key(c->adapt, f.url, f.url_len, key,
-					       &ku);
+				   : adapt_key_u(c->adapt, f.url, f.url_len,
+						 f.u, key, &ku);
 		if (k != 1) {
 			batch_key_seen(b, XXH3_64bits(f.url, f.url_len));
 			b->fu[out++] = f;

@@ -1533,6 +1533,9 @@ static void resolve(struct parts *pt, const struct norm_base *base, char *merge)
 	}
 }
 
+static int finish(const struct buf *b, struct norm_url *u, char *out,
+		  size_t cap);
+
 int norm_url(const struct norm_opts *opts, const struct norm_base *base,
 	     const char *in, size_t len, char *out, size_t cap,
 	     struct norm_url *ret)
@@ -1565,9 +1568,15 @@ int norm_url(const struct norm_opts *opts, const struct norm_base *base,
 	struct buf b = { scratch, 0 };
 	if ((rc = emit(&pt, opts, &b, u)))
 		return rc;
-	/* Under fold_https the URL to fetch is longer than the key ("https",
-	 * maybe a port): both must fit NORM_URL_MAX. */
-	size_t fetch_n = b.n;
+	return finish(&b, u, out, cap);
+}
+
+/* Under fold_https the URL to fetch is longer than the key ("https", maybe
+ * a port): both must fit NORM_URL_MAX.  The key b (u) into out. */
+static int finish(const struct buf *b, struct norm_url *u, char *out,
+		  size_t cap)
+{
+	size_t fetch_n = b->n;
 	if (u->https && u->scheme_len == 4) {
 		fetch_n++;
 		if (u->port != 443 && !u->has_port) /* ":80" comes back */
@@ -1576,12 +1585,91 @@ int norm_url(const struct norm_opts *opts, const struct norm_base *base,
 	}
 	if (fetch_n > NORM_URL_MAX)
 		return SC_E_TOOLONG;
-	if (b.n >= cap)
+	if (b->n >= cap)
 		return SC_E_NOSPC;
-	memcpy(out, scratch, b.n);
-	out[b.n] = '\0';
-	u->len = (uint16_t)b.n;
+	memcpy(out, b->p, b->n);
+	out[b->n] = '\0';
+	u->len = (uint16_t)b->n;
 	return 0;
+}
+
+int norm_restep(const struct norm_opts *opts, const char *url,
+		const struct norm_url *in, char *out, size_t cap,
+		struct norm_url *ret)
+{
+	const struct norm_url copy = *in, *u = &copy; /* ret may be in */
+	char scratch[SCRATCH_MAX];
+	struct buf b = { scratch, 0 };
+	struct norm_url local, *r = ret ? ret : &local;
+	uint32_t steps = opts->steps;
+	bool fold = u->https && (steps & NORM_FOLD_HTTPS);
+	int rc;
+
+	if (cap)
+		out[0] = '\0';
+	memset(r, 0, sizeof(*r));
+	r->https = u->https;
+	if (fold)
+		put(&b, "http", 4);
+	else
+		put(&b, url, u->scheme_len);
+	r->scheme_len = (uint16_t)b.n;
+	put(&b, "://", 3);
+	if (u->has_user && !(steps & NORM_REMOVE_USERINFO)) {
+		r->has_user = 1;
+		r->user_off = (uint16_t)b.n;
+		put(&b, url + u->user_off, u->user_len);
+		r->user_len = u->user_len;
+		putc_(&b, '@');
+	}
+	size_t host_off = b.n;
+	put(&b, url + u->host_off, u->host_len);
+	if (u->host_type == NORM_HOST_NAME)
+		host_steps(&b, host_off, steps);
+	r->host_off = (uint16_t)host_off;
+	r->host_len = (uint16_t)(b.n - host_off);
+	r->host_type = u->host_type;
+	r->port = u->port;
+	/* A port the input kept is not its scheme's default, except ":80"
+	 * on https, which folding makes one. */
+	if (u->has_port &&
+	    !((steps & NORM_REMOVE_DEFAULT_PORT) && fold && u->port == 80)) {
+		putc_(&b, ':');
+		r->has_port = 1;
+		r->port_off = (uint16_t)b.n;
+		put(&b, url + u->port_off, u->port_len);
+		r->port_len = u->port_len;
+	}
+	/* The strict steps have done their work on the path already, and
+	 * the others never make work for them (no step writes a dot
+	 * segment or an empty path). */
+	size_t path_off = b.n;
+	put(&b, url + u->path_off, u->path_len);
+	path_steps(&b, path_off, steps & ~STRICT_STEPS, false);
+	r->path_off = (uint16_t)path_off;
+	r->path_len = (uint16_t)(b.n - path_off);
+	if (u->has_query) {
+		putc_(&b, '?');
+		size_t qoff = b.n;
+		put(&b, url + u->query_off, u->query_len);
+		if ((steps & PARAM_STEPS) && (rc = query_steps(&b, qoff, opts)))
+			return rc;
+		if ((steps & NORM_REMOVE_EMPTY_QUERY) && b.n == qoff) {
+			b.n--;
+		} else {
+			r->has_query = 1;
+			r->query_off = (uint16_t)qoff;
+			r->query_len = (uint16_t)(b.n - qoff);
+		}
+	}
+	if (u->has_fragment && !(steps & NORM_REMOVE_FRAGMENT)) {
+		putc_(&b, '#');
+		r->has_fragment = 1;
+		r->frag_off = (uint16_t)b.n;
+		put(&b, url + u->frag_off, u->frag_len);
+		r->frag_len = u->frag_len;
+	}
+	return finish(&b, r, out, cap);
 }
 
 int norm_base_set(struct norm_base *base, const struct norm_base *relative_to,

@@ -238,6 +238,17 @@ SC_WUR int norm_tracking_list(const struct norm_opts *opts, char *out,
 SC_WUR int norm_fetch_url(const char *url, const struct norm_url *u, char *out,
 			  size_t cap);
 
+/* url, a URL norm_url() wrote with at least the strict steps (u its
+ * components: norm_url()'s or norm_split()'s; ret may be u), normalized
+ * again with opts: the same as norm_url(opts, NULL, url, ...) but
+ * without parsing url again or redoing the strict steps (learned rules
+ * add a host's steps to strict URLs; tests/test-rules.c holds the two
+ * equal on a generated corpus).
+ * Returns 0, SC_E_TOOLONG, SC_E_NOSPC or query_steps' errors. */
+SC_WUR int norm_restep(const struct norm_opts *opts, const char *url,
+		       const struct norm_url *u, char *out, size_t cap,
+		       struct norm_url *ret);
+
 /* ---- Learned rules (SPEC §7) -------------------------------------------
  *
  * A rule is a rewrite that one host is seen to ignore; the crawler
@@ -295,12 +306,13 @@ SC_WUR int norm_rule_apply(const struct norm_rule *r, const char *url,
 			   size_t len, char *out, size_t cap,
 			   struct norm_url *ret);
 
-/* Apply a host's rules to url (a strict URL of that host): the alias,
- * then the steps and parameters, then each DUST rule in order (the steps
- * again after one rewrote).  Returns 0 or the errors of norm_url(). */
+/* Apply a host's rules to url (a strict URL of that host; url_u its
+ * components if the caller has them, else NULL): the alias, then the
+ * steps and parameters, then each DUST rule in order (the steps again
+ * after one rewrote).  Returns 0 or the errors of norm_url(). */
 SC_WUR int norm_rules_apply(const struct norm_hostrules *hr, const char *url,
-			    size_t len, char *out, size_t cap,
-			    struct norm_url *ret);
+			    size_t len, const struct norm_url *url_u, char *out,
+			    size_t cap, struct norm_url *ret);
 
 /* The candidate rules that would map a and b (strict URLs of one host,
  * different) to one URL, into out[0..cap): the steps and parameters that

@@ -135,9 +135,9 @@ static size_t dust_apply(const struct norm_rule *r, const char *url,
 
 /* Normalize url (a URL norm_url() wrote) again with steps and a
  * parameter list. */
-static int renorm(uint32_t steps, const char *const *params, size_t n_params,
-		  const char *url, size_t len, char *out, size_t cap,
-		  struct norm_url *ret)
+static int renorm_u(uint32_t steps, const char *const *params, size_t n_params,
+		    const char *url, size_t len, const struct norm_url *in,
+		    char *out, size_t cap, struct norm_url *ret)
 {
 	struct norm_opts o = {
 		.steps = norm_profile_steps(NORM_PROFILE_STRICT) | steps,
@@ -148,7 +148,17 @@ static int renorm(uint32_t steps, const char *const *params, size_t n_params,
 	if (n_params)
 		o.steps |= NORM_REMOVE_TRACKING_PARAMS |
 			   NORM_REMOVE_EMPTY_QUERY;
-	return norm_url(&o, NULL, url, len, out, cap, ret);
+	/* url is a URL norm_url() wrote: its components need no parser. */
+	struct norm_url u;
+	int rc = in ? 0 : norm_split(url, len, &u);
+	return rc ? rc : norm_restep(&o, url, in ? in : &u, out, cap, ret);
+}
+
+static int renorm(uint32_t steps, const char *const *params, size_t n_params,
+		  const char *url, size_t len, char *out, size_t cap,
+		  struct norm_url *ret)
+{
+	return renorm_u(steps, params, n_params, url, len, NULL, out, cap, ret);
 }
 
 /* Write url with its host replaced by host. */
@@ -204,42 +214,52 @@ int norm_rule_apply(const struct norm_rule *r, const char *url, size_t len,
 }
 
 int norm_rules_apply(const struct norm_hostrules *hr, const char *url,
-		     size_t len, char *out, size_t cap, struct norm_url *ret)
+		     size_t len, const struct norm_url *url_u, char *out,
+		     size_t cap, struct norm_url *ret)
 {
-	char a[NORM_URL_MAX + 1], b[NORM_URL_MAX + 1];
+	char a[NORM_URL_MAX + 1];
 	struct norm_url u;
 	int rc;
-	if (!hr->alias && !hr->steps && !hr->n_params && !hr->n_dust)
-		return renorm(0, NULL, 0, url, len, out, cap, ret);
+	if (!url_u) {
+		if ((rc = norm_split(url, len, &u)))
+			return rc;
+		url_u = &u;
+	}
+	if (!hr->alias && !hr->steps && !hr->n_params && !hr->n_dust) {
+		/* A strict URL is its own strict form. */
+		if (len >= cap)
+			return SC_E_NOSPC;
+		memcpy(out, url, len);
+		out[len] = '\0';
+		if (ret)
+			*ret = *url_u;
+		return 0;
+	}
 	const char *cur = url;
 	size_t n = len;
 	if (hr->alias) {
-		if ((rc = norm_split(url, len, &u)))
-			return rc;
-		if ((rc = splice_host(url, len, &u, hr->alias, hr->alias_len, a,
-				      sizeof(a))))
+		if ((rc = splice_host(url, len, url_u, hr->alias, hr->alias_len,
+				      a, sizeof(a))))
 			return rc;
 		cur = a;
 		n = strlen(a);
+		url_u = NULL; /* renorm_u() splits the new one */
 	}
-	if ((rc = renorm(hr->steps, hr->params, hr->n_params, cur, n, b,
-			 sizeof(b), &u)))
+	if ((rc = renorm_u(hr->steps, hr->params, hr->n_params, cur, n, url_u,
+			   out, cap, &u)))
 		return rc;
 	/* DUST rules after the steps, each at most once, then the steps
 	 * again over what they wrote: the result is a fixed point of the
 	 * whole set (norm_rules_apply() of it changes nothing) unless two
 	 * rules feed each other, which the crawler refuses to activate. */
 	for (size_t i = 0; i < hr->n_dust; i++) {
-		size_t m = dust_apply(&hr->dust[i], b, &u, a, sizeof(a));
+		size_t m = dust_apply(&hr->dust[i], out, &u, a, sizeof(a));
 		if (!m)
 			continue;
-		if ((rc = renorm(hr->steps, hr->params, hr->n_params, a, m, b,
-				 sizeof(b), &u)))
+		if ((rc = renorm(hr->steps, hr->params, hr->n_params, a, m, out,
+				 cap, &u)))
 			return rc;
 	}
-	if (u.len >= cap)
-		return SC_E_NOSPC;
-	memcpy(out, b, (size_t)u.len + 1);
 	if (ret)
 		*ret = u;
 	return 0;
