@@ -719,11 +719,12 @@ int main(int argc, char **argv)
 						 .from = "story_{N}.html",
 						 .to = "story?id={N}" };
 		static const char *const params[] = { "sid", "sort" };
+		static const struct norm_rule *const dusts[] = { &dust };
 		static const struct norm_hostrules hr = {
 			.steps = NORM_LOWERCASE_PATH | NORM_ADD_TRAILING_SLASH,
 			.params = params,
 			.n_params = 2,
-			.dust = &dust,
+			.dust = dusts,
 			.n_dust = 1,
 		};
 		for (int k = 0; k < 2; k++) {

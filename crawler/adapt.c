@@ -164,14 +164,19 @@ struct ahost {
 	uint32_t *rules; /* indices into a->rules: its own and alias rules */
 	size_t n_rules, cap_rules;
 	unsigned own; /* rules scoped to it */
-	/* The active set, compiled (under a->mu). */
-	bool has_alias;
-	char alias[NORM_HOST_MAX + 1];
-	uint32_t steps;
-	const char *params[HOST_RULES_MAX];
-	size_t n_params;
-	struct norm_rule dust[HOST_RULES_MAX];
-	size_t n_dust;
+	/* Compiled (under a->mu), pointing into a->rules: act, the active
+	 * rules; tent, the active ones and the candidates that have support
+	 * and no counter-example (what the rules may soon be), when there
+	 * are such candidates (has_tent). */
+	struct ruleset {
+		const char *alias; /* the site's name, or NULL */
+		uint32_t steps;
+		const char *params[HOST_RULES_MAX];
+		size_t n_params;
+		const struct norm_rule *dust[HOST_RULES_MAX];
+		size_t n_dust;
+	} act, tent;
+	bool has_tent;
 };
 
 struct adapt {
@@ -348,25 +353,56 @@ static int host_add_rule(struct ahost *h, uint32_t idx)
 
 /* Rebuild a host's compiled active set (under a->mu).  Parameters point
  * into the rules array, so every host is compiled again after it moves. */
+static void set_add(struct ruleset *rs, const struct arule *r)
+{
+	switch (r->r.kind) {
+	case NORM_RULE_STEP: rs->steps |= r->r.step; break;
+	case NORM_RULE_PARAM: rs->params[rs->n_params++] = r->r.a; break;
+	case NORM_RULE_DUST: rs->dust[rs->n_dust++] = &r->r; break;
+	case NORM_RULE_ALIAS: rs->alias = r->r.a; break;
+	}
+}
+
+/* A candidate that may soon apply: supported, never contradicted. */
+static bool promising(const struct arule *r)
+{
+	return r->state == ADAPT_CANDIDATE && r->support && !r->counters;
+}
+
 static void host_compile(struct adapt *a, struct ahost *h)
 {
-	h->has_alias = false;
-	h->steps = 0;
-	h->n_params = h->n_dust = 0;
+	memset(&h->act, 0, offsetof(struct ruleset, params));
+	h->act.n_params = h->act.n_dust = 0;
+	memset(&h->tent, 0, offsetof(struct ruleset, params));
+	h->tent.n_params = h->tent.n_dust = 0;
+	h->has_tent = false;
 	for (size_t i = 0; i < h->n_rules; i++) {
 		const struct arule *r = &a->rules[h->rules[i]];
-		if (r->state != ADAPT_ACTIVE || strcmp(r->scope, h->name) != 0)
+		if (strcmp(r->scope, h->name) != 0)
 			continue;
-		switch (r->r.kind) {
-		case NORM_RULE_STEP: h->steps |= r->r.step; break;
-		case NORM_RULE_PARAM: h->params[h->n_params++] = r->r.a; break;
-		case NORM_RULE_DUST: h->dust[h->n_dust++] = r->r; break;
-		case NORM_RULE_ALIAS:
-			h->has_alias = true;
-			snprintf(h->alias, sizeof(h->alias), "%s", r->r.a);
-			break;
+		if (r->state == ADAPT_ACTIVE) {
+			set_add(&h->act, r);
+			set_add(&h->tent, r);
+		} else if (promising(r)) {
+			set_add(&h->tent, r);
+			h->has_tent = true;
 		}
 	}
+}
+
+/* A candidate's support grew: from none, it joins its host's tentative
+ * set. */
+static void support_up(struct adapt *a, struct arule *r)
+{
+	r->support++;
+	mark_dirty(a, r);
+	if (r->support != 1)
+		return;
+	pthread_mutex_lock(&a->mu);
+	struct ahost *h = host_find(a, r->scope, strlen(r->scope));
+	if (h)
+		host_compile(a, h);
+	pthread_mutex_unlock(&a->mu);
 }
 
 static void compile_all(struct adapt *a)
@@ -625,10 +661,8 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 		if (s->a)
 			return 0;
 		s->a = 1;
-		if (!a->replay) {
-			r->support++;
-			mark_dirty(a, r);
-		}
+		if (!a->replay)
+			support_up(a, r);
 		return 1;
 	}
 	if (a->replay)
@@ -886,8 +920,11 @@ int adapt_key(struct adapt *a, const char *url, size_t len, char *out,
 	return adapt_key_u(a, url, len, NULL, out, u);
 }
 
-int adapt_key_u(struct adapt *a, const char *url, size_t len,
-		const struct norm_url *url_u, char *out, struct norm_url *u)
+/* url's key under one of its host's compiled sets (tent: the tentative
+ * one; then 0 without touching out when the host has none). */
+static int key_under(struct adapt *a, const char *url, size_t len,
+		     const struct norm_url *url_u, bool tent, char *out,
+		     struct norm_url *u)
 {
 	struct norm_url su;
 	int rc = 0;
@@ -900,17 +937,25 @@ int adapt_key_u(struct adapt *a, const char *url, size_t len,
 	pthread_mutex_lock(&a->mu);
 	const struct ahost *h = host_find(a, url + su.host_off, su.host_len);
 	struct norm_hostrules hr = { 0 };
-	if (h && h->has_alias) {
-		hr.alias = h->alias;
-		hr.alias_len = strlen(h->alias);
-		h = host_find(a, h->alias, hr.alias_len);
+	bool any_tent = h && h->has_tent;
+	const struct ruleset *rs = h ? tent ? &h->tent : &h->act : NULL;
+	if (rs && rs->alias) {
+		hr.alias = rs->alias;
+		hr.alias_len = strlen(rs->alias);
+		h = host_find(a, rs->alias, hr.alias_len);
+		any_tent = any_tent || (h && h->has_tent);
+		rs = h ? tent ? &h->tent : &h->act : NULL;
 	}
-	if (h) {
-		hr.steps = h->steps;
-		hr.params = h->params;
-		hr.n_params = h->n_params;
-		hr.dust = h->dust;
-		hr.n_dust = h->n_dust;
+	if (tent && !any_tent) {
+		pthread_mutex_unlock(&a->mu);
+		return 0;
+	}
+	if (rs) {
+		hr.steps = rs->steps;
+		hr.params = rs->params;
+		hr.n_params = rs->n_params;
+		hr.dust = rs->dust;
+		hr.n_dust = rs->n_dust;
 	}
 	if (!hr.alias && !hr.steps && !hr.n_params && !hr.n_dust) {
 		pthread_mutex_unlock(&a->mu);
@@ -924,6 +969,20 @@ int adapt_key_u(struct adapt *a, const char *url, size_t len,
 	if (rc)
 		return rc;
 	return u->len != len || memcmp(out, url, len) != 0;
+}
+
+int adapt_key_u(struct adapt *a, const char *url, size_t len,
+		const struct norm_url *url_u, char *out, struct norm_url *u)
+{
+	return key_under(a, url, len, url_u, false, out, u);
+}
+
+int adapt_tentative_key(struct adapt *a, const char *url, size_t len,
+			const struct norm_url *url_u, char *out,
+			struct norm_url *u)
+{
+	int rc = key_under(a, url, len, url_u, true, out, u);
+	return rc < 0 ? rc : rc ? 1 : 0;
 }
 
 int adapt_lease_key(struct adapt *a, const char *url, size_t len, char *out,
@@ -1508,8 +1567,7 @@ static void joint_support(struct adapt *a, const uint32_t *ids, size_t n,
 		if (!t || t->a)
 			continue;
 		t->a = 1;
-		r->support++;
-		mark_dirty(a, r);
+		support_up(a, r);
 	}
 }
 
@@ -1682,8 +1740,7 @@ int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
 			return SC_E_NOMEM;
 		if (!s->a) {
 			s->a = 1;
-			r->support++;
-			mark_dirty(a, r);
+			support_up(a, r);
 		}
 	}
 	return gate(a, txn);

@@ -295,7 +295,7 @@ struct norm_hostrules {
 	uint32_t steps; /* NORM_RULE_STEP bits */
 	const char *const *params;
 	size_t n_params;
-	const struct norm_rule *dust; /* NORM_RULE_DUST rules, in order */
+	const struct norm_rule *const *dust; /* NORM_RULE_DUST, in order */
 	size_t n_dust;
 };
 

@@ -253,7 +253,7 @@ int norm_rules_apply(const struct norm_hostrules *hr, const char *url,
 	 * whole set (norm_rules_apply() of it changes nothing) unless two
 	 * rules feed each other, which the crawler refuses to activate. */
 	for (size_t i = 0; i < hr->n_dust; i++) {
-		size_t m = dust_apply(&hr->dust[i], out, &u, a, sizeof(a));
+		size_t m = dust_apply(hr->dust[i], out, &u, a, sizeof(a));
 		if (!m)
 			continue;
 		if ((rc = renorm(hr->steps, hr->params, hr->n_params, a, m, out,

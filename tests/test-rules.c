@@ -156,14 +156,14 @@ static void test_properties(void)
 		CHECK(n > 0);
 		struct norm_hostrules hr = { 0 };
 		const char *params[16];
-		struct norm_rule d[16];
+		const struct norm_rule *d[16];
 		for (size_t k = 0; k < n; k++) {
 			if (r[k].kind == NORM_RULE_STEP)
 				hr.steps |= r[k].step;
 			else if (r[k].kind == NORM_RULE_PARAM)
 				params[hr.n_params++] = r[k].a;
 			else if (r[k].kind == NORM_RULE_DUST)
-				d[hr.n_dust++] = r[k];
+				d[hr.n_dust++] = &r[k];
 		}
 		hr.params = params;
 		hr.dust = d;
