@@ -164,19 +164,14 @@ struct ahost {
 	uint32_t *rules; /* indices into a->rules: its own and alias rules */
 	size_t n_rules, cap_rules;
 	unsigned own; /* rules scoped to it */
-	/* Compiled (under a->mu), pointing into a->rules: act, the active
-	 * rules; tent, the active ones and the candidates that have support
-	 * and no counter-example (what the rules may soon be), when there
-	 * are such candidates (has_tent). */
-	struct ruleset {
-		const char *alias; /* the site's name, or NULL */
-		uint32_t steps;
-		const char *params[HOST_RULES_MAX];
-		size_t n_params;
-		const struct norm_rule *dust[HOST_RULES_MAX];
-		size_t n_dust;
-	} act, tent;
-	bool has_tent;
+	/* The active set, compiled (under a->mu), pointing into a->rules
+	 * (compile_all() after they move). */
+	const char *alias; /* the site's name, or NULL */
+	uint32_t steps;
+	const char *params[HOST_RULES_MAX];
+	size_t n_params;
+	const struct norm_rule *dust[HOST_RULES_MAX];
+	size_t n_dust;
 };
 
 struct adapt {
@@ -353,56 +348,22 @@ static int host_add_rule(struct ahost *h, uint32_t idx)
 
 /* Rebuild a host's compiled active set (under a->mu).  Parameters point
  * into the rules array, so every host is compiled again after it moves. */
-static void set_add(struct ruleset *rs, const struct arule *r)
-{
-	switch (r->r.kind) {
-	case NORM_RULE_STEP: rs->steps |= r->r.step; break;
-	case NORM_RULE_PARAM: rs->params[rs->n_params++] = r->r.a; break;
-	case NORM_RULE_DUST: rs->dust[rs->n_dust++] = &r->r; break;
-	case NORM_RULE_ALIAS: rs->alias = r->r.a; break;
-	}
-}
-
-/* A candidate that may soon apply: supported, never contradicted. */
-static bool promising(const struct arule *r)
-{
-	return r->state == ADAPT_CANDIDATE && r->support && !r->counters;
-}
-
 static void host_compile(struct adapt *a, struct ahost *h)
 {
-	memset(&h->act, 0, offsetof(struct ruleset, params));
-	h->act.n_params = h->act.n_dust = 0;
-	memset(&h->tent, 0, offsetof(struct ruleset, params));
-	h->tent.n_params = h->tent.n_dust = 0;
-	h->has_tent = false;
+	h->alias = NULL;
+	h->steps = 0;
+	h->n_params = h->n_dust = 0;
 	for (size_t i = 0; i < h->n_rules; i++) {
 		const struct arule *r = &a->rules[h->rules[i]];
-		if (strcmp(r->scope, h->name) != 0)
+		if (r->state != ADAPT_ACTIVE || strcmp(r->scope, h->name) != 0)
 			continue;
-		if (r->state == ADAPT_ACTIVE) {
-			set_add(&h->act, r);
-			set_add(&h->tent, r);
-		} else if (promising(r)) {
-			set_add(&h->tent, r);
-			h->has_tent = true;
+		switch (r->r.kind) {
+		case NORM_RULE_STEP: h->steps |= r->r.step; break;
+		case NORM_RULE_PARAM: h->params[h->n_params++] = r->r.a; break;
+		case NORM_RULE_DUST: h->dust[h->n_dust++] = &r->r; break;
+		case NORM_RULE_ALIAS: h->alias = r->r.a; break;
 		}
 	}
-}
-
-/* A candidate's support grew: from none, it joins its host's tentative
- * set. */
-static void support_up(struct adapt *a, struct arule *r)
-{
-	r->support++;
-	mark_dirty(a, r);
-	if (r->support != 1)
-		return;
-	pthread_mutex_lock(&a->mu);
-	struct ahost *h = host_find(a, r->scope, strlen(r->scope));
-	if (h)
-		host_compile(a, h);
-	pthread_mutex_unlock(&a->mu);
 }
 
 static void compile_all(struct adapt *a)
@@ -661,8 +622,10 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 		if (s->a)
 			return 0;
 		s->a = 1;
-		if (!a->replay)
-			support_up(a, r);
+		if (!a->replay) {
+			r->support++;
+			mark_dirty(a, r);
+		}
 		return 1;
 	}
 	if (a->replay)
@@ -920,11 +883,8 @@ int adapt_key(struct adapt *a, const char *url, size_t len, char *out,
 	return adapt_key_u(a, url, len, NULL, out, u);
 }
 
-/* url's key under one of its host's compiled sets (tent: the tentative
- * one; then 0 without touching out when the host has none). */
-static int key_under(struct adapt *a, const char *url, size_t len,
-		     const struct norm_url *url_u, bool tent, char *out,
-		     struct norm_url *u)
+int adapt_key_u(struct adapt *a, const char *url, size_t len,
+		const struct norm_url *url_u, char *out, struct norm_url *u)
 {
 	struct norm_url su;
 	int rc = 0;
@@ -937,25 +897,17 @@ static int key_under(struct adapt *a, const char *url, size_t len,
 	pthread_mutex_lock(&a->mu);
 	const struct ahost *h = host_find(a, url + su.host_off, su.host_len);
 	struct norm_hostrules hr = { 0 };
-	bool any_tent = h && h->has_tent;
-	const struct ruleset *rs = h ? tent ? &h->tent : &h->act : NULL;
-	if (rs && rs->alias) {
-		hr.alias = rs->alias;
-		hr.alias_len = strlen(rs->alias);
-		h = host_find(a, rs->alias, hr.alias_len);
-		any_tent = any_tent || (h && h->has_tent);
-		rs = h ? tent ? &h->tent : &h->act : NULL;
+	if (h && h->alias) {
+		hr.alias = h->alias;
+		hr.alias_len = strlen(h->alias);
+		h = host_find(a, h->alias, hr.alias_len);
 	}
-	if (tent && !any_tent) {
-		pthread_mutex_unlock(&a->mu);
-		return 0;
-	}
-	if (rs) {
-		hr.steps = rs->steps;
-		hr.params = rs->params;
-		hr.n_params = rs->n_params;
-		hr.dust = rs->dust;
-		hr.n_dust = rs->n_dust;
+	if (h) {
+		hr.steps = h->steps;
+		hr.params = h->params;
+		hr.n_params = h->n_params;
+		hr.dust = h->dust;
+		hr.n_dust = h->n_dust;
 	}
 	if (!hr.alias && !hr.steps && !hr.n_params && !hr.n_dust) {
 		pthread_mutex_unlock(&a->mu);
@@ -969,20 +921,6 @@ static int key_under(struct adapt *a, const char *url, size_t len,
 	if (rc)
 		return rc;
 	return u->len != len || memcmp(out, url, len) != 0;
-}
-
-int adapt_key_u(struct adapt *a, const char *url, size_t len,
-		const struct norm_url *url_u, char *out, struct norm_url *u)
-{
-	return key_under(a, url, len, url_u, false, out, u);
-}
-
-int adapt_tentative_key(struct adapt *a, const char *url, size_t len,
-			const struct norm_url *url_u, char *out,
-			struct norm_url *u)
-{
-	int rc = key_under(a, url, len, url_u, true, out, u);
-	return rc < 0 ? rc : rc ? 1 : 0;
 }
 
 int adapt_lease_key(struct adapt *a, const char *url, size_t len, char *out,
@@ -1567,7 +1505,8 @@ static void joint_support(struct adapt *a, const uint32_t *ids, size_t n,
 		if (!t || t->a)
 			continue;
 		t->a = 1;
-		support_up(a, r);
+		r->support++;
+		mark_dirty(a, r);
 	}
 }
 
@@ -1740,7 +1679,8 @@ int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
 			return SC_E_NOMEM;
 		if (!s->a) {
 			s->a = 1;
-			support_up(a, r);
+			r->support++;
+			mark_dirty(a, r);
 		}
 	}
 	return gate(a, txn);

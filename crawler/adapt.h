@@ -72,17 +72,6 @@ SC_WUR int adapt_key_u(struct adapt *a, const char *url, size_t len,
 		       const struct norm_url *url_u, char *out,
 		       struct norm_url *u);
 
-/* url's key under its host's active rules and the candidates that have
- * support and no counter-example yet (what the rules may soon be), into
- * out: 1 if that key differs from url, 0 if not or the host has no such
- * candidates (out then untouched), or a norm_url() error.  The writer
- * defers a new URL whose tentative key is known (frontier_url.defer):
- * fetched last, by when its rule has applied or been refuted.  Any
- * thread. */
-SC_WUR int adapt_tentative_key(struct adapt *a, const char *url, size_t len,
-			       const struct norm_url *url_u, char *out,
-			       struct norm_url *u);
-
 /* adapt_key() for a URL leased from the frontier: 1 (with its key in out)
  * when the rules now active map it elsewhere and it is not an audit
  * under way (which is fetched under its own form on purpose); 2 when it

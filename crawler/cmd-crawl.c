@@ -128,13 +128,11 @@ int cmd_crawl(int argc, char **argv)
 		       (unsigned long long)s.pruned_scope,
 		       (unsigned long long)s.pruned_relevance,
 		       (unsigned long long)s.also);
-	if (s.adapt_held || s.adapt_keyed || s.adapt_deferred)
+	if (s.adapt_held || s.adapt_keyed)
 		printf("learned rules: %llu URLs held back, %llu queued under a "
-		       "rule's key, %llu deferred (sigcrawl rules lists the "
-		       "rules)\n",
+		       "rule's key (sigcrawl rules lists the rules)\n",
 		       (unsigned long long)s.adapt_held,
-		       (unsigned long long)s.adapt_keyed,
-		       (unsigned long long)s.adapt_deferred);
+		       (unsigned long long)s.adapt_keyed);
 	if (s.warc_exchanges || s.warc_skipped)
 		printf("warc: %llu exchanges written, %llu left out\n",
 		       (unsigned long long)s.warc_exchanges,

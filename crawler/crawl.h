@@ -162,9 +162,6 @@ struct crawl_summary {
 	 * back by a learned rule instead of fetched, URLs queued under a
 	 * rule's key, audits started. */
 	uint64_t adapt_held, adapt_keyed;
-	/* ... and URLs deferred because a candidate rule may hold them
-	 * (written by the writer alone, read after it stopped). */
-	uint64_t adapt_deferred;
 	double seconds;
 	bool interrupted; /* stopped by a signal */
 	/* Unreachable hosts: held now, and given up (crawl only). */

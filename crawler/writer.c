@@ -206,37 +206,6 @@ static bool batch_key_seen(struct batch_urls *b, uint64_t h)
 	}
 }
 
-static bool batch_key_has(const struct batch_urls *b, uint64_t h)
-{
-	h = h ? h : 1;
-	size_t m = b->set_cap - 1;
-	for (size_t i = h & m; b->set[i]; i = (i + 1) & m)
-		if (b->set[i] == h)
-			return true;
-	return false;
-}
-
-/* Would the rules still being verified on url's host hold it back (its
- * key under them, not key, is known)?  Then it is deferred: queued
- * behind the host's other URLs, so that the rule has applied, and the
- * URL is held when leased, or has been refuted, and it is fetched. */
-static int adapt_defers(struct crawl *c, MDB_txn *txn,
-			const struct batch_urls *b,
-			const struct frontier_url *f, const char *key,
-			size_t key_len)
-{
-	char t[NORM_URL_MAX + 1];
-	struct norm_url tu;
-	int rc = adapt_tentative_key(c->adapt, f->url, f->url_len, f->u, t,
-				     &tu);
-	if (rc != 1 || (tu.len == key_len && memcmp(t, key, key_len) == 0))
-		return 0;
-	if (batch_key_has(b, XXH3_64bits(t, tu.len)))
-		return 1;
-	rc = frontier_seen(c->fr, txn, t, tu.len);
-	return rc;
-}
-
 /* Key the batch's new URLs by their hosts' learned rules (SPEC §7).  A
  * URL the rules rewrite is queued under the rules' key, unless that key
  * is known already (queued, fetched, or earlier in this batch): then the
@@ -269,7 +238,6 @@ static int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
 		b->cap_keys = b->n;
 	}
 	size_t out = 0;
-	uint64_t deferred = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		struct frontier_url f = b->fu[i];
 		char key[NORM_URL_MAX + 1];
@@ -278,14 +246,6 @@ static int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
 				   : adapt_key_u(c->adapt, f.url, f.url_len,
 						 f.u, key, &ku);
 		if (k != 1) {
-			if (!b->asis[i]) {
-				int d = adapt_defers(c, txn, b, &f, f.url,
-						     f.url_len);
-				if (d < 0)
-					return d;
-				f.defer = d == 1;
-				deferred += (uint64_t)d;
-			}
 			batch_key_seen(b, XXH3_64bits(f.url, f.url_len));
 			b->fu[out++] = f;
 			continue;
@@ -319,11 +279,6 @@ static int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
 			b->fu[out++] = f;
 			continue;
 		}
-		int d = adapt_defers(c, txn, b, &f, key, ku.len);
-		if (d < 0)
-			return d;
-		kf.defer = d == 1;
-		deferred += (uint64_t)d;
 		char *kp = malloc((size_t)ku.len + 1);
 		if (!kp)
 			return SC_E_NOMEM;
@@ -339,9 +294,6 @@ static int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
 		pthread_mutex_unlock(&c->mu);
 	}
 	b->n = out;
-	pthread_mutex_lock(&c->mu);
-	c->sum.adapt_deferred += deferred;
-	pthread_mutex_unlock(&c->mu);
 	return 0;
 }
 

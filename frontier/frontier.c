@@ -585,10 +585,8 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 			return rc;
 	}
 	uint64_t seq = f->w.next_seq++;
-	uint16_t qdepth = (uint16_t)(fu->depth |
-				     (fu->defer ? FRONTIER_DEFERRED : 0));
 	unsigned char q[FRONTIER_QKEY_LEN];
-	make_qkey(q, id, qdepth, seq);
+	make_qkey(q, id, fu->depth, seq);
 	MDB_val qkey = { sizeof(q), q };
 	MDB_val qval = { ENTRY_HEAD + fu->url_len + flen, v };
 	int prc = mdb_put(txn, f->queue, &qkey, &qval, 0);
@@ -600,9 +598,9 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	struct dirty *d = dirty_for(f, id);
 	if (!d)
 		return SC_E_NOMEM;
-	if (!d->added || qdepth < d->min_depth ||
-	    (qdepth == d->min_depth && seq < d->min_seq)) {
-		d->min_depth = qdepth;
+	if (!d->added || fu->depth < d->min_depth ||
+	    (fu->depth == d->min_depth && seq < d->min_seq)) {
+		d->min_depth = fu->depth;
 		d->min_seq = seq;
 	}
 	d->added = true;
@@ -612,8 +610,7 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 static bool url_ok(const struct frontier_url *fu)
 {
 	return fu->url_len <= NORM_URL_MAX && fu->found_len <= NORM_URL_MAX &&
-	       fu->u->host_len > 0 && fu->u->host_len <= FRONTIER_HOST_MAX &&
-	       fu->depth < FRONTIER_DEFERRED;
+	       fu->u->host_len > 0 && fu->u->host_len <= FRONTIER_HOST_MAX;
 }
 
 /* Put url into the seen set under category: 1 if it was not there, 0 if

@@ -87,16 +87,7 @@ struct frontier_url {
 	 * the page that linked here (0: that page was on topic): the
 	 * category's tunnel bounds it. */
 	uint8_t offtopic;
-	/* Deferred: queued behind every URL that is not, whatever its
-	 * depth (FRONTIER_DEFERRED in the queue key's depth field; the
-	 * entry keeps the real depth).  Adaptive normalization defers a
-	 * URL that a rule still being verified would hold back. */
-	bool defer;
 };
-
-/* The queue key's depth of a deferred URL: its depth plus this.  Depths
- * stay below it (the config bounds max_depth at 1000). */
-#define FRONTIER_DEFERRED 0x8000u
 
 /* No category: in frontier_add_batch_cat()'s other[]. */
 #define FRONTIER_NO_CATEGORY UINT16_MAX

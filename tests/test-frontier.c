@@ -179,17 +179,16 @@ static void test_late_shallow_url(void)
 	mdb_env_close(env);
 }
 
-/* A deferred URL comes after every URL of its host that is not, deeper
- * ones too, and keeps its own depth; frontier_requeue() queues a URL the
- * seen set holds; frontier_mark_seen() says whether it was there. */
-static void test_deferred_and_requeue(void)
+/* frontier_requeue() queues a URL the seen set holds (a learned rule's
+ * retirement); frontier_mark_seen() says whether it was there. */
+static void test_requeue(void)
 {
 	MDB_env *env = env_open();
 	struct frontier *f = fr_open(env, 4, 0);
 	static const struct norm_opts strict = { .steps = 0xff };
 	char a[NORM_URL_MAX + 1];
 	struct norm_url au;
-	const char *raw = "http://e.test/deferred";
+	const char *raw = "http://e.test/held";
 	CHECK(norm_url(&strict, NULL, raw, strlen(raw), a, sizeof(a), &au) ==
 	      0);
 	struct frontier_url fu = { .url = a,
@@ -197,38 +196,30 @@ static void test_deferred_and_requeue(void)
 				   .u = &au,
 				   .found = a,
 				   .found_len = au.len,
-				   .depth = 1,
-				   .defer = true };
+				   .depth = 1 };
 	MDB_txn *txn;
 	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
 	CHECK(frontier_add(f, txn, &fu) == 1);
-	CHECK(add(f, txn, "http://e.test/deep", 5) == 1);
 	CHECK(frontier_mark_seen(f, txn, "http://e.test/k", 15, 0) == 1);
 	CHECK(frontier_mark_seen(f, txn, "http://e.test/k", 15, 0) == 0);
-	fu.depth = FRONTIER_DEFERRED; /* no depth reaches it */
-	CHECK(frontier_add(f, txn, &fu) == SC_E_INVAL);
-	fu.depth = 1;
+	CHECK(frontier_mark_seen(f, txn, a, au.len, 0) == 0);
 	CHECK(mdb_txn_commit(txn) == 0);
 	frontier_published(f);
 	struct frontier_lease l;
 	uint64_t wait;
 	CHECK(frontier_next(f, 0, &l, &wait) == 0);
-	CHECK_STR(l.url, "http://e.test/deep");
-	done(env, f, &l);
-	CHECK(frontier_next(f, 0, &l, &wait) == 0);
-	CHECK_STR(l.url, "http://e.test/deferred");
-	CHECK(l.depth == 1);
+	CHECK_STR(l.url, "http://e.test/held");
 	done(env, f, &l);
 	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
 	/* Seen, so frontier_add() does nothing; frontier_requeue() does. */
 	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
-	fu.defer = false;
 	CHECK(frontier_add(f, txn, &fu) == 0);
 	CHECK(frontier_requeue(f, txn, &fu) == 0);
 	CHECK(mdb_txn_commit(txn) == 0);
 	frontier_published(f);
 	CHECK(frontier_next(f, 0, &l, &wait) == 0);
-	CHECK_STR(l.url, "http://e.test/deferred");
+	CHECK_STR(l.url, "http://e.test/held");
+	CHECK(l.depth == 1);
 	frontier_close(f);
 	mdb_env_close(env);
 }
@@ -681,7 +672,7 @@ int main(void)
 	/* Each test starts from an empty environment. */
 	void (*tests[])(void) = { test_order_and_politeness,
 				  test_late_shallow_url,
-				  test_deferred_and_requeue,
+				  test_requeue,
 				  test_seen_and_abort,
 				  test_restart,
 				  test_categories,
