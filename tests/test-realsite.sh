@@ -5,7 +5,8 @@
 # crawled completely.  What sigcrawl fetched is compared with an
 # independent oracle (realsite-oracle.py: the standard library's HTML
 # parser, breadth first over <a href>): every page a reader reaches must
-# be fetched.  Sphinx heads name about.html, genindex.html, search.html and
+# be fetched; the adaptive profile must fetch the same URLs and apply no
+# rule (no page here has two names).  Sphinx heads name about.html, genindex.html, search.html and
 # copyright.html in <link rel=author|index|search|copyright> before the
 # body's <a> does; those pages were once lost.  The package is a test
 # dependency (packaging/debian-deps.txt): a missing one fails the test.
@@ -87,4 +88,30 @@ extra=$(comm -13 "$tmp/oracle" "$tmp/fetched" | while read -r f; do
 	[ -f "$docs/$f" ] || echo "$f"
 done)
 check_true "every page fetched is a file of the site (not: $extra)" test -z "$extra"
+
+# The adaptive profile on the same site: no page of it has two names, so
+# no rule may apply, and the crawl fetches exactly the site's URLs strict
+# fetched, with the same answers (the web's hosts, unreachable, aside).
+start_fixture "$tmp/web" "$tmp/log3"
+"$sigcrawl" crawl -c "$tmp/conf" --store "$tmp/store-adaptive" --seeds "$tmp/seeds" \
+	--connect-to "::127.0.0.1:$port" --per-host-delay-ms 0 \
+	--per-host-connections 4 --max-depth 100 --profile adaptive --quiet \
+	>"$tmp/out3" 2>&1
+rc=$?
+stop_fixture
+check_true "the adaptive crawl ends with exit 0 (got $rc)" [ "$rc" -eq 0 ]
+fetched_paths() {
+	"$sigcrawl" export --store "$1" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r["fetched"] and r["normalized"].startswith("http://docs.test/"):
+        print(r["normalized"], r["status"])' | sort
+}
+fetched_paths "$tmp/store" >"$tmp/f-strict"
+fetched_paths "$tmp/store-adaptive" >"$tmp/f-adaptive"
+check_true "adaptive fetched the site's URLs strict fetched ($(wc -l <"$tmp/f-adaptive") and $(wc -l <"$tmp/f-strict"))" \
+	cmp -s "$tmp/f-strict" "$tmp/f-adaptive"
+n_active=$("$sigcrawl" rules --store "$tmp/store-adaptive" --json | grep -c '"state":"active"')
+check_true "no rule applies on a site without aliases ($n_active active)" [ "$n_active" -eq 0 ]
 finish
