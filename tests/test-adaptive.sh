@@ -6,8 +6,9 @@
 #      every page but one earns a rule; the audit of the URLs it holds
 #      finds the page where it matters, the rule is retired, and every URL
 #      it held back is fetched after all;
-#   2. kill -9 in the middle of a crawl of a generated web keeps the rules
-#      learned so far, and the resumed crawl ends with every document;
+#   2. kill -9 in the middle of a crawl of a generated web, three times,
+#      keeps the rules learned so far, no restart requests a page that was
+#      committed before it, and the resumed crawl ends with every document;
 #   3. the daemon (serve) learns rules too, and says so in /status and
 #      /metrics.
 set -u
@@ -129,9 +130,46 @@ import json, sys
 for l in sys.stdin:
     r = json.loads(l); print(r["id"], r["host"], r["rule"])' | sort >"$tmp/g.before"
 check_true "the rules are readable after kill -9 ($(wc -l <"$tmp/g.before") active)" [ -s "$tmp/g.before" ]
+# Committed fetches ("host path"), and the requests the fixture saw after
+# line N of its log.
+committed() {
+	"$sigcrawl" export --store "$tmp/g.store" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r["fetched"]:
+        u = r["normalized"][len("http://"):]
+        h, _, p = u.partition("/")
+        print(h, "/" + p)' | sort -u
+}
+requests_after() {
+	tail -n +$(($1 + 1)) "$tmp/g.log" |
+		awk -F'\t' '$3 == "req" && $6 != "/robots.txt" { split($4, h, ":"); print h[1], $6 }' |
+		sort -u
+}
+# Two more kills, each once 40 more pages are committed; then the run to
+# the end.  No run may request a page that an earlier run committed.
+for round in 1 2 3; do
+	committed >"$tmp/g.c$round"
+	mark[$round]=$(wc -l <"$tmp/g.log")
+	[ $round -eq 3 ] && break
+	want=$(($(wc -l <"$tmp/g.c$round") + 40))
+	"$sigcrawl" crawl -c "$tmp/g.conf" --store "$tmp/g.store" \
+		--connect-to "::127.0.0.1:$port" --quiet >/dev/null 2>&1 &
+	cpid=$!
+	grown() { [ "$(committed | wc -l)" -ge "$want" ]; }
+	check_true "kill round $round: 40 more pages committed" wait_until 600 grown
+	kill -9 $cpid
+	wait $cpid 2>/dev/null
+done
 "$sigcrawl" crawl -c "$tmp/g.conf" --store "$tmp/g.store" \
 	--connect-to "::127.0.0.1:$port" --quiet >/dev/null 2>&1
 rc=$?
+for round in 1 2 3; do
+	again=$(comm -12 "$tmp/g.c$round" <(requests_after "${mark[$round]}") | head -5)
+	check_true "no page committed before restart $round was requested after it ($again)" \
+		test -z "$again" -a -s "$tmp/g.c$round"
+done
 stop_fixture
 check_true "the resumed crawl ends with exit 0 ($rc)" [ $rc -eq 0 ]
 rules_json "$tmp/g.store" | python3 -c '
