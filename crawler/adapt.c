@@ -1513,7 +1513,7 @@ static void joint_support(struct adapt *a, const uint32_t *ids, size_t n,
 /* The candidates a pair of equal URLs (strict) proposes; doc names their
  * document (its signature, or a redirect's target). */
 static int pair(struct adapt *a, MDB_txn *txn, const char *x, size_t xl,
-		const char *y, size_t yl, uint64_t doc)
+		const char *y, size_t yl, uint64_t doc, bool evidence)
 {
 	uint32_t ids[17];
 	size_t n_ids = 0;
@@ -1571,7 +1571,8 @@ static int pair(struct adapt *a, MDB_txn *txn, const char *x, size_t xl,
 			return rc;
 		n_ids += ids[n_ids] != UINT32_MAX;
 	}
-	joint_support(a, ids, n_ids, doc);
+	if (evidence)
+		joint_support(a, ids, n_ids, doc);
 	return 0;
 }
 
@@ -1637,7 +1638,7 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
 		return rc;
 	}
 	if (rep && !generic(a, s) &&
-	    (rc = pair(a, txn, url, len, rep, rep_len, s)))
+	    (rc = pair(a, txn, url, len, rep, rep_len, s, true)))
 		return rc;
 	if ((rc = gate(a, txn)))
 		return rc;
@@ -1650,7 +1651,7 @@ int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
 		   size_t from_len, const char *to, size_t to_len)
 {
 	uint64_t doc = hash_str(to, to_len) | 1ull << 63;
-	int rc = pair(a, txn, from, from_len, to, to_len, doc);
+	int rc = pair(a, txn, from, from_len, to, to_len, doc, true);
 	if (rc)
 		return rc;
 	/* Support: the rules that map the two together, the target standing
@@ -1684,6 +1685,13 @@ int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
 		}
 	}
 	return gate(a, txn);
+}
+
+int adapt_hint(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
+	       const char *canonical, size_t canonical_len)
+{
+	int rc = pair(a, txn, url, len, canonical, canonical_len, 0, false);
+	return rc ? rc : gate(a, txn);
 }
 
 void adapt_stats(struct adapt *a, struct adapt_stats *ret)

@@ -123,6 +123,13 @@ enum {
 	ADAPT_HOLD_QUEUED = 2,
 };
 
+/* A fetched page (url, strict) names canonical (strict, another URL) in
+ * its rel=canonical: the rules that would map one onto the other become
+ * candidates, but the hint supports none of them: a candidate earns its
+ * support from fetched pages as any other.  Returns 0 or a store error. */
+SC_WUR int adapt_hint(struct adapt *a, MDB_txn *txn, const char *url,
+		      size_t len, const char *canonical, size_t canonical_len);
+
 /* A URL whose key an active rule made, and which the frontier already
  * knew: held back (or, with ADAPT_HOLD_QUEUED, only kept).  fu is the URL
  * as it would have been queued (its url the rule's key); strict its

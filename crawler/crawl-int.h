@@ -152,6 +152,11 @@ struct job {
 					/* The host's lease is released by the
 					 * writer after the commit (fetch.c). */
 					bool release_at_commit;
+					/* Adaptive: the page's rel=canonical
+					 * when it names another URL (malloc'd;
+					 * NULL: none), a hint for the learned
+					 * rules. */
+					char *canonical;
 					bool has_redirect;
 					char redirect[NORM_URL_MAX + 1];
 					struct norm_url redirect_u;

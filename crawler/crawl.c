@@ -35,6 +35,7 @@ void job_free(struct job *j)
 	if (j->kind == JOB_PAGE) {
 		free(j->location);
 		free(j->redirect_found);
+		free(j->canonical);
 		free(j->page_text);
 		free(j->links);
 		sc_dyn_free(&j->link_text);

@@ -119,6 +119,9 @@ static void parse_job(struct crawl *c, struct job *j)
 				keep_text(j, &text, pg->noindex);
 				j->has_relevance = pg->has_relevance;
 				j->relevance = pg->relevance;
+				if (c->adapt && pg->has_canonical &&
+				    strcmp(pg->canonical, j->lease.url) != 0)
+					j->canonical = strdup(pg->canonical);
 			}
 			parse_text_free(&text);
 			free(pg);

@@ -309,6 +309,13 @@ static int adapt_evidence(struct crawl *c, MDB_txn *txn, struct job *j)
 				      j->redirect_u.len);
 	if (j->status != 200 || !j->has_sig || j->text_empty)
 		return 0;
+	if (j->canonical) {
+		int rc = adapt_hint(c->adapt, txn, j->lease.url,
+				    j->lease.url_len, j->canonical,
+				    strlen(j->canonical));
+		if (rc)
+			return rc;
+	}
 	const char *rep = j->dup == DUP_EXACT ? j->dup_of : NULL;
 	return adapt_page(c->adapt, txn, j->lease.url, j->lease.url_len,
 			  j->lease.depth, j->lease.category, j->sig, rep,

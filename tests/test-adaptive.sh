@@ -6,6 +6,7 @@
 #      every page but one earns a rule; the audit of the URLs it holds
 #      finds the page where it matters, the rule is retired, and every URL
 #      it held back is fetched after all;
+#   1b. a rel=canonical proposes a rule but does not support it;
 #   2. kill -9 in the middle of a crawl of a generated web, three times,
 #      keeps the rules learned so far, no restart requests a page that was
 #      committed before it, and the resumed crawl ends with every document;
@@ -103,6 +104,37 @@ check_true "rules (text) lists the retired rule" grep -Eq 'retired +r.test +igno
 check_true "report lists the retired rule" grep -Eq 'retired +r.test +ignore parameter x' "$tmp/r.report"
 "$sigcrawl" report --store "$tmp/r.store" --json >"$tmp/r.rjson"
 check_true "report --json counts it" python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["rules"]["retired"] != 1)' "$tmp/r.rjson"
+
+# --- 1b. rel=canonical is a hint a rule must still earn -------------------
+# c.test's pages /pN?ref=X name /pN as canonical.  Crawled to depth 1, the
+# canonical URLs are never fetched: the hint proposes "ignore parameter
+# ref" and nothing supports it.  To depth 2 they are, the pairs support
+# it, and it applies.
+{
+	echo "host c.test"
+	links=""
+	for n in 1 2 3 4 5; do
+		links="$links/p$n?ref=x$n,"
+		echo "page /p$n 200 body=\"<link rel=canonical href=/p$n><p>page $n of the canonical test, unlike the others $n</p>\""
+	done
+	echo "page / 200 links=${links%,}"
+} >"$tmp/c.web"
+start_fixture "$tmp/c.web" "$tmp/c.log"
+echo "http://c.test/" >"$tmp/c.seeds"
+for depth in 1 2; do
+	"$sigcrawl" crawl -c "$tmp/r.conf" --store "$tmp/c$depth.store" \
+		--seeds "$tmp/c.seeds" --max-depth $depth \
+		--connect-to "::127.0.0.1:$port" --quiet >/dev/null 2>&1
+	rc=$?
+	check_true "the canonical crawl to depth $depth ends with exit 0 ($rc)" [ $rc -eq 0 ]
+done
+stop_fixture
+state=$(rule_field "$tmp/c1.store" c.test "ignore parameter ref" state)
+support=$(rule_field "$tmp/c1.store" c.test "ignore parameter ref" support)
+check_true "depth 1: the hint proposed the rule, a candidate ('$state')" [ "$state" = candidate ]
+check_true "depth 1: the hint alone supports nothing ($support)" [ "$support" = 0 ]
+state=$(rule_field "$tmp/c2.store" c.test "ignore parameter ref" state)
+check_true "depth 2: fetched pairs earned it ('$state')" [ "$state" = active ]
 
 # --- 2. kill -9 keeps the rules --------------------------------------------
 python3 "$here/adaptive/webgen.py" "$tmp/g" --seed 4 --hosts 6 --docs 60
