@@ -187,6 +187,21 @@ static const struct bad_case bad_cases[] = {
 	{ "[dedup]\nnear_duplicate = on\n",
 	  "t.conf:2: [dedup] near_duplicate: expected off or simhash:K with K "
 	  "from 0 to 3, got \"on\"" },
+	/* adaptive */
+	{ "[adaptive]\nmin_support = 0\n",
+	  "t.conf:2: [adaptive] min_support: expected a number from 1 to "
+	  "1000, got \"0\"" },
+	{ "[adaptive]\nconfidence = 1.0\n",
+	  "t.conf:2: [adaptive] confidence: expected a number from 0.5 up to "
+	  "(not including) 1.0, got \"1.0\"" },
+	{ "[adaptive]\nconfidence = 0.4\n",
+	  "t.conf:2: [adaptive] confidence: expected a number from 0.5 up to "
+	  "(not including) 1.0, got \"0.4\"" },
+	{ "[adaptive]\naudit_share = 1.5\n",
+	  "t.conf:2: [adaptive] audit_share: expected a number from 0.0 to "
+	  "1.0, got \"1.5\"" },
+	{ "[adaptive]\naudits = 3\n",
+	  "t.conf:2: [adaptive] audits: unknown key" },
 	/* control */
 	{ "[control]\nlisten = tcp:10.0.0.1:80\n",
 	  "t.conf:2: [control] listen: host \"10.0.0.1\" is not a loopback "
@@ -566,6 +581,18 @@ static void test_values_accepted(void)
 	conf_free(c);
 	c = LOAD_OK("[dedup]\nfollow_duplicate_links = no\n");
 	CHECK(c && !c->dedup.follow_duplicate_links);
+	conf_free(c);
+
+	/* [adaptive]: the defaults, and values as given. */
+	c = LOAD_OK("");
+	CHECK(c && c->adaptive.min_support == 3 &&
+	      c->adaptive.confidence == 0.95 &&
+	      c->adaptive.audit_share == 0.03);
+	conf_free(c);
+	c = LOAD_OK("[adaptive]\nmin_support = 5\nconfidence = 0.99\n"
+		    "audit_share = 0\n");
+	CHECK(c && c->adaptive.min_support == 5 &&
+	      c->adaptive.confidence == 0.99 && c->adaptive.audit_share == 0.0);
 	conf_free(c);
 
 	/* An empty steps list is no adjustment; the adaptive profile. */
