@@ -38,8 +38,10 @@ static void start_lease(struct crawl *c, struct job *j)
 
 	/* Queued before a learned rule applied to its host, and the rule
 	 * maps it onto a URL the frontier knows: not fetched, but held by
-	 * the rule (the writer keeps it, crawler/adapt.h). */
-	if (c->adapt) {
+	 * the rule (the writer keeps it, crawler/adapt.h).  Not a redirect
+	 * target: the URL a rule would map it onto may be the one that
+	 * redirected to it. */
+	if (c->adapt && !j->lease.redirects) {
 		char key[NORM_URL_MAX + 1];
 		struct norm_url ku;
 		int k = adapt_lease_key(c->adapt, j->lease.url,

@@ -7,6 +7,7 @@
 #      finds the page where it matters, the rule is retired, and every URL
 #      it held back is fetched after all;
 #   1b. a rel=canonical proposes a rule but does not support it;
+#   1c. a redirect target is not rewritten back onto its source;
 #   2. kill -9 in the middle of a crawl of a generated web, three times,
 #      keeps the rules learned so far, no restart requests a page that was
 #      committed before it, and the resumed crawl ends with every document;
@@ -135,6 +136,35 @@ check_true "depth 1: the hint proposed the rule, a candidate ('$state')" [ "$sta
 check_true "depth 1: the hint alone supports nothing ($support)" [ "$support" = 0 ]
 state=$(rule_field "$tmp/c2.store" c.test "ignore parameter ref" state)
 check_true "depth 2: fetched pairs earned it ('$state')" [ "$state" = active ]
+
+# --- 1c. a redirect target is never rewritten back onto its source -------
+# On s.test /aN and /aN/ are one page, which earns "step
+# add_trailing_slash".  Below, /r/ redirects to /r: the rule would key /r
+# as /r/, the URL that redirected; /r must be fetched all the same.
+{
+	echo "host s.test"
+	links=""
+	for n in 1 2 3 4 5; do
+		links="$links/a$n,/a$n/,"
+		echo "page /a$n 200 body=\"<p>slash page $n, its own words $n</p>\""
+		echo "page /a$n/ 200 body=\"<p>slash page $n, its own words $n</p>\""
+	done
+	echo "page / 200 links=${links}/mid"
+	echo "page /mid 200 links=/r/"
+	echo "page /r/ 301 location=http://s.test/r"
+	echo "page /r 200 body=\"<p>the end of the redirect</p>\""
+} >"$tmp/s.web"
+start_fixture "$tmp/s.web" "$tmp/s.log"
+echo "http://s.test/" >"$tmp/s.seeds"
+"$sigcrawl" crawl -c "$tmp/r.conf" --store "$tmp/s.store" --seeds "$tmp/s.seeds" \
+	--connect-to "::127.0.0.1:$port" --quiet >/dev/null 2>&1
+rc=$?
+stop_fixture
+check_true "the redirect crawl ends with exit 0 ($rc)" [ $rc -eq 0 ]
+state=$(rule_field "$tmp/s.store" s.test "step add_trailing_slash" state)
+check_true "s.test learned 'step add_trailing_slash' ('$state')" [ "$state" = active ]
+check_true "/r/ was fetched (it redirects)" [ "$(requests s.test /r/ "$tmp/s.log")" -ge 1 ]
+check_true "/r, the target, was fetched" [ "$(requests s.test /r "$tmp/s.log")" -eq 1 ]
 
 # --- 2. kill -9 keeps the rules --------------------------------------------
 python3 "$here/adaptive/webgen.py" "$tmp/g" --seed 4 --hosts 6 --docs 60
