@@ -172,6 +172,9 @@ struct ahost {
 	size_t n_params;
 	const struct norm_rule *dust[HOST_RULES_MAX];
 	size_t n_dust;
+	/* A rule of this host is active, or a candidate without a
+	 * counter-example: the host is learning (adapt_learning()). */
+	bool learning;
 };
 
 struct adapt {
@@ -353,8 +356,12 @@ static void host_compile(struct adapt *a, struct ahost *h)
 	h->alias = NULL;
 	h->steps = 0;
 	h->n_params = h->n_dust = 0;
+	h->learning = false;
 	for (size_t i = 0; i < h->n_rules; i++) {
 		const struct arule *r = &a->rules[h->rules[i]];
+		if (r->state == ADAPT_ACTIVE ||
+		    (r->state == ADAPT_CANDIDATE && !r->counters))
+			h->learning = true;
 		if (r->state != ADAPT_ACTIVE || strcmp(r->scope, h->name) != 0)
 			continue;
 		switch (r->r.kind) {
@@ -364,6 +371,13 @@ static void host_compile(struct adapt *a, struct ahost *h)
 		case NORM_RULE_ALIAS: h->alias = r->r.a; break;
 		}
 	}
+}
+
+/* One more document supports r. */
+static void support_up(struct adapt *a, struct arule *r)
+{
+	r->support++;
+	mark_dirty(a, r);
 }
 
 static void compile_all(struct adapt *a)
@@ -622,10 +636,8 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 		if (s->a)
 			return 0;
 		s->a = 1;
-		if (!a->replay) {
-			r->support++;
-			mark_dirty(a, r);
-		}
+		if (!a->replay)
+			support_up(a, r);
 		return 1;
 	}
 	if (a->replay)
@@ -858,6 +870,9 @@ static int add_rule_mem(struct adapt *a, const struct arule *src, uint32_t *idx)
 		goto out;
 	a->rules[a->n_rules++] = *src;
 	h->own++;
+	if (src->state == ADAPT_ACTIVE ||
+	    (src->state == ADAPT_CANDIDATE && !src->counters))
+		h->learning = true;
 	if (src->id >= a->next_id)
 		a->next_id = src->id + 1;
 	switch (src->state) {
@@ -939,6 +954,15 @@ int adapt_lease_key(struct adapt *a, const char *url, size_t len, char *out,
 	if (rc == 1)
 		return found ? 0 : 1; /* an audit is fetched as it is */
 	return found ? 2 : 0;
+}
+
+bool adapt_learning(struct adapt *a, const char *host, size_t len)
+{
+	pthread_mutex_lock(&a->mu);
+	const struct ahost *h = host_find(a, host, len);
+	bool learning = h && h->learning;
+	pthread_mutex_unlock(&a->mu);
+	return learning;
 }
 
 int adapt_claim(struct adapt *a, const char *key, size_t len)
@@ -1505,8 +1529,7 @@ static void joint_support(struct adapt *a, const uint32_t *ids, size_t n,
 		if (!t || t->a)
 			continue;
 		t->a = 1;
-		r->support++;
-		mark_dirty(a, r);
+		support_up(a, r);
 	}
 }
 
@@ -1680,8 +1703,7 @@ int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
 			return SC_E_NOMEM;
 		if (!s->a) {
 			s->a = 1;
-			r->support++;
-			mark_dirty(a, r);
+			support_up(a, r);
 		}
 	}
 	return gate(a, txn);

@@ -81,6 +81,10 @@ SC_WUR int adapt_key_u(struct adapt *a, const char *url, size_t len,
 SC_WUR int adapt_lease_key(struct adapt *a, const char *url, size_t len,
 			   char *out, struct norm_url *u);
 
+/* Is a rule being learned or applied on host (a candidate without a
+ * counter-example, or an active rule)?  Any thread. */
+bool adapt_learning(struct adapt *a, const char *host, size_t len);
+
 /* A leased URL whose key (adapt_lease_key() 1) is not yet known is
  * fetched under its own form; it claims the key first, so that a second
  * form of it leased meanwhile is held rather than fetched alongside.

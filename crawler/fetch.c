@@ -229,12 +229,16 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 		j->status = status;
 		j->error = error_kind(cc);
 	}
-	/* Adaptive normalization: the host's connection is given back
-	 * only once the page is committed (writer.c), so that the host's
-	 * next URL is keyed with the evidence this page brings.  Under a
-	 * per-host delay this costs nothing; without one it keeps a fast
-	 * server from fetching a page's twins before its rule can learn. */
-	if (c->adapt)
+	/* Adaptive normalization, on a host where a rule is being learned:
+	 * the host's connection is given back only once the page is
+	 * committed, so that the host's next URL is keyed with the evidence
+	 * this page brings.  Under a per-host delay this costs nothing;
+	 * without one it keeps a fast server from serving a page's twins
+	 * before the rule can learn from the first of them.  Elsewhere it
+	 * would only slow the host down (a third, on bench/crawl). */
+	if (c->adapt &&
+	    adapt_learning(c->adapt, j->lease.url + j->lease_u.host_off,
+			   j->lease_u.host_len))
 		j->release_at_commit = true;
 	else
 		frontier_release(c->fr, j->lease.host_id);
