@@ -199,7 +199,7 @@ struct adapt {
 	 * (adapt_claim()).  In memory only: a restart forgets them, and
 	 * the seen set says the rest. */
 	struct tab claims;
-	struct adapt_stats st;
+	struct crawl_rule_stats st;
 	/* The rules whose evidence or counts changed since the last
 	 * save_dirty(), by index: the gate and the save visit only these,
 	 * not every rule, on each page.  dirty_all: the list could not
@@ -1716,7 +1716,7 @@ int adapt_hint(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
 	return rc ? rc : gate(a, txn);
 }
 
-void adapt_stats(struct adapt *a, struct adapt_stats *ret)
+void adapt_stats(struct adapt *a, struct crawl_rule_stats *ret)
 {
 	pthread_mutex_lock(&a->mu);
 	*ret = a->st;

@@ -14,6 +14,7 @@
 #include <stdbool.h>
 #include <stdint.h>
 
+#include "crawl.h"
 #include "frontier.h"
 #include "normalize.h"
 #include "store.h"
@@ -43,13 +44,6 @@ struct adapt_rule_info {
 	int64_t created_ms, changed_ms; /* unix ms */
 	/* A counter-example: the two URLs and nothing else (empty if none). */
 	char counter_a[NORM_URL_MAX + 1], counter_b[NORM_URL_MAX + 1];
-};
-
-struct adapt_stats {
-	uint64_t candidates, active, retired, refuted;
-	uint64_t saved;    /* fetches held back by active rules */
-	uint64_t audits;   /* held-back URLs fetched to test their rule */
-	uint64_t requeued; /* URLs re-queued when their rule retired */
 };
 
 /* Load the rules and rebuild their evidence from the store, inside the
@@ -145,7 +139,7 @@ SC_WUR int adapt_hold(struct adapt *a, MDB_txn *txn, const char *strict,
 		      unsigned flags, bool *audit);
 
 /* Counts for status, metrics and the summary.  Any thread. */
-void adapt_stats(struct adapt *a, struct adapt_stats *ret);
+void adapt_stats(struct adapt *a, struct crawl_rule_stats *ret);
 
 /* Every rule the store holds, in id order, as txn sees it: fn(arg, info)
  * until it returns non-zero.  For `sigcrawl rules` and `report`; needs no

@@ -440,14 +440,14 @@ void control_status_answer(const struct crawl_status *st, double rate,
 	json_t *rules =
 		st->adaptive
 			? json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "active",
-				    (json_int_t)st->rules_active, "candidates",
-				    (json_int_t)st->rules_candidate, "retired",
-				    (json_int_t)st->rules_retired, "refuted",
-				    (json_int_t)st->rules_refuted,
+				    (json_int_t)st->rules.active, "candidates",
+				    (json_int_t)st->rules.candidates, "retired",
+				    (json_int_t)st->rules.retired, "refuted",
+				    (json_int_t)st->rules.refuted,
 				    "fetches_saved",
-				    (json_int_t)st->rules_saved, "audits",
-				    (json_int_t)st->rules_audits, "requeued",
-				    (json_int_t)st->rules_requeued)
+				    (json_int_t)st->rules.saved, "audits",
+				    (json_int_t)st->rules.audits, "requeued",
+				    (json_int_t)st->rules.requeued)
 			: json_null();
 	if (o && (!rules || json_object_set_new(o, "rules", rules))) {
 		json_decref(o);
@@ -540,8 +540,8 @@ void control_metrics_answer(const struct crawl_status *st,
 		(unsigned long long)cum);
 	metric_head(f, "sigcrawl_rules", "gauge",
 		    "Learned rewrite rules (profile adaptive), by state.");
-	const uint64_t by_state[4] = { st->rules_candidate, st->rules_active,
-				       st->rules_retired, st->rules_refuted };
+	const uint64_t by_state[4] = { st->rules.candidates, st->rules.active,
+				       st->rules.retired, st->rules.refuted };
 	static const char *const states[4] = { "candidate", "active", "retired",
 					       "refuted" };
 	for (int i = 0; i < 4; i++)
@@ -551,11 +551,11 @@ void control_metrics_answer(const struct crawl_status *st,
 		    "URLs held back by the active learned rules instead of "
 		    "fetched (every run of the store).");
 	fprintf(f, "sigcrawl_rules_fetches_saved %llu\n",
-		(unsigned long long)st->rules_saved);
+		(unsigned long long)st->rules.saved);
 	metric_head(f, "sigcrawl_rules_audits", "gauge",
 		    "Held-back URLs fetched all the same to test their rule.");
 	fprintf(f, "sigcrawl_rules_audits %llu\n",
-		(unsigned long long)st->rules_audits);
+		(unsigned long long)st->rules.audits);
 	metric_head(f, "sigcrawl_uptime_seconds", "gauge",
 		    "Seconds since the daemon started.");
 	fprintf(f, "sigcrawl_uptime_seconds %.3f\n", s->seconds);

@@ -454,17 +454,9 @@ void crawl_status(struct crawl *c, struct crawl_status *ret)
 	ret->latency_sum = c->latency_sum;
 	ret->sum.hosts_held = c->hosts_held;
 	ret->adaptive = c->adapt != NULL;
-	if (c->adapt) {
-		struct adapt_stats as;
-		adapt_stats(c->adapt, &as);
-		ret->rules_candidate = as.candidates;
-		ret->rules_active = as.active;
-		ret->rules_retired = as.retired;
-		ret->rules_refuted = as.refuted;
-		ret->rules_saved = as.saved;
-		ret->rules_audits = as.audits;
-		ret->rules_requeued = as.requeued;
-	}
+	memset(&ret->rules, 0, sizeof(ret->rules));
+	if (c->adapt)
+		adapt_stats(c->adapt, &ret->rules);
 	ret->sum.hosts_given_up = c->hosts_given_up;
 	ret->n_held_listed = 0;
 	uint64_t now = mono_ms();

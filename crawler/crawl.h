@@ -223,6 +223,15 @@ static const double crawl_latency_le[CRAWL_LATENCY_BUCKETS] = {
 
 enum crawl_state { CRAWL_RUNNING, CRAWL_PAUSED, CRAWL_IDLE, CRAWL_STOPPING };
 
+/* The learned rules of adaptive normalization (crawler/adapt.h), counted
+ * over every run of the store. */
+struct crawl_rule_stats {
+	uint64_t candidates, active, retired, refuted;
+	uint64_t saved;    /* fetches held back by active rules */
+	uint64_t audits;   /* held-back URLs fetched to test their rule */
+	uint64_t requeued; /* URLs re-queued when their rule retired */
+};
+
 struct crawl_status {
 	enum crawl_state state;
 	struct crawl_summary sum; /* .seconds: uptime */
@@ -242,12 +251,10 @@ struct crawl_status {
 	 * them all), in the order they first failed. */
 	struct crawl_host held[CRAWL_HOSTS_LISTED];
 	size_t n_held_listed;
-	/* Adaptive normalization (all 0 under a fixed profile): rules by
-	 * state, fetches saved by the active ones (over every run of the
-	 * store), audits, URLs re-queued when their rule retired. */
+	/* Adaptive normalization (all 0 under a fixed profile): the learned
+	 * rules' counts (adapt.h). */
 	bool adaptive;
-	uint64_t rules_candidate, rules_active, rules_retired, rules_refuted;
-	uint64_t rules_saved, rules_audits, rules_requeued;
+	struct crawl_rule_stats rules;
 };
 
 void crawl_status(struct crawl *c, struct crawl_status *ret);
