@@ -48,6 +48,7 @@ enum section {
 	SECT_STORE,
 	SECT_CONTROL,
 	SECT_ADAPTIVE,
+	SECT_RECRAWL,
 	SECT_CATEGORY,
 	SECT_COUNT,
 };
@@ -731,6 +732,78 @@ static int set_audit_share(struct setctx *x, const char *v)
 	return 0;
 }
 
+/* A duration: a whole number and a unit, s, m, h, d or w ("90s", "1h",
+ * "30d"); a number alone is seconds.  1 s to 10 years. */
+static bool parse_duration(const char *s, uint64_t *out)
+{
+	static const struct {
+		char unit;
+		uint64_t s;
+	} units[] = { { 's', 1 },
+		      { 'm', 60 },
+		      { 'h', 3600 },
+		      { 'd', 86400 },
+		      { 'w', 604800 } };
+	char num[24];
+	size_t n = strlen(s);
+	uint64_t mul = 1;
+	if (n && (s[n - 1] < '0' || s[n - 1] > '9')) {
+		size_t i = 0;
+		while (i < sizeof(units) / sizeof(units[0]) &&
+		       units[i].unit != s[n - 1])
+			i++;
+		if (i == sizeof(units) / sizeof(units[0]))
+			return false;
+		mul = units[i].s;
+		n--;
+	}
+	if (n == 0 || n >= sizeof(num))
+		return false;
+	memcpy(num, s, n);
+	num[n] = '\0';
+	uint64_t v;
+	const uint64_t max = 3650ull * 86400;
+	if (!parse_u64(num, 1, max, &v) || v > max / mul)
+		return false;
+	*out = v * mul;
+	return true;
+}
+
+static int set_interval(struct setctx *x, const char *v, uint64_t *out)
+{
+	if (!parse_duration(v, out))
+		return fail(x,
+			    "expected a duration like 90s, 30m, 1h, 7d or 2w "
+			    "(1 s to 3650 d), got \"%s\"",
+			    show(v).s);
+	return 0;
+}
+
+static int set_min_interval(struct setctx *x, const char *v)
+{
+	return set_interval(x, v, &x->c->recrawl.min_interval_s);
+}
+
+static int set_max_interval(struct setctx *x, const char *v)
+{
+	return set_interval(x, v, &x->c->recrawl.max_interval_s);
+}
+
+static int set_recrawl_enabled(struct setctx *x, const char *v)
+{
+	return parse_bool(x, v, &x->c->recrawl.enabled);
+}
+
+static int set_recrawl_audit_share(struct setctx *x, const char *v)
+{
+	double d;
+	if (!parse_fraction(v, &d) || d > 1.0)
+		return fail(x, "expected a number from 0.0 to 1.0, got \"%s\"",
+			    show(v).s);
+	x->c->recrawl.audit_share = d;
+	return 0;
+}
+
 static int set_tunnel(struct setctx *x, const char *v)
 {
 	uint64_t n;
@@ -786,6 +859,13 @@ static const struct key adaptive_keys[] = {
 	{ "audit_share", set_audit_share, false },
 	{ NULL, NULL, false },
 };
+static const struct key recrawl_keys[] = {
+	{ "enabled", set_recrawl_enabled, false },
+	{ "min_interval", set_min_interval, false },
+	{ "max_interval", set_max_interval, false },
+	{ "audit_share", set_recrawl_audit_share, false },
+	{ NULL, NULL, false },
+};
 static const struct key category_keys[] = {
 	{ "seeds", set_seeds, false },
 	{ "keywords", set_keywords, false },
@@ -807,6 +887,7 @@ static const struct {
 	[SECT_STORE] = { "store", store_keys },
 	[SECT_CONTROL] = { "control", control_keys },
 	[SECT_ADAPTIVE] = { "adaptive", adaptive_keys },
+	[SECT_RECRAWL] = { "recrawl", recrawl_keys },
 	[SECT_CATEGORY] = { "category", category_keys },
 };
 
@@ -870,6 +951,10 @@ int conf_default(struct conf **ret)
 	c->adaptive.min_support = 3;
 	c->adaptive.confidence = 0.95;
 	c->adaptive.audit_share = 0.03;
+	c->recrawl.enabled = false;
+	c->recrawl.min_interval_s = 3600;
+	c->recrawl.max_interval_s = 30 * 86400;
+	c->recrawl.audit_share = 0.02;
 	c->store.warc = false;
 	c->store.search_index = true;
 	c->control.kind = CONF_LISTEN_UNIX;
@@ -1058,7 +1143,7 @@ static void begin_section(struct loader *L, const char *s, size_t len)
 	copy[cl] = '\0';
 	loader_fail(L,
 		    "[%s]: unknown section (crawl, normalize, dedup, store, "
-		    "category NAME, control)",
+		    "adaptive, recrawl, category NAME, control)",
 		    show(copy).s);
 }
 
@@ -1220,6 +1305,18 @@ int conf_load_buffer(const char *text, size_t len, const char *name,
 		L.rc = SC_E_NOMEM;
 	}
 	rc = L.rc;
+	if (!rc && L.c->recrawl.min_interval_s > L.c->recrawl.max_interval_s) {
+		rc = SC_E_INVAL;
+		if (errlen)
+			snprintf(
+				err, errlen,
+				"%s:%u: [recrawl]: min_interval (%llu s) is "
+				"longer than max_interval (%llu s)",
+				L.name, L.sect_line[SECT_RECRAWL],
+				(unsigned long long)L.c->recrawl.min_interval_s,
+				(unsigned long long)
+					L.c->recrawl.max_interval_s);
+	}
 	if (rc == SC_E_NOMEM && errlen && !err[0])
 		snprintf(err, errlen, "%s: out of memory", L.name);
 out:

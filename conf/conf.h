@@ -138,6 +138,18 @@ struct conf {
 		double audit_share;   /* 0..1, default 0.03 */
 	} adaptive;
 
+	/* [recrawl]: revisits of the fetched representatives (SPEC §7,
+	 * docs/recrawl.md).  serve revisits continuously when enabled;
+	 * crawl --recrawl revisits once whatever this says.  A page's
+	 * interval adapts between min_interval_s and max_interval_s;
+	 * audit_share of the duplicates due are fetched all the same. */
+	struct {
+		bool enabled;            /* default false */
+		uint64_t min_interval_s; /* 1 s..10 years, default 1 h */
+		uint64_t max_interval_s; /* >= min, default 30 d */
+		double audit_share;      /* 0..1, default 0.02 */
+	} recrawl;
+
 	struct {
 		bool warc; /* default false */
 		/* Keep STORE/search.sqlite, the full-text index of the pages'

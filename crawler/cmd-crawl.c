@@ -17,13 +17,17 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sigcrawl crawl [-c FILE] [--store DIR] [--seeds FILE] [options]\n"
+		"       sigcrawl crawl --recrawl [-c FILE] [--store DIR] [options]\n"
 		"\n"
 		"Crawls breadth-first from the seeds until the frontier is empty or\n"
 		"a limit is reached, then prints a summary.  Run again with the same\n"
-		"store to resume.\n"
+		"store to resume.  With --recrawl, revisits every page of the store\n"
+		"once, due or not (duplicates only in the audit share), with\n"
+		"conditional requests, then ends (docs/recrawl.md).\n"
 		"\n");
 	setup_usage_options(f);
-	fprintf(f, "  --quiet               no progress lines\n");
+	fprintf(f, "  --recrawl             revisit the store's pages once\n"
+		   "  --quiet               no progress lines\n");
 }
 
 /* The hosts that could not be reached (crawl.h): given up, their URLs
@@ -133,6 +137,20 @@ int cmd_crawl(int argc, char **argv)
 		       "rule's key (sigcrawl rules lists the rules)\n",
 		       (unsigned long long)s.adapt_held,
 		       (unsigned long long)s.adapt_keyed);
+	const struct crawl_recrawl_stats *re = &s.re;
+	if (o.recrawl.pass || re->revisited || re->failed || re->saved)
+		printf("re-crawl: %llu revisited (%llu unchanged, %llu of them "
+		       "by 304; %llu changed; %llu gone), %llu failed; %llu "
+		       "duplicates not fetched, %llu audited, %llu diverged\n",
+		       (unsigned long long)re->revisited,
+		       (unsigned long long)re->unchanged,
+		       (unsigned long long)re->not_modified,
+		       (unsigned long long)re->changed,
+		       (unsigned long long)re->gone,
+		       (unsigned long long)re->failed,
+		       (unsigned long long)re->saved,
+		       (unsigned long long)re->audited,
+		       (unsigned long long)re->diverged);
 	if (s.warc_exchanges || s.warc_skipped)
 		printf("warc: %llu exchanges written, %llu left out\n",
 		       (unsigned long long)s.warc_exchanges,

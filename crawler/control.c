@@ -453,6 +453,30 @@ void control_status_answer(const struct crawl_status *st, double rate,
 		json_decref(o);
 		o = NULL;
 	}
+	/* Re-crawls (docs/recrawl.md): null unless this daemon revisits. */
+	const struct crawl_recrawl_stats *re = &s->re;
+	json_t *rec =
+		st->recrawl
+			? json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
+				    "s:I,s:I}",
+				    "scheduled", (json_int_t)st->scheduled,
+				    "due", (json_int_t)st->due, "queued",
+				    (json_int_t)st->revisits_queued,
+				    "revisited", (json_int_t)re->revisited,
+				    "unchanged", (json_int_t)re->unchanged,
+				    "not_modified",
+				    (json_int_t)re->not_modified, "changed",
+				    (json_int_t)re->changed, "gone",
+				    (json_int_t)re->gone, "failed",
+				    (json_int_t)re->failed, "saved",
+				    (json_int_t)re->saved, "audited",
+				    (json_int_t)re->audited, "diverged",
+				    (json_int_t)re->diverged)
+			: json_null();
+	if (o && (!rec || json_object_set_new(o, "recrawl", rec))) {
+		json_decref(o);
+		o = NULL;
+	}
 	ans->status = o ? 200 : 500;
 	ans->content_type = JSON_TYPE;
 	ans->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
@@ -556,6 +580,36 @@ void control_metrics_answer(const struct crawl_status *st,
 		    "Held-back URLs fetched all the same to test their rule.");
 	fprintf(f, "sigcrawl_rules_audits %llu\n",
 		(unsigned long long)st->rules.audits);
+	metric_head(f, "sigcrawl_recrawl_scheduled", "gauge",
+		    "Fetched pages with a next visit scheduled.");
+	fprintf(f, "sigcrawl_recrawl_scheduled %llu\n",
+		(unsigned long long)st->scheduled);
+	metric_head(f, "sigcrawl_recrawl_due", "gauge",
+		    "Pages due for a visit now, queued or not (counted up to "
+		    "100000).");
+	fprintf(f, "sigcrawl_recrawl_due %llu\n", (unsigned long long)st->due);
+	metric_head(f, "sigcrawl_revisits_total", "counter",
+		    "Revisits committed since the start, by outcome.");
+	const struct crawl_recrawl_stats *re = &s->re;
+	const uint64_t by_outcome[5] = { re->unchanged - re->not_modified,
+					 re->not_modified, re->changed,
+					 re->gone, re->failed };
+	static const char *const outcomes[5] = { "unchanged", "not_modified",
+						 "changed", "gone", "failed" };
+	for (int i = 0; i < 5; i++)
+		fprintf(f, "sigcrawl_revisits_total{outcome=\"%s\"} %llu\n",
+			outcomes[i], (unsigned long long)by_outcome[i]);
+	metric_head(f, "sigcrawl_recrawl_saved_total", "counter",
+		    "Duplicates that came due and were not fetched.");
+	fprintf(f, "sigcrawl_recrawl_saved_total %llu\n",
+		(unsigned long long)re->saved);
+	metric_head(f, "sigcrawl_recrawl_audits_total", "counter",
+		    "Duplicates fetched all the same to audit them, and those "
+		    "found diverged.");
+	fprintf(f, "sigcrawl_recrawl_audits_total{result=\"fetched\"} %llu\n",
+		(unsigned long long)re->audited);
+	fprintf(f, "sigcrawl_recrawl_audits_total{result=\"diverged\"} %llu\n",
+		(unsigned long long)re->diverged);
 	metric_head(f, "sigcrawl_uptime_seconds", "gauge",
 		    "Seconds since the daemon started.");
 	fprintf(f, "sigcrawl_uptime_seconds %.3f\n", s->seconds);

@@ -49,11 +49,18 @@ static inline uint64_t mono_ms(void)
 	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
 }
 
+/* The offset of the crawl's clock from the system's, in ms: 0, unless a
+ * test drives it (recrawl.c, SIGCRAWL_TEST_CLOCK). */
+extern _Atomic int64_t crawl_clock_offset_ms;
+
+/* Unix time in ms, by the crawl's clock: fetch times, robots.txt
+ * expiry, the re-crawl schedule. */
 static inline uint64_t wall_ms(void)
 {
 	struct timespec t;
 	clock_gettime(CLOCK_REALTIME, &t);
-	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000 +
+	       (uint64_t)crawl_clock_offset_ms;
 }
 
 struct link {
@@ -70,6 +77,16 @@ enum job_kind {
 	JOB_ROBOTS, /* a host's robots.txt: looked up, fetched, parsed, kept */
 	JOB_SEEDS,  /* seeds submitted at run time (crawl_add_seeds()) */
 	JOB_RELOAD, /* the seed files read again after crawl_reload() */
+	JOB_DUE,    /* re-crawls: queue the pages that are due (recrawl.c) */
+};
+
+/* What a revisit found (recrawl.c), set by the writer. */
+enum visit_outcome {
+	VISIT_NONE,      /* not a revisit */
+	VISIT_UNCHANGED, /* same body-text signature, or a 304 */
+	VISIT_CHANGED,
+	VISIT_GONE,   /* 404 or 410 */
+	VISIT_FAILED, /* nothing learned: the record is kept */
 };
 
 /* A job: what one unit of work carries between the threads.  A tagged
@@ -81,12 +98,21 @@ struct job {
 	struct job *next;
 	uint8_t kind; /* enum job_kind */
 	union {
-		/* JOB_SEEDS: the caller's batch; JOB_SEEDS and JOB_RELOAD:
-		 * the writer's result (an sc_err), and the seeds queued. */
+		/* JOB_SEEDS: the caller's batch; JOB_SEEDS, JOB_RELOAD and
+		 * JOB_DUE: the writer's result (an sc_err), and the seeds
+		 * queued. */
 		struct {
 			struct crawl_seeds *seeds;
 			int seeds_rc;
 			int seeds_added;
+			/* JOB_DUE: what the writer did (recrawl_move()):
+			 * revisits queued, duplicates due and not queued
+			 * (saved) or queued to audit them, whether more are
+			 * due than were queued, the pages due now (when
+			 * counted) and scheduled. */
+			uint64_t due_moved, due_saved, due_audited;
+			bool due_more, due_counted;
+			uint64_t due_overdue, due_scheduled;
 		};
 		/* JOB_PAGE and JOB_ROBOTS: a fetch. */
 		struct {
@@ -157,6 +183,19 @@ struct job {
 					 * NULL: none), a hint for the learned
 					 * rules. */
 					char *canonical;
+					/* The validators received, for the
+					 * next conditional request (empty:
+					 * none). */
+					char etag[FRONTIER_ETAG_MAX + 1];
+					char last_modified
+						[FRONTIER_LAST_MODIFIED_MAX +
+						 1];
+					/* Revisits: what the writer found
+					 * (enum visit_outcome). */
+					uint8_t visit;
+					/* An audited duplicate that is no
+					 * longer one of its representative. */
+					bool diverged;
 					bool has_redirect;
 					char redirect[NORM_URL_MAX + 1];
 					struct norm_url redirect_u;
@@ -249,6 +288,7 @@ struct xfer {
 	uint64_t started_ms;
 	size_t limit;
 	bool truncated;
+	struct curl_slist *headers; /* a revisit's conditional request */
 	char errbuf[CURL_ERROR_SIZE];
 };
 
@@ -303,6 +343,19 @@ struct crawl {
 	uint64_t pages_ring[CRAWL_RATE_WINDOW_S];
 	double rate;
 
+	/* Re-crawls (recrawl.c).  On the loop: a JOB_DUE is with the
+	 * writer; the pass has queued every page it revisits; the counts of
+	 * the last JOB_DUE.  Under mu: revisits queued and not yet
+	 * committed.  The writer's own: the pass and where its scan is. */
+	bool due_outstanding;
+	bool pass_scanned;
+	uint64_t due_scheduled, due_overdue;
+	uint64_t revisits_queued;
+	uint32_t pass;
+	bool due_cursor_set;
+	struct frontier_due due_cursor;
+	uint64_t due_runs;
+
 	/* Long-running mode (o->daemon), all on the loop's thread. */
 	bool paused;
 	struct curl_slist **old_connect_to; /* lists of earlier configs */
@@ -355,6 +408,23 @@ void *writer_main(void *arg);
 int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat, const char *path,
 		 int *added);
 int add_seeds(struct crawl *c);
+
+/* recrawl.c */
+void recrawl_clock_refresh(void);
+int recrawl_start(struct crawl *c);
+int recrawl_end(struct crawl *c);
+void recrawl_post(struct crawl *c);
+void recrawl_back(struct crawl *c, struct job *j);
+bool recrawl_busy(const struct crawl *c);
+int recrawl_move(struct crawl *c, MDB_txn *txn, struct job *j);
+int recrawl_first(struct crawl *c, MDB_txn *txn, const struct job *j,
+		  struct store_record *r);
+int recrawl_record_copy(const struct store_record *r, unsigned char **buf,
+			struct store_record *out);
+uint64_t recrawl_interval_next(uint64_t interval_s, bool changed,
+			       uint64_t min_s, uint64_t max_s);
+uint64_t recrawl_interval_first(int64_t now_ms, int64_t last_modified_ms,
+				uint64_t min_s, uint64_t max_s);
 
 /* progress.c */
 void progress_show(struct crawl *c, bool final);

@@ -80,6 +80,7 @@ static void stop_now(struct crawl *c)
 		xfer_unlink(c, x);
 		curl_easy_cleanup(x->easy);
 		job_free(x->job);
+		curl_slist_free_all(x->headers);
 		free(x);
 	}
 	for (size_t h = 0; h < c->n_robots; h++) {
@@ -241,6 +242,12 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		goto out;
 	if ((rc = focus_open(o, &c->focus)) || (rc = add_seeds(c)))
 		goto out;
+	if ((o->recrawl.pass || (o->daemon && o->recrawl.enabled)) &&
+	    (rc = recrawl_start(c))) {
+		crawl_say(c, LOG_ERR, "%s: the re-crawl schedule: %s",
+			  o->store_dir, store_strerror(rc));
+		goto out;
+	}
 	if (o->search_index &&
 	    (rc = search_open(o->store_dir, 0, &c->search))) {
 		crawl_say(c, LOG_ERR, "%s/%s: %s", o->store_dir, SEARCH_DB_NAME,
@@ -324,6 +331,7 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 	if (o->daemon && o->daemon->start &&
 	    (rc = o->daemon->start(c, o->daemon->arg)))
 		goto out;
+	recrawl_post(c);
 	sched_fill(c);
 	sched_check_done(c);
 	if (!c->done)
@@ -349,6 +357,9 @@ out:
 	}
 	if (!rc && c->fatal)
 		rc = c->fatal;
+	if (!rc && c->fr && (rc = recrawl_end(c)))
+		crawl_say(c, LOG_ERR, "%s: ending the re-crawl pass: %s",
+			  o->store_dir, store_strerror(rc));
 	if (ret) {
 		*ret = c->sum;
 		ret->seconds = (double)(mono_ms() - c->t0) / 1000.0;
@@ -457,6 +468,13 @@ void crawl_status(struct crawl *c, struct crawl_status *ret)
 	memset(&ret->rules, 0, sizeof(ret->rules));
 	if (c->adapt)
 		adapt_stats(c->adapt, &ret->rules);
+	ret->recrawl = c->o->recrawl.pass ||
+		       (c->o->daemon && c->o->recrawl.enabled);
+	ret->scheduled = c->due_scheduled;
+	pthread_mutex_lock(&c->mu);
+	ret->revisits_queued = c->revisits_queued;
+	pthread_mutex_unlock(&c->mu);
+	ret->due = c->due_overdue + ret->revisits_queued;
 	ret->sum.hosts_given_up = c->hosts_given_up;
 	ret->n_held_listed = 0;
 	uint64_t now = mono_ms();

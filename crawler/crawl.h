@@ -104,6 +104,17 @@ struct crawl_opts {
 		double confidence;
 		double audit_share;
 	} adaptive;
+	/* Re-crawls (SPEC §7, docs/recrawl.md).  Every fetched page gets a
+	 * next visit, its interval kept within [min_interval_s,
+	 * max_interval_s]; with enabled the daemon revisits the pages that
+	 * are due, continuously; with pass (crawl --recrawl) every page of
+	 * the store is revisited once, due or not, and the crawl then ends.
+	 * audit_share of the duplicates due are fetched all the same. */
+	struct {
+		bool enabled, pass;
+		uint64_t min_interval_s, max_interval_s;
+		double audit_share;
+	} recrawl;
 	unsigned concurrency;
 	unsigned per_host_connections;
 	uint32_t per_host_delay_ms;
@@ -162,6 +173,16 @@ struct crawl_summary {
 	 * back by a learned rule instead of fetched, URLs queued under a
 	 * rule's key, audits started. */
 	uint64_t adapt_held, adapt_keyed;
+	/* Re-crawls, this run: revisits committed and how they ended
+	 * (not_modified: unchanged by a 304; failed: no answer that says
+	 * anything of the page, kept as it was), duplicates that came due
+	 * and were not fetched (saved), those fetched to audit them, and
+	 * those that had diverged from their representative. */
+	struct crawl_recrawl_stats {
+		uint64_t revisited, unchanged, not_modified, changed, gone,
+			failed;
+		uint64_t saved, audited, diverged;
+	} re;
 	double seconds;
 	bool interrupted; /* stopped by a signal */
 	/* Unreachable hosts: held now, and given up (crawl only). */
@@ -255,7 +276,14 @@ struct crawl_status {
 	 * rules' counts (adapt.h). */
 	bool adaptive;
 	struct crawl_rule_stats rules;
+	/* Re-crawls: whether this run revisits, the pages scheduled for a
+	 * visit (committed), those due now (at least; counted up to
+	 * CRAWL_DUE_COUNT_MAX) and the revisits queued, not yet done. */
+	bool recrawl;
+	uint64_t scheduled, due, revisits_queued;
 };
+
+#define CRAWL_DUE_COUNT_MAX 100000
 
 void crawl_status(struct crawl *c, struct crawl_status *ret);
 

@@ -57,6 +57,56 @@ static int debug_cb(CURL *e, curl_infotype type, char *data, size_t size,
 	return 0;
 }
 
+/* A validator as a header value: printable ASCII only (it came from the
+ * network, and goes back into a request). */
+static bool validator_ok(const char *v)
+{
+	if (!*v)
+		return false;
+	for (; *v; v++)
+		if (*v < 0x20 || *v > 0x7e)
+			return false;
+	return true;
+}
+
+/* A revisit's conditional request (RFC 9110 §13.1): If-None-Match with
+ * the stored ETag, If-Modified-Since with the stored Last-Modified. */
+static int conditional_headers(struct xfer *x)
+{
+	const struct frontier_lease *l = &x->job->lease;
+	char h[FRONTIER_ETAG_MAX + 32];
+	struct curl_slist *n;
+	if (validator_ok(l->etag)) {
+		snprintf(h, sizeof(h), "If-None-Match: %s", l->etag);
+		if (!(n = curl_slist_append(x->headers, h)))
+			return SC_E_NOMEM;
+		x->headers = n;
+	}
+	if (validator_ok(l->last_modified)) {
+		snprintf(h, sizeof(h), "If-Modified-Since: %s",
+			 l->last_modified);
+		if (!(n = curl_slist_append(x->headers, h)))
+			return SC_E_NOMEM;
+		x->headers = n;
+	}
+	return 0;
+}
+
+/* The validators of a page's answer, for its next visit.  Values that
+ * do not fit are left out (the next visit is then unconditional). */
+static void keep_validators(CURL *e, struct job *j)
+{
+	struct curl_header *h;
+	if (curl_easy_header(e, "ETag", 0, CURLH_HEADER, -1, &h) == CURLHE_OK &&
+	    strlen(h->value) <= FRONTIER_ETAG_MAX && validator_ok(h->value))
+		strcpy(j->etag, h->value);
+	if (curl_easy_header(e, "Last-Modified", 0, CURLH_HEADER, -1, &h) ==
+		    CURLHE_OK &&
+	    strlen(h->value) <= FRONTIER_LAST_MODIFIED_MAX &&
+	    validator_ok(h->value))
+		strcpy(j->last_modified, h->value);
+}
+
 int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 {
 	const struct crawl_opts *o = c->o;
@@ -85,6 +135,15 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	if (x->job->kind == JOB_PAGE) {
 		/* Redirects are the crawler's: the target is queued. */
 		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
+		if (x->job->lease.revisit) {
+			if (conditional_headers(x)) {
+				curl_easy_cleanup(e);
+				return SC_E_NOMEM;
+			}
+			if (x->headers)
+				curl_easy_setopt(e, CURLOPT_HTTPHEADER,
+						 x->headers);
+		}
 		if (c->warc) {
 			curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
 			curl_easy_setopt(e, CURLOPT_HEADERDATA, x->job);
@@ -99,6 +158,8 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	}
 	if (curl_multi_add_handle(c->multi, e) != CURLM_OK) {
 		curl_easy_cleanup(e);
+		curl_slist_free_all(x->headers);
+		x->headers = NULL;
 		return SC_E_NOMEM;
 	}
 	x->prev = NULL;
@@ -170,8 +231,8 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 		   !host_failed(c, j, x->started_ms, error_kind(cc),
 				x->errbuf[0] ? x->errbuf
 					     : curl_easy_strerror(cc))) {
-		if (s && s->budget_used) /* not fetched after all */
-			s->budget_used--;
+		if (s && s->budget_used && !j->lease.revisit)
+			s->budget_used--; /* not fetched after all */
 		frontier_return(c->fr, &j->lease);
 		job_free(j);
 		return;
@@ -188,8 +249,8 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 			if (ms > BACKOFF_CAP_MS)
 				ms = BACKOFF_CAP_MS;
 			s->backoffs++;
-			if (s->budget_used) /* not fetched after all */
-				s->budget_used--;
+			if (s->budget_used && !j->lease.revisit)
+				s->budget_used--; /* not fetched after all */
 			frontier_hold(c->fr, j->lease.host_id, mono_ms() + ms);
 			frontier_return(c->fr, &j->lease);
 			job_free(j);
@@ -221,6 +282,7 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 		    !(j->location = strdup(loc))) {
 			crawl_die(c, SC_E_NOMEM, "fetch");
 		}
+		keep_validators(x->easy, j);
 		if (x->truncated)
 			j->error = STORE_ERROR_TOO_BIG;
 		else if (status >= 400)
@@ -243,7 +305,8 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 	else
 		frontier_release(c->fr, j->lease.host_id);
 	x->job = NULL;
-	parse_submit(c, j, true);
+	/* A 304 has no body: the page is the one stored. */
+	parse_submit(c, j, status != 304);
 }
 
 static void check_multi_info(struct crawl *c)
@@ -263,6 +326,7 @@ static void check_multi_info(struct crawl *c)
 		else
 			robots_done(c, x, cc);
 		curl_easy_cleanup(x->easy);
+		curl_slist_free_all(x->headers);
 		free(x);
 	}
 	sched_fill(c);

@@ -69,6 +69,7 @@ void on_tick(evutil_socket_t fd, short kind, void *arg)
 	rate_sample(c);
 	if (c->o->daemon && c->o->daemon->tick)
 		c->o->daemon->tick(c, c->o->daemon->arg);
+	recrawl_post(c);
 	/* A live line every second on a terminal, else every 5 s. */
 	if (!c->o->quiet && (isatty(2) || RUN_WITH_PERIOD(c, 5)))
 		progress_show(c, false);

@@ -182,7 +182,8 @@ bool host_skips(struct crawl *c, struct robots_slot *s, struct job *j)
 		s->budget_known = true;
 	}
 	uint64_t max = c->o->max_pages_per_host;
-	if (max && s->budget_used >= max) {
+	/* A revisit is of a page the budget counted already. */
+	if (!j->lease.revisit && max && s->budget_used >= max) {
 		if (!s->drained)
 			frontier_drain(c->fr, host, true, mono_ms());
 		s->drained = true;

@@ -41,7 +41,7 @@ static void start_lease(struct crawl *c, struct job *j)
 	 * the rule (the writer keeps it, crawler/adapt.h).  Not a redirect
 	 * target: the URL a rule would map it onto may be the one that
 	 * redirected to it. */
-	if (c->adapt && !j->lease.redirects) {
+	if (c->adapt && !j->lease.redirects && !j->lease.revisit) {
 		char key[NORM_URL_MAX + 1];
 		struct norm_url ku;
 		int k = adapt_lease_key(c->adapt, j->lease.url,
@@ -123,7 +123,9 @@ static void start_lease(struct crawl *c, struct job *j)
 		return;
 	}
 	c->started++;
-	c->robots[j->lease.host_id].budget_used++;
+	/* The budget bounds a host's pages, not its revisits. */
+	if (!j->lease.revisit)
+		c->robots[j->lease.host_id].budget_used++;
 	if ((rc = start_xfer(c, x, fetch))) {
 		free(x);
 		job_free(j);
@@ -194,6 +196,9 @@ void sched_check_done(struct crawl *c)
 	if (pending)
 		return;
 	bool limit = c->o->max_pages && c->started >= c->o->max_pages;
+	/* A re-crawl pass goes on until it has queued every page. */
+	if (!c->stopping && !fatal && !limit && recrawl_busy(c))
+		return;
 	/* Long-running mode waits for more seeds instead. */
 	if (c->o->daemon && !c->stopping && !fatal)
 		return;
@@ -243,6 +248,8 @@ void on_wakeup(evutil_socket_t fd, short kind, void *arg)
 			break;
 		if (j->kind == JOB_ROBOTS)
 			robots_back(c, j);
+		else if (j->kind == JOB_DUE)
+			recrawl_back(c, j);
 		else
 			seeds_back(c, j);
 	}

@@ -34,6 +34,7 @@ enum {
 	O_QUIET,   /* crawl */
 	O_VERBOSE, /* serve */
 	O_CHECK,   /* serve */
+	O_RECRAWL, /* crawl */
 };
 
 static const struct option longopts[] = {
@@ -62,6 +63,7 @@ static const struct option longopts[] = {
 	{ "quiet", no_argument, NULL, O_QUIET },
 	{ "verbose", no_argument, NULL, O_VERBOSE },
 	{ "check-config", no_argument, NULL, O_CHECK },
+	{ "recrawl", no_argument, NULL, O_RECRAWL },
 	{ "help", no_argument, NULL, 'h' },
 	{ NULL, 0, NULL, 0 },
 };
@@ -119,7 +121,8 @@ int setup_args(struct setup *s, const char *cmd, int argc, char **argv,
 		case O_QUIET:
 		case O_VERBOSE:
 		case O_CHECK:
-			if ((c == O_QUIET) == serve) {
+		case O_RECRAWL:
+			if ((c == O_QUIET || c == O_RECRAWL) == serve) {
 				sc_errorf(cmd, "bad option '%s' (see --help)",
 					  argv[optind - 1]);
 				*exit_code = EXIT_USAGE;
@@ -127,6 +130,8 @@ int setup_args(struct setup *s, const char *cmd, int argc, char **argv,
 			}
 			if (c == O_QUIET)
 				s->quiet = true;
+			else if (c == O_RECRAWL)
+				s->recrawl = true;
 			else if (c == O_VERBOSE)
 				s->verbose = true;
 			else
@@ -229,6 +234,10 @@ int setup_load(struct setup *s, char *err, size_t errlen)
 		.norm = { .steps = cf->normalize.steps },
 		.adaptive = { cf->adaptive.min_support, cf->adaptive.confidence,
 			      cf->adaptive.audit_share },
+		.recrawl = { cf->recrawl.enabled, s->recrawl,
+			     cf->recrawl.min_interval_s,
+			     cf->recrawl.max_interval_s,
+			     cf->recrawl.audit_share },
 		.concurrency = cf->crawl.concurrency,
 		.per_host_connections = cf->crawl.per_host_connections,
 		.per_host_delay_ms = cf->crawl.per_host_delay_ms,

@@ -18,6 +18,7 @@ struct setup {
 	const char *config; /* -c FILE, or NULL */
 	const char *seeds, *category;
 	bool quiet, verbose, check_config;
+	bool recrawl; /* crawl --recrawl */
 	/* After setup_load(): */
 	struct conf *cf;
 	struct crawl_category *cats;

@@ -404,90 +404,126 @@ static int write_held(struct crawl *c, MDB_txn *txn, struct job *j)
 	return rc == SC_E_NOTFOUND ? 0 : rc;
 }
 
-static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
-		     struct batch_urls *b)
+/* Did the response carry a Content-Encoding (other than identity), which
+ * libcurl then decoded? */
+static bool head_has_encoding(const char *h, size_t len)
 {
-	const struct crawl_opts *o = c->o;
-	struct store_record r = { 0 };
-	if (j->kind == JOB_ROBOTS)
-		return j->fetched && j->rules ? write_robots(c, txn, j) : 0;
-	if (j->kind == JOB_SEEDS || j->kind == JOB_RELOAD)
-		return write_seeds(c, txn, j);
-	if (j->held)
-		return write_held(c, txn, j);
-	if (j->has_redirect && !j->error && redirect_loops(c, txn, j))
-		j->error = STORE_ERROR_REDIRECT_LOOP;
-	int rc = dedup(c, txn, j);
-	if (rc)
-		return rc;
-	char why[512];
-	why[0] = '\0';
-	if (c->adapt) {
-		if ((rc = adapt_evidence(c, txn, j)))
-			return rc;
-		adapt_rule_of(c, j, why, sizeof(why));
+	static const char name[] = "content-encoding:";
+	const size_t nl = sizeof(name) - 1;
+	for (size_t i = 0; i < len;) {
+		const char *eol = memchr(h + i, '\n', len - i);
+		size_t end = eol ? (size_t)(eol - h) : len;
+		if (end - i > nl && strncasecmp(h + i, name, nl) == 0) {
+			const char *v = h + i + nl;
+			while (v < h + end && (*v == ' ' || *v == '\t'))
+				v++;
+			if (v < h + end && strncasecmp(v, "identity", 8) != 0)
+				return true;
+		}
+		i = end + 1;
 	}
-	r.url = j->lease.found;
-	r.url_len = j->lease.found_len;
-	r.normalized = j->lease.url;
-	r.normalized_len = j->lease.url_len;
-	const char *cat = j->lease.category < o->n_categories
-				  ? o->categories[j->lease.category].name
-				  : "";
-	r.category = cat;
-	r.category_len = strlen(cat);
-	r.depth = j->lease.depth;
-	r.fetched = j->fetched;
-	r.status = j->fetched && j->status >= 100 && j->status <= 999
-			   ? (int)j->status
-			   : 0;
-	r.error = (enum store_error)j->error;
-	r.truncated = j->truncated;
+	return false;
+}
+
+/* A fetched page's request and response, into the WARC files, before its
+ * record (which keeps the capture a later visit refers to: r's capture
+ * fields, pointing into cap).  A revisit whose page is unchanged is a
+ * `revisit` record referring to r's capture.  Pages whose exchange the
+ * writer refuses (no response head, an oversized or malformed one) are
+ * counted and left out; a write failure is fatal. */
+static int write_warc(struct crawl *c, const struct job *j,
+		      struct store_record *r, struct warc_capture *cap)
+{
+	if (!c->warc || j->kind != JOB_PAGE || !j->fetched)
+		return 0;
+	int rc = SC_E_INVAL;
+	bool revisit = false;
+	if (j->status > 0 && j->req_head && j->resp_head.p &&
+	    !j->head_overflow) {
+		struct warc_exchange x = {
+			.target_uri = j->fetch_url,
+			.fetched_at = (int64_t)j->fetched_at,
+			.ip = j->ip[0] ? j->ip : NULL,
+			.request = j->req_head,
+			.request_len = j->req_len,
+			.response_head = j->resp_head.p,
+			.response_head_len = j->resp_head.len,
+			.payload = j->body.p,
+			.payload_len = j->body.len,
+			.payload_decoded = head_has_encoding(j->resp_head.p,
+							     j->resp_head.len),
+		};
+		struct warc_capture prior;
+		bool has_prior = r->has_capture && r->capture_id_len > 0 &&
+				 r->capture_id_len < WARC_ID_LEN;
+		if (has_prior) {
+			memcpy(prior.id, r->capture_id, r->capture_id_len);
+			prior.id[r->capture_id_len] = '\0';
+			prior.date = r->capture_at;
+			memcpy(prior.payload_sha1, r->capture_sha1, 20);
+		}
+		rc = warc_write_visit(c->warc, &x, has_prior ? &prior : NULL,
+				      NULL, j->status == 304, cap, &revisit);
+		if (rc == 0 && !revisit && j->status != 304) {
+			r->has_capture = true;
+			r->capture_at = cap->date;
+			memcpy(r->capture_sha1, cap->payload_sha1, 20);
+			r->capture_id = cap->id;
+			r->capture_id_len = strlen(cap->id);
+		}
+	}
+	pthread_mutex_lock(&c->mu);
+	if (rc == 0)
+		c->sum.warc_exchanges++;
+	else if (rc == SC_E_INVAL)
+		c->sum.warc_skipped++;
+	pthread_mutex_unlock(&c->mu);
+	return rc == SC_E_INVAL ? 0 : rc;
+}
+
+/* The fields of r that say what the fetch of j found. */
+static void fill_fetched(const struct job *j, struct store_record *r)
+{
+	r->fetched = j->fetched;
+	r->status = j->fetched && j->status >= 100 && j->status <= 999
+			    ? (int)j->status
+			    : 0;
+	r->error = (enum store_error)j->error;
+	r->truncated = j->truncated;
 	if (j->fetched) {
-		r.bytes = j->bytes;
-		r.fetched_at = (int64_t)j->fetched_at;
+		r->bytes = j->bytes;
+		r->fetched_at = (int64_t)j->fetched_at;
 		if (j->content_type[0]) {
-			r.content_type = j->content_type;
-			r.content_type_len = strlen(j->content_type);
+			r->content_type = j->content_type;
+			r->content_type_len = strlen(j->content_type);
 		}
 	}
 	if (j->title[0]) {
-		r.title = j->title;
-		r.title_len = strlen(j->title);
+		r->title = j->title;
+		r->title_len = strlen(j->title);
 	}
 	if (j->has_redirect) {
-		r.redirect = j->redirect;
-		r.redirect_len = strlen(j->redirect);
+		r->redirect = j->redirect;
+		r->redirect_len = strlen(j->redirect);
 	}
 	if (j->has_sig) {
-		r.has_signature = true;
-		memcpy(r.signature, j->sig, sizeof(r.signature));
+		r->has_signature = true;
+		memcpy(r->signature, j->sig, sizeof(r->signature));
 	}
 	if (j->has_simhash) {
-		r.has_simhash = true;
-		r.simhash = j->simhash;
+		r->has_simhash = true;
+		r->simhash = j->simhash;
 	}
-	r.has_relevance = j->has_relevance;
-	r.relevance = j->relevance;
-	if (j->dup) {
-		r.duplicate_of = j->dup_of;
-		r.duplicate_of_len = strlen(j->dup_of);
-	}
-	if (why[0]) {
-		r.rule = why;
-		r.rule_len = strlen(why);
-	}
-	if ((rc = store_put(c->store, txn, &r)))
-		return rc;
-	if ((rc = frontier_done(c->fr, txn, &j->lease)) && rc != SC_E_NOTFOUND)
-		return rc;
-	/* The host's page budget counts committed fetches (frontier.h). */
-	if (rc == 0 && j->fetched &&
-	    (rc = frontier_count_fetch(c->fr, txn, j->lease.host_id)))
-		return rc;
+	r->has_relevance = j->has_relevance;
+	r->relevance = j->relevance;
+}
 
-	/* New URLs: the redirect target at the same depth, links one
-	 * deeper.  They are queued together at the end of the batch. */
+/* The new URLs a page brings: the redirect target at the same depth,
+ * links one deeper.  They are queued together at the end of the batch. */
+static int queue_found(struct crawl *c, struct job *j, struct batch_urls *b)
+{
+	const struct crawl_opts *o = c->o;
+	int rc;
 	if ((rc = batch_grow(b, b->n + j->n_links + 1)))
 		return rc;
 	/* A redirect out of scope is recorded, not followed. */
@@ -558,59 +594,207 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	return 0;
 }
 
-/* Did the response carry a Content-Encoding (other than identity), which
- * libcurl then decoded? */
-static bool head_has_encoding(const char *h, size_t len)
+/* A revisit of a fetched page (recrawl.c): what it found, the record
+ * brought up to date and its next visit, in the batch's transaction.
+ * Returns SC_E_NOTFOUND when the page has no record (then it is written
+ * as a first fetch). */
+static int write_revisit(struct crawl *c, MDB_txn *txn, struct job *j,
+			 struct batch_urls *b)
 {
-	static const char name[] = "content-encoding:";
-	const size_t nl = sizeof(name) - 1;
-	for (size_t i = 0; i < len;) {
-		const char *eol = memchr(h + i, '\n', len - i);
-		size_t end = eol ? (size_t)(eol - h) : len;
-		if (end - i > nl && strncasecmp(h + i, name, nl) == 0) {
-			const char *v = h + i + nl;
-			while (v < h + end && (*v == ' ' || *v == '\t'))
-				v++;
-			if (v < h + end && strncasecmp(v, "identity", 8) != 0)
-				return true;
+	const struct crawl_opts *o = c->o;
+	uint64_t min_s = o->recrawl.min_interval_s;
+	uint64_t max_s = o->recrawl.max_interval_s;
+	unsigned char key[SC_KEY_LEN];
+	sc_url_key(j->lease.url, j->lease.url_len, key);
+	struct store_record old, r;
+	int rc = store_get(c->store, txn, key, &old);
+	if (rc)
+		return rc;
+	unsigned char *buf;
+	if ((rc = recrawl_record_copy(&old, &buf, &r)))
+		return rc;
+	int64_t now = j->fetched ? (int64_t)j->fetched_at : (int64_t)wall_ms();
+	uint64_t iv = r.interval_s
+			      ? r.interval_s
+			      : recrawl_interval_first(now, -1, min_s, max_s);
+	long st = j->status;
+	bool gone = j->fetched && (st == 404 || st == 410);
+	bool answered = j->fetched && st >= 200 && st <= 399 &&
+			(!j->error || j->error == STORE_ERROR_TOO_BIG);
+	enum visit_outcome v = gone        ? VISIT_GONE
+			       : !answered ? VISIT_FAILED
+			       : st == 304 ? VISIT_UNCHANGED
+					   : VISIT_CHANGED;
+	bool was_dup = r.duplicate_of != NULL;
+	char dup_of[NORM_URL_MAX + 1];
+	if (v == VISIT_CHANGED) {
+		/* A full answer: changed or not, by the body-text
+		 * signature; a redirect by its target; a page without
+		 * text (not HTML) by its size. */
+		bool same;
+		if (j->has_redirect || r.redirect)
+			same = j->has_redirect && r.redirect &&
+			       strlen(j->redirect) == r.redirect_len &&
+			       memcmp(j->redirect, r.redirect,
+				      r.redirect_len) == 0;
+		else if (j->has_sig && r.has_signature)
+			same = memcmp(j->sig, r.signature, 16) == 0;
+		else
+			same = !j->has_sig && !r.has_signature &&
+			       j->bytes == r.bytes;
+		if (was_dup && r.duplicate_of_len < sizeof(dup_of)) {
+			/* An audited duplicate: the same as its
+			 * representative's, or its own page now. */
+			memcpy(dup_of, r.duplicate_of, r.duplicate_of_len);
+			dup_of[r.duplicate_of_len] = '\0';
+			if ((rc = dedup(c, txn, j)))
+				goto out;
+			bool still = j->dup && strcmp(j->dup_of, dup_of) == 0;
+			if (!still)
+				j->diverged = true;
+			same = still;
+		} else if (!same && j->has_sig && !j->text_empty) {
+			/* A representative stays one (nothing that points
+			 * to it is left dangling): its new text is claimed
+			 * for it when no other page holds it. */
+			rc = store_sig_claim(c->store, txn, j->sig,
+					     j->lease.url, j->lease.url_len,
+					     NULL, NULL);
+			if (rc < 0)
+				goto out;
+			if (j->has_simhash && o->near_k >= 0 &&
+			    (rc = store_simhash_add(c->store, txn, j->simhash,
+						    key)))
+				goto out;
 		}
-		i = end + 1;
+		if (same)
+			v = VISIT_UNCHANGED;
 	}
-	return false;
+	j->visit = (uint8_t)v;
+
+	if (v != VISIT_FAILED) {
+		r.visits++;
+		r.fetched_at = now;
+		if (j->etag[0] || st != 304) {
+			r.etag = j->etag[0] ? j->etag : NULL;
+			r.etag_len = strlen(j->etag);
+		}
+		if (j->last_modified[0] || st != 304) {
+			r.last_modified = j->last_modified[0] ? j->last_modified
+							      : NULL;
+			r.last_modified_len = strlen(j->last_modified);
+		}
+	}
+	if (v == VISIT_GONE) {
+		r.status = (int)st;
+		r.error = STORE_ERROR_HTTP_ERROR;
+		if (!r.has_gone_at) {
+			r.has_gone_at = true;
+			r.gone_at = now;
+		}
+		iv = max_s;
+	} else if (v != VISIT_FAILED && st != 304) {
+		/* What the fetch found replaces what the record held. */
+		r.content_type = r.title = r.redirect = NULL;
+		r.content_type_len = r.title_len = r.redirect_len = 0;
+		r.has_signature = r.has_simhash = false;
+		fill_fetched(j, &r);
+		r.has_gone_at = false;
+		if (was_dup) {
+			r.duplicate_of = j->dup ? j->dup_of : NULL;
+			r.duplicate_of_len = j->dup ? strlen(j->dup_of) : 0;
+		}
+	}
+	if (v == VISIT_CHANGED) {
+		r.has_changed_at = true;
+		r.changed_at = now;
+	}
+	if (v == VISIT_CHANGED || v == VISIT_UNCHANGED)
+		iv = recrawl_interval_next(iv, v == VISIT_CHANGED, min_s,
+					   max_s);
+	r.has_visit = true;
+	r.interval_s = (uint32_t)iv;
+	r.due_at = now + (int64_t)iv * 1000;
+
+	struct warc_capture cap;
+	if (v != VISIT_FAILED && (rc = write_warc(c, j, &r, &cap)))
+		goto out;
+	struct frontier_due d = { .due = r.due_at, .pass = c->pass };
+	memcpy(d.key, key, SC_KEY_LEN);
+	if ((rc = store_put(c->store, txn, &r)) ||
+	    (rc = frontier_due_put(c->fr, txn, &d)))
+		goto out;
+	if ((rc = frontier_done(c->fr, txn, &j->lease)) && rc != SC_E_NOTFOUND)
+		goto out;
+	rc = 0;
+	/* Links of a page that answered, and a redirect that appeared, are
+	 * new URLs like any (the seen set drops those known). */
+	if ((v == VISIT_CHANGED || v == VISIT_UNCHANGED) && st != 304)
+		rc = queue_found(c, j, b);
+out:
+	free(buf);
+	return rc;
 }
 
-/* A fetched page's request and response, into the WARC files.  Pages
- * whose exchange the writer refuses (no response head, an oversized or
- * malformed one) are counted and left out; a write failure is fatal. */
-static int write_warc(struct crawl *c, const struct job *j)
+static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
+		     struct batch_urls *b)
 {
-	if (j->kind != JOB_PAGE || !j->fetched)
-		return 0;
-	int rc = SC_E_INVAL;
-	if (j->status > 0 && j->req_head && j->resp_head.p &&
-	    !j->head_overflow) {
-		struct warc_exchange x = {
-			.target_uri = j->fetch_url,
-			.fetched_at = (int64_t)j->fetched_at,
-			.ip = j->ip[0] ? j->ip : NULL,
-			.request = j->req_head,
-			.request_len = j->req_len,
-			.response_head = j->resp_head.p,
-			.response_head_len = j->resp_head.len,
-			.payload = j->body.p,
-			.payload_len = j->body.len,
-			.payload_decoded = head_has_encoding(j->resp_head.p,
-							     j->resp_head.len),
-		};
-		rc = warc_write_exchange(c->warc, &x);
+	const struct crawl_opts *o = c->o;
+	struct store_record r = { 0 };
+	if (j->kind == JOB_ROBOTS)
+		return j->fetched && j->rules ? write_robots(c, txn, j) : 0;
+	if (j->kind == JOB_SEEDS || j->kind == JOB_RELOAD)
+		return write_seeds(c, txn, j);
+	if (j->kind == JOB_DUE)
+		return recrawl_move(c, txn, j);
+	if (j->held)
+		return write_held(c, txn, j);
+	if (j->has_redirect && !j->error && redirect_loops(c, txn, j))
+		j->error = STORE_ERROR_REDIRECT_LOOP;
+	int rc;
+	if (j->lease.revisit &&
+	    (rc = write_revisit(c, txn, j, b)) != SC_E_NOTFOUND)
+		return rc;
+	if ((rc = dedup(c, txn, j)))
+		return rc;
+	char why[512];
+	why[0] = '\0';
+	if (c->adapt) {
+		if ((rc = adapt_evidence(c, txn, j)))
+			return rc;
+		adapt_rule_of(c, j, why, sizeof(why));
 	}
-	pthread_mutex_lock(&c->mu);
-	if (rc == 0)
-		c->sum.warc_exchanges++;
-	else if (rc == SC_E_INVAL)
-		c->sum.warc_skipped++;
-	pthread_mutex_unlock(&c->mu);
-	return rc == SC_E_INVAL ? 0 : rc;
+	r.url = j->lease.found;
+	r.url_len = j->lease.found_len;
+	r.normalized = j->lease.url;
+	r.normalized_len = j->lease.url_len;
+	const char *cat = j->lease.category < o->n_categories
+				  ? o->categories[j->lease.category].name
+				  : "";
+	r.category = cat;
+	r.category_len = strlen(cat);
+	r.depth = j->lease.depth;
+	fill_fetched(j, &r);
+	if (j->dup) {
+		r.duplicate_of = j->dup_of;
+		r.duplicate_of_len = strlen(j->dup_of);
+	}
+	if (why[0]) {
+		r.rule = why;
+		r.rule_len = strlen(why);
+	}
+	struct warc_capture cap;
+	if ((rc = recrawl_first(c, txn, j, &r)) ||
+	    (rc = write_warc(c, j, &r, &cap)) ||
+	    (rc = store_put(c->store, txn, &r)))
+		return rc;
+	if ((rc = frontier_done(c->fr, txn, &j->lease)) && rc != SC_E_NOTFOUND)
+		return rc;
+	/* The host's page budget counts committed fetches (frontier.h). */
+	if (rc == 0 && j->fetched &&
+	    (rc = frontier_count_fetch(c->fr, txn, j->lease.host_id)))
+		return rc;
+	return queue_found(c, j, b);
 }
 
 /* One page of the batch into the search index.  A page that says
@@ -620,10 +804,17 @@ static int write_warc(struct crawl *c, const struct job *j)
  * text and is left alone. */
 static int index_job(struct crawl *c, const struct job *j)
 {
-	if (j->kind != JOB_PAGE || !j->page_text)
+	if (j->kind != JOB_PAGE)
 		return 0;
 	const char *url = j->lease.url;
 	size_t len = j->lease.url_len;
+	/* A revisit: a gone page leaves the index, a changed one is
+	 * written again, an unchanged one stays as it is. */
+	if (j->visit == VISIT_GONE)
+		return search_forget(c->search, url, len);
+	if (!j->page_text ||
+	    (j->visit != VISIT_NONE && j->visit != VISIT_CHANGED))
+		return 0;
 	if (j->noindex)
 		return search_forget(c->search, url, len);
 	if (j->dup)
@@ -728,6 +919,7 @@ void *writer_main(void *arg)
 			batch[n++] = j;
 		pthread_mutex_unlock(&c->mu);
 
+		recrawl_clock_refresh();
 		MDB_txn *txn = NULL;
 		int rc = store_txn_begin(c->env, 0, &txn);
 		batch_reset(&bu);
@@ -749,14 +941,11 @@ void *writer_main(void *arg)
 		}
 		if (!rc)
 			rc = focus_flush(c->focus, c->store, txn);
-		/* The WARC records are on disk before the records that
-		 * say the pages were fetched. */
-		if (c->warc) {
-			for (size_t i = 0; i < n && !rc; i++)
-				rc = write_warc(c, batch[i]);
-			if (!rc)
-				rc = warc_flush(c->warc);
-		}
+		/* The WARC records (written with each page's record) are
+		 * on disk before the records that say the pages were
+		 * fetched. */
+		if (c->warc && !rc)
+			rc = warc_flush(c->warc);
 		if (!rc && c->search)
 			rc = index_batch(c, batch, n);
 		if (!rc)
@@ -785,6 +974,20 @@ void *writer_main(void *arg)
 				continue;
 			}
 			pages++;
+			if (b->lease.revisit && c->revisits_queued)
+				c->revisits_queued--;
+			if (!rc && b->visit != VISIT_NONE) {
+				struct crawl_recrawl_stats *re = &c->sum.re;
+				re->revisited += b->visit != VISIT_FAILED;
+				re->unchanged += b->visit == VISIT_UNCHANGED;
+				re->not_modified += b->visit ==
+							    VISIT_UNCHANGED &&
+						    b->status == 304;
+				re->changed += b->visit == VISIT_CHANGED;
+				re->gone += b->visit == VISIT_GONE;
+				re->failed += b->visit == VISIT_FAILED;
+				re->diverged += b->diverged;
+			}
 			if (!rc) {
 				if (b->fetched) {
 					c->sum.pages++;

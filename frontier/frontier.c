@@ -13,7 +13,7 @@
  * Encodings
  */
 
-#define ENTRY_VERSION 3
+#define ENTRY_VERSION 4
 #define META_VERSION 1
 
 /* Queue entry: version, depth, category, url length, found length (0:
@@ -30,7 +30,12 @@
  * found when the key says http and that one https (see lease_from()). */
 #define ENTRY_HEAD_V1 10
 #define ENTRY_HEAD_V2 11
-#define ENTRY_HEAD 14
+#define ENTRY_HEAD_V3 14
+/* Version 4 adds a flags byte (0x01: a revisit) and the lengths of the
+ * revisit's validators, ETag (2 bytes) and Last-Modified (1), whose bytes
+ * follow the found URL's. */
+#define ENTRY_HEAD 18
+#define ENTRY_REVISIT 0x01
 
 /* "frontier.fetched": host id (4 bytes) -> the records of fetched URLs
  * committed for it (8 bytes), both big-endian: the per-host page budget's
@@ -132,7 +137,7 @@ struct dirty {
 
 struct frontier {
 	MDB_env *env;
-	MDB_dbi seen, queue, hosts, hostids, meta, fetched;
+	MDB_dbi seen, queue, hosts, hostids, meta, fetched, due;
 	struct frontier_opts opts;
 
 	/* Writer side, writer thread only. */
@@ -354,7 +359,8 @@ int frontier_open(MDB_env *env, MDB_txn *txn, const struct frontier_opts *opts,
 	    mdb_dbi_open(txn, "frontier.hosts", MDB_CREATE, &f->hosts) ||
 	    mdb_dbi_open(txn, "frontier.hostids", MDB_CREATE, &f->hostids) ||
 	    mdb_dbi_open(txn, "frontier.meta", MDB_CREATE, &f->meta) ||
-	    mdb_dbi_open(txn, "frontier.fetched", MDB_CREATE, &f->fetched))
+	    mdb_dbi_open(txn, "frontier.fetched", MDB_CREATE, &f->fetched) ||
+	    mdb_dbi_open(txn, "frontier.due", MDB_CREATE, &f->due))
 		goto fail;
 
 	MDB_val key = { sizeof(meta_key) - 1, (void *)meta_key }, val;
@@ -566,7 +572,16 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	bool same = fu->found_len == fu->url_len &&
 		    memcmp(fu->found, fu->url, fu->url_len) == 0;
 	size_t flen = same ? 0 : fu->found_len;
-	unsigned char v[ENTRY_HEAD + 2 * NORM_URL_MAX];
+	size_t el = fu->revisit && fu->etag && fu->etag_len <= FRONTIER_ETAG_MAX
+			    ? fu->etag_len
+			    : 0;
+	size_t ll = fu->revisit && fu->last_modified &&
+				    fu->last_modified_len <=
+					    FRONTIER_LAST_MODIFIED_MAX
+			    ? fu->last_modified_len
+			    : 0;
+	unsigned char v[ENTRY_HEAD + 2 * NORM_URL_MAX + FRONTIER_ETAG_MAX +
+			FRONTIER_LAST_MODIFIED_MAX];
 	v[0] = ENTRY_VERSION;
 	put_be16(v + 1, fu->depth);
 	put_be16(v + 3, fu->category);
@@ -576,8 +591,20 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	v[10] = fu->offtopic;
 	v[11] = fu->u->https ? 1 : 0;
 	put_be16(v + 12, fu->u->port);
-	memcpy(v + ENTRY_HEAD, fu->url, fu->url_len);
-	memcpy(v + ENTRY_HEAD + fu->url_len, fu->found, flen);
+	v[14] = fu->revisit ? ENTRY_REVISIT : 0;
+	put_be16(v + 15, (uint16_t)el);
+	v[17] = (unsigned char)ll;
+	unsigned char *t = v + ENTRY_HEAD;
+	memcpy(t, fu->url, fu->url_len);
+	t += fu->url_len;
+	memcpy(t, fu->found, flen);
+	t += flen;
+	if (el)
+		memcpy(t, fu->etag, el);
+	t += el;
+	if (ll)
+		memcpy(t, fu->last_modified, ll);
+	t += ll;
 
 	if (f->w.next_seq == f->w.seq_limit) {
 		f->w.seq_limit += SEQ_BLOCK;
@@ -588,11 +615,11 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	unsigned char q[FRONTIER_QKEY_LEN];
 	make_qkey(q, id, fu->depth, seq);
 	MDB_val qkey = { sizeof(q), q };
-	MDB_val qval = { ENTRY_HEAD + fu->url_len + flen, v };
+	MDB_val qval = { (size_t)(t - v), v };
 	int prc = mdb_put(txn, f->queue, &qkey, &qval, 0);
 	if (prc)
 		return db_fail(prc);
-	f->w.seen++;
+	f->w.seen += !fu->revisit;
 	f->w.queued++;
 
 	struct dirty *d = dirty_for(f, id);
@@ -647,6 +674,14 @@ int frontier_requeue(struct frontier *f, MDB_txn *txn,
 		return SC_E_INVAL;
 	int rc = seen_put(f, txn, fu->url, fu->url_len, fu->category, true);
 	return rc < 0 ? rc : enqueue(f, txn, fu);
+}
+
+int frontier_revisit(struct frontier *f, MDB_txn *txn,
+		     const struct frontier_url *fu)
+{
+	if (!url_ok(fu) || !fu->revisit)
+		return SC_E_INVAL;
+	return enqueue(f, txn, fu);
 }
 
 int frontier_mark_seen(struct frontier *f, MDB_txn *txn, const char *url,
@@ -841,20 +876,28 @@ void frontier_discarded(struct frontier *f)
  */
 
 /* The length of a queue entry's head, with its url and found lengths in
- * *ul and *fl; 0 for a value that is no entry of a known version. */
-static size_t entry_head(const MDB_val *val, size_t *ul, size_t *fl)
+ * *ul and *fl and its validators' in *el and *ll (0 before version 4);
+ * 0 for a value that is no entry of a known version. */
+static size_t entry_head(const MDB_val *val, size_t *ul, size_t *fl, size_t *el,
+			 size_t *ll)
 {
 	const unsigned char *v = val->mv_data;
 	size_t head = 0;
 	if (val->mv_size)
 		head = v[0] == 1               ? ENTRY_HEAD_V1
 		       : v[0] == 2             ? ENTRY_HEAD_V2
+		       : v[0] == 3             ? ENTRY_HEAD_V3
 		       : v[0] == ENTRY_VERSION ? ENTRY_HEAD
 					       : 0;
-	if (!head || val->mv_size < head ||
-	    (*ul = get_be16(v + 5)) > NORM_URL_MAX ||
-	    (*fl = get_be16(v + 7)) > NORM_URL_MAX ||
-	    val->mv_size != head + *ul + *fl)
+	if (!head || val->mv_size < head)
+		return 0;
+	*el = head == ENTRY_HEAD ? get_be16(v + 15) : 0;
+	*ll = head == ENTRY_HEAD ? v[17] : 0;
+	if ((*ul = get_be16(v + 5)) > NORM_URL_MAX ||
+	    (*fl = get_be16(v + 7)) > NORM_URL_MAX || *el > FRONTIER_ETAG_MAX ||
+	    *ll > FRONTIER_LAST_MODIFIED_MAX ||
+	    (head == ENTRY_HEAD && (v[14] & ~ENTRY_REVISIT)) ||
+	    val->mv_size != head + *ul + *fl + *el + *ll)
 		return 0;
 	return head;
 }
@@ -917,7 +960,7 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	}
 
 	const unsigned char *v = val.mv_data;
-	size_t ul, fl, head = entry_head(&val, &ul, &fl);
+	size_t ul, fl, el, ll, head = entry_head(&val, &ul, &fl, &el, &ll);
 	if (!head) {
 		mdb_cursor_close(c);
 		return SC_E_CORRUPT;
@@ -934,7 +977,13 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	ret->found_len = (uint16_t)(fl ? fl : ul);
 	memcpy(ret->found, fl ? v + head + ul : v + head, ret->found_len);
 	ret->found[ret->found_len] = '\0';
-	lease_split(ret, head == ENTRY_HEAD ? v + 11 : NULL);
+	ret->revisit = head == ENTRY_HEAD && (v[14] & ENTRY_REVISIT);
+	const unsigned char *t = v + head + ul + fl;
+	memcpy(ret->etag, t, el);
+	ret->etag[el] = '\0';
+	memcpy(ret->last_modified, t + el, ll);
+	ret->last_modified[ll] = '\0';
+	lease_split(ret, head >= ENTRY_HEAD_V3 ? v + 11 : NULL);
 
 	if (h->n_leased == h->cap_leased) {
 		uint32_t cap = h->cap_leased ? 2 * h->cap_leased : 4;
@@ -1241,7 +1290,8 @@ int frontier_foreach_queued(struct frontier *f, MDB_txn *txn,
 	int rc, mrc;
 	for (mrc = mdb_cursor_get(c, &key, &val, MDB_FIRST); mrc == 0;
 	     mrc = mdb_cursor_get(c, &key, &val, MDB_NEXT)) {
-		size_t ul, fl, head = entry_head(&val, &ul, &fl);
+		size_t ul, fl, el, ll;
+		size_t head = entry_head(&val, &ul, &fl, &el, &ll);
 		if (!head) {
 			mdb_cursor_close(c);
 			return SC_E_CORRUPT;
@@ -1253,4 +1303,133 @@ int frontier_foreach_queued(struct frontier *f, MDB_txn *txn,
 	}
 	mdb_cursor_close(c);
 	return mrc == MDB_NOTFOUND ? 0 : SC_E_DB;
+}
+
+/* ---------------------------------------------------------------------
+ * The re-crawl schedule
+ */
+
+#define DUE_KEY_LEN (8 + SC_KEY_LEN)
+#define DUE_VAL_LEN 4
+
+static void due_key(unsigned char *k, const struct frontier_due *d)
+{
+	put_be64(k, (uint64_t)d->due);
+	memcpy(k + 8, d->key, SC_KEY_LEN);
+}
+
+int frontier_due_put(struct frontier *f, MDB_txn *txn,
+		     const struct frontier_due *d)
+{
+	if (d->due < 0)
+		return SC_E_INVAL;
+	unsigned char k[DUE_KEY_LEN], v[DUE_VAL_LEN];
+	due_key(k, d);
+	put_be32(v, d->pass);
+	MDB_val key = { sizeof(k), k }, val = { sizeof(v), v };
+	return db_rc(mdb_put(txn, f->due, &key, &val, 0));
+}
+
+int frontier_due_del(struct frontier *f, MDB_txn *txn,
+		     const struct frontier_due *d)
+{
+	if (d->due < 0)
+		return SC_E_INVAL;
+	unsigned char k[DUE_KEY_LEN];
+	due_key(k, d);
+	MDB_val key = { sizeof(k), k };
+	int rc = mdb_del(txn, f->due, &key, NULL);
+	return rc == MDB_NOTFOUND ? SC_E_NOTFOUND : db_rc(rc);
+}
+
+int frontier_due_next(struct frontier *f, MDB_txn *txn,
+		      const struct frontier_due *after, int64_t horizon,
+		      struct frontier_due *out, size_t max, size_t *n)
+{
+	MDB_cursor *c;
+	*n = 0;
+	if (mdb_cursor_open(txn, f->due, &c))
+		return SC_E_DB;
+	unsigned char k[DUE_KEY_LEN];
+	MDB_val key, val;
+	int mrc;
+	if (after) {
+		due_key(k, after);
+		key = (MDB_val){ sizeof(k), k };
+		mrc = mdb_cursor_get(c, &key, &val, MDB_SET_RANGE);
+		/* Past the entry itself, if it is still there. */
+		if (mrc == 0 && key.mv_size == sizeof(k) &&
+		    memcmp(key.mv_data, k, sizeof(k)) == 0)
+			mrc = mdb_cursor_get(c, &key, &val, MDB_NEXT);
+	} else {
+		mrc = mdb_cursor_get(c, &key, &val, MDB_FIRST);
+	}
+	int rc = 0;
+	for (; mrc == 0; mrc = mdb_cursor_get(c, &key, &val, MDB_NEXT)) {
+		if (key.mv_size != DUE_KEY_LEN || val.mv_size != DUE_VAL_LEN) {
+			rc = SC_E_CORRUPT;
+			break;
+		}
+		const unsigned char *p = key.mv_data;
+		uint64_t due = get_be64(p);
+		if (due > (uint64_t)INT64_MAX || (int64_t)due > horizon)
+			break;
+		if (*n == max) {
+			rc = 1;
+			break;
+		}
+		out[*n].due = (int64_t)due;
+		memcpy(out[*n].key, p + 8, SC_KEY_LEN);
+		out[*n].pass = get_be32(val.mv_data);
+		(*n)++;
+	}
+	mdb_cursor_close(c);
+	if (mrc && mrc != MDB_NOTFOUND)
+		return SC_E_DB;
+	return rc;
+}
+
+int frontier_due_count(struct frontier *f, MDB_txn *txn, uint64_t *ret)
+{
+	MDB_stat st;
+	if (mdb_stat(txn, f->due, &st))
+		return SC_E_DB;
+	*ret = st.ms_entries;
+	return 0;
+}
+
+/* Value: version (1), pass (4), running (1). */
+static const char pass_key[] = "recrawl";
+#define PASS_REC_VERSION 1
+#define PASS_REC_LEN 6
+
+int frontier_pass_get(struct frontier *f, MDB_txn *txn, uint32_t *pass,
+		      bool *running)
+{
+	MDB_val key = { sizeof(pass_key) - 1, (void *)pass_key }, val;
+	int rc = mdb_get(txn, f->meta, &key, &val);
+	*pass = 0;
+	*running = false;
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc)
+		return db_fail(rc);
+	const unsigned char *p = val.mv_data;
+	if (val.mv_size != PASS_REC_LEN || p[0] != PASS_REC_VERSION || p[5] > 1)
+		return SC_E_CORRUPT;
+	*pass = get_be32(p + 1);
+	*running = p[5];
+	return 0;
+}
+
+int frontier_pass_put(struct frontier *f, MDB_txn *txn, uint32_t pass,
+		      bool running)
+{
+	unsigned char v[PASS_REC_LEN];
+	v[0] = PASS_REC_VERSION;
+	put_be32(v + 1, pass);
+	v[5] = running;
+	MDB_val key = { sizeof(pass_key) - 1, (void *)pass_key };
+	MDB_val val = { sizeof(v), v };
+	return db_rc(mdb_put(txn, f->meta, &key, &val, 0));
 }

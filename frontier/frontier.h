@@ -11,6 +11,7 @@
  *     "meta"   the sequence and host-id counters.
  *     "fetched" host id -> the records of fetched URLs committed for it:
  *              the per-host page budget's count (frontier_count_fetch()).
+ *     "due"    due time | url key -> pass: the re-crawl schedule.
  *   memory:
  *     one small struct per host (not per URL): its read position, its
  *     next allowed fetch time, its connections in flight.  Memory grows
@@ -87,7 +88,19 @@ struct frontier_url {
 	 * the page that linked here (0: that page was on topic): the
 	 * category's tunnel bounds it. */
 	uint8_t offtopic;
+	/* A revisit of a fetched URL (frontier_revisit()), with the
+	 * validators of its last fetch for a conditional request (NULL or
+	 * 0: none; longer ones than the maxima below are left out). */
+	bool revisit;
+	const char *etag;
+	size_t etag_len;
+	const char *last_modified;
+	size_t last_modified_len;
 };
+
+/* The longest validators a revisit entry keeps. */
+#define FRONTIER_ETAG_MAX 256
+#define FRONTIER_LAST_MODIFIED_MAX 64
 
 /* No category: in frontier_add_batch_cat()'s other[]. */
 #define FRONTIER_NO_CATEGORY UINT16_MAX
@@ -114,6 +127,11 @@ struct frontier_lease {
 	char url[NORM_URL_MAX + 1];
 	char found[NORM_URL_MAX + 1];
 	struct norm_url u;
+	/* A revisit (re-crawls), with the validators it was queued with,
+	 * NUL-terminated (empty: none). */
+	bool revisit;
+	char etag[FRONTIER_ETAG_MAX + 1];
+	char last_modified[FRONTIER_LAST_MODIFIED_MAX + 1];
 };
 
 struct frontier_stats {
@@ -171,6 +189,56 @@ SC_WUR int frontier_seen(struct frontier *f, MDB_txn *txn, const char *url,
  * Returns 0, SC_E_DB or SC_E_INVAL. */
 SC_WUR int frontier_requeue(struct frontier *f, MDB_txn *txn,
 			    const struct frontier_url *fu);
+
+/* Queue fu again as a revisit of a URL fetched before (re-crawls): the
+ * seen set is left as it is, and the lease says revisit, with fu's
+ * validators.  It takes its place in its host's breadth-first order by
+ * its depth, so new URLs of lower depth go first.  Returns 0, SC_E_DB or
+ * SC_E_INVAL. */
+SC_WUR int frontier_revisit(struct frontier *f, MDB_txn *txn,
+			    const struct frontier_url *fu);
+
+/* ---- The re-crawl schedule ("frontier.due") ------------------------------
+ *
+ * Fetched URLs waiting for their next visit, in the order of their due
+ * time: key = due time (unix ms, 8 bytes) and the URL's key (sc_url_key,
+ * 16 bytes), big-endian, so LMDB's order is due order; value = the pass
+ * that scheduled it (4 bytes).  All of it lives in LMDB: memory does not
+ * grow with it.  Written in the writer's transaction with the record it
+ * schedules. */
+struct frontier_due {
+	int64_t due; /* unix ms, >= 0 */
+	unsigned char key[SC_KEY_LEN];
+	uint32_t pass;
+};
+
+/* Schedule (put) or unschedule (del: SC_E_NOTFOUND if absent) an entry.
+ * Return 0, SC_E_INVAL (due < 0), SC_E_NOTFOUND or SC_E_DB. */
+SC_WUR int frontier_due_put(struct frontier *f, MDB_txn *txn,
+			    const struct frontier_due *d);
+SC_WUR int frontier_due_del(struct frontier *f, MDB_txn *txn,
+			    const struct frontier_due *d);
+
+/* Up to max entries in due order, after the entry *after (NULL: from the
+ * first), whose due time is at most horizon, into out[]; *n says how
+ * many.  Returns 1 when more entries within the horizon follow the last
+ * one returned, 0 when none do, or SC_E_DB, SC_E_CORRUPT. */
+SC_WUR int frontier_due_next(struct frontier *f, MDB_txn *txn,
+			     const struct frontier_due *after, int64_t horizon,
+			     struct frontier_due *out, size_t max, size_t *n);
+
+/* The number of entries scheduled, as txn sees it.  Returns 0 or
+ * SC_E_DB. */
+SC_WUR int frontier_due_count(struct frontier *f, MDB_txn *txn, uint64_t *ret);
+
+/* The re-crawl pass: its number (0 before the first) and whether it is
+ * under way (`crawl --recrawl` begun, not yet ended), kept in "meta".
+ * get returns 0 (zero and false for a store without one) or
+ * SC_E_CORRUPT, SC_E_DB; put returns 0 or SC_E_DB. */
+SC_WUR int frontier_pass_get(struct frontier *f, MDB_txn *txn, uint32_t *pass,
+			     bool *running);
+SC_WUR int frontier_pass_put(struct frontier *f, MDB_txn *txn, uint32_t pass,
+			     bool running);
 
 /* Put url into the seen set without queueing it: another form of it is
  * queued or fetched (adaptive keys).  Returns 1 if it was not there, 0

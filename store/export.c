@@ -86,6 +86,32 @@ static json_t *json_text(const char *s, size_t len)
 	return j;
 }
 
+/* The exported re-crawl values (store.h): the visits, whether the next
+ * visit and the interval are known, and the optional strings, of which an
+ * empty one is absent as in the encoding. */
+static uint32_t visits_of(const struct store_record *r)
+{
+	if (r->has_visit)
+		return r->visits;
+	return r->fetched ? 1 : 0;
+}
+
+static bool has_next_visit(const struct store_record *r)
+{
+	return r->has_visit && r->due_at > 0;
+}
+
+static const char *etag_of(const struct store_record *r)
+{
+	return r->etag && r->etag_len > 0 ? r->etag : NULL;
+}
+
+static const char *last_modified_of(const struct store_record *r)
+{
+	return r->last_modified && r->last_modified_len > 0 ? r->last_modified
+							    : NULL;
+}
+
 /* Sets KEY to VAL in OBJ, stealing VAL; a NULL VAL (out of memory) or a
  * failed set marks *ok false. */
 static void set(json_t *obj, const char *key, json_t *val, bool *ok)
@@ -147,6 +173,25 @@ int store_export_jsonl(const struct store_record *r, FILE *f)
 	    &ok);
 	set(o, "truncated", json_boolean(r->truncated), &ok);
 	set(o, "rule", json_text(r->rule, r->rule_len), &ok);
+	set(o, "visits", json_integer((json_int_t)visits_of(r)), &ok);
+	set(o, "changed_at",
+	    r->has_changed_at ? json_integer((json_int_t)r->changed_at)
+			      : json_null(),
+	    &ok);
+	set(o, "gone_at",
+	    r->has_gone_at ? json_integer((json_int_t)r->gone_at) : json_null(),
+	    &ok);
+	set(o, "next_visit",
+	    has_next_visit(r) ? json_integer((json_int_t)r->due_at)
+			      : json_null(),
+	    &ok);
+	set(o, "interval",
+	    r->has_visit ? json_integer((json_int_t)r->interval_s)
+			 : json_null(),
+	    &ok);
+	set(o, "etag", json_text(etag_of(r), r->etag_len), &ok);
+	set(o, "last_modified",
+	    json_text(last_modified_of(r), r->last_modified_len), &ok);
 
 	int rc = 0;
 	if (!ok)
@@ -162,7 +207,8 @@ int store_export_jsonl(const struct store_record *r, FILE *f)
 static const char *const csv_columns =
 	"url,normalized,category,depth,status,fetched,content_type,bytes,"
 	"fetched_at,title,redirect,signature,simhash,duplicate_of,relevance,"
-	"error,truncated,rule\r\n";
+	"error,truncated,rule,visits,changed_at,gone_at,next_visit,interval,"
+	"etag,last_modified\r\n";
 
 int store_export_csv_header(FILE *f)
 {
@@ -203,6 +249,15 @@ static bool csv_text(FILE *f, const char *s, size_t len, bool comma)
 		i += k;
 	}
 	return !quote || fputc('"', f) != EOF;
+}
+
+/* Writes a comma and, when PRESENT, the integer V (else nothing: null).
+ * Returns false when F failed. */
+static bool csv_int(FILE *f, bool present, int64_t v)
+{
+	if (!present)
+		return fputc(',', f) != EOF;
+	return fprintf(f, ",%" PRId64, v) > 0;
 }
 
 int store_export_csv(const struct store_record *r, FILE *f)
@@ -246,6 +301,14 @@ int store_export_csv(const struct store_record *r, FILE *f)
 	     csv_text(f, r->duplicate_of, r->duplicate_of_len, true) &&
 	     fprintf(f, ",%s,%s,%s", rel, ename,
 		     r->truncated ? "true" : "false") > 0 &&
-	     csv_text(f, r->rule, r->rule_len, true) && fputs("\r\n", f) != EOF;
+	     csv_text(f, r->rule, r->rule_len, true);
+	ok = ok && fprintf(f, ",%" PRIu32, visits_of(r)) > 0;
+	ok = ok && csv_int(f, r->has_changed_at, r->changed_at) &&
+	     csv_int(f, r->has_gone_at, r->gone_at) &&
+	     csv_int(f, has_next_visit(r), r->due_at) &&
+	     csv_int(f, r->has_visit, r->interval_s) &&
+	     csv_text(f, etag_of(r), r->etag_len, true) &&
+	     csv_text(f, last_modified_of(r), r->last_modified_len, true) &&
+	     fputs("\r\n", f) != EOF;
 	return ok ? 0 : SC_E_IO;
 }

@@ -21,6 +21,18 @@ enum {
 	F_SIMHASH = 0x80,
 	F2_RELEVANCE = 0x01,
 	F2_RULE = 0x02,
+	F2_VISIT = 0x04,
+	F2_CHANGED_AT = 0x08,
+	F2_GONE_AT = 0x10,
+	F2_CAPTURE = 0x20,
+	F2_ETAG = 0x40,
+	F2_LAST_MODIFIED = 0x80,
+};
+
+/* Sizes of the optional fixed parts of the re-crawls. */
+enum {
+	VISIT_SIZE = 4 + 4 + 8,
+	CAPTURE_SIZE = 8 + 20,
 };
 
 static const char *const error_names[STORE_ERROR_COUNT] = {
@@ -73,6 +85,18 @@ static double bits_double(uint64_t u)
 	return d;
 }
 
+/* An empty etag or last_modified is stored as absent: the encoding has
+ * one form for "none", so that decode(encode(r)) is canonical. */
+static bool has_etag(const struct store_record *r)
+{
+	return r->etag && r->etag_len > 0;
+}
+
+static bool has_last_modified(const struct store_record *r)
+{
+	return r->last_modified && r->last_modified_len > 0;
+}
+
 int store_record_size(const struct store_record *r, size_t *ret)
 {
 	if (!r || !ret)
@@ -87,6 +111,15 @@ int store_record_size(const struct store_record *r, size_t *ret)
 		return SC_E_INVAL;
 	if (r->has_relevance && !isfinite(r->relevance))
 		return SC_E_INVAL;
+	if (r->has_visit && r->due_at < 0)
+		return SC_E_INVAL;
+	if (r->has_capture && (!r->capture_id || r->capture_id_len == 0 ||
+			       r->capture_id_len > STORE_CAPTURE_ID_MAX))
+		return SC_E_INVAL;
+	if (r->etag && r->etag_len > STORE_ETAG_MAX)
+		return SC_E_INVAL;
+	if (r->last_modified && r->last_modified_len > STORE_LAST_MODIFIED_MAX)
+		return SC_E_INVAL;
 	const size_t lens[] = {
 		r->url ? r->url_len : 0,
 		r->normalized_len,
@@ -96,12 +129,19 @@ int store_record_size(const struct store_record *r, size_t *ret)
 		r->redirect ? r->redirect_len : 0,
 		r->duplicate_of ? r->duplicate_of_len : 0,
 		r->rule ? r->rule_len : 0,
+		r->has_capture ? r->capture_id_len : 0,
+		has_etag(r) ? r->etag_len : 0,
+		has_last_modified(r) ? r->last_modified_len : 0,
 	};
 	size_t n = STORE_RECORD_HEADER + (r->has_signature ? 16 : 0) +
 		   (r->has_simhash ? 8 : 0) + (r->has_relevance ? 8 : 0) +
-		   3 * 4 + (r->content_type ? 4 : 0) + (r->title ? 4 : 0) +
+		   (r->has_visit ? VISIT_SIZE : 0) +
+		   (r->has_changed_at ? 8 : 0) + (r->has_gone_at ? 8 : 0) +
+		   (r->has_capture ? CAPTURE_SIZE : 0) + 3 * 4 +
+		   (r->content_type ? 4 : 0) + (r->title ? 4 : 0) +
 		   (r->redirect ? 4 : 0) + (r->duplicate_of ? 4 : 0) +
-		   (r->rule ? 4 : 0);
+		   (r->rule ? 4 : 0) + (r->has_capture ? 4 : 0) +
+		   (has_etag(r) ? 4 : 0) + (has_last_modified(r) ? 4 : 0);
 	for (size_t i = 0; i < sizeof(lens) / sizeof(*lens); i++) {
 		/* Each test keeps n below the bound, so the sum cannot wrap. */
 		if (lens[i] > STORE_RECORD_MAX ||
@@ -147,7 +187,13 @@ int store_record_encode(const struct store_record *r, unsigned char *buf,
 	p[0] = STORE_RECORD_VERSION;
 	p[1] = (unsigned char)flags;
 	p[2] = (unsigned char)((r->has_relevance ? F2_RELEVANCE : 0) |
-			       (r->rule ? F2_RULE : 0));
+			       (r->rule ? F2_RULE : 0) |
+			       (r->has_visit ? F2_VISIT : 0) |
+			       (r->has_changed_at ? F2_CHANGED_AT : 0) |
+			       (r->has_gone_at ? F2_GONE_AT : 0) |
+			       (r->has_capture ? F2_CAPTURE : 0) |
+			       (has_etag(r) ? F2_ETAG : 0) |
+			       (has_last_modified(r) ? F2_LAST_MODIFIED : 0));
 	p[3] = (unsigned char)r->error;
 	put_be16(p + 4, (uint16_t)r->status);
 	put_be32(p + 6, r->depth);
@@ -166,6 +212,25 @@ int store_record_encode(const struct store_record *r, unsigned char *buf,
 		put_be64(p, double_bits(r->relevance));
 		p += 8;
 	}
+	if (r->has_visit) {
+		put_be32(p, r->visits);
+		put_be32(p + 4, r->interval_s);
+		put_be64(p + 8, (uint64_t)r->due_at);
+		p += VISIT_SIZE;
+	}
+	if (r->has_changed_at) {
+		put_be64(p, (uint64_t)r->changed_at);
+		p += 8;
+	}
+	if (r->has_gone_at) {
+		put_be64(p, (uint64_t)r->gone_at);
+		p += 8;
+	}
+	if (r->has_capture) {
+		put_be64(p, (uint64_t)r->capture_at);
+		memcpy(p + 8, r->capture_sha1, 20);
+		p += CAPTURE_SIZE;
+	}
 	p = put_str(p, r->url, r->url_len);
 	p = put_str(p, r->normalized, r->normalized_len);
 	p = put_str(p, r->category, r->category_len);
@@ -179,6 +244,12 @@ int store_record_encode(const struct store_record *r, unsigned char *buf,
 		p = put_str(p, r->duplicate_of, r->duplicate_of_len);
 	if (r->rule)
 		p = put_str(p, r->rule, r->rule_len);
+	if (r->has_capture)
+		p = put_str(p, r->capture_id, r->capture_id_len);
+	if (has_etag(r))
+		p = put_str(p, r->etag, r->etag_len);
+	if (has_last_modified(r))
+		p = put_str(p, r->last_modified, r->last_modified_len);
 	*len = (size_t)(p - buf);
 	return 0;
 }
@@ -219,8 +290,8 @@ int store_record_decode(const void *data, size_t len, struct store_record *ret)
 		return SC_E_CORRUPT;
 	struct reader rd = { data, len };
 	const unsigned char *h = take(&rd, STORE_RECORD_HEADER);
-	if (!h || h[0] != STORE_RECORD_VERSION ||
-	    (h[2] & ~(F2_RELEVANCE | F2_RULE)) || h[3] >= STORE_ERROR_COUNT)
+	/* Every bit of flag byte 2 has a meaning, so none is reserved. */
+	if (!h || h[0] != STORE_RECORD_VERSION || h[3] >= STORE_ERROR_COUNT)
 		return SC_E_CORRUPT;
 
 	struct store_record r;
@@ -259,6 +330,35 @@ int store_record_decode(const void *data, size_t len, struct store_record *ret)
 		if (!isfinite(r.relevance))
 			return SC_E_CORRUPT;
 	}
+	if (h[2] & F2_VISIT) {
+		if (!(p = take(&rd, VISIT_SIZE)))
+			return SC_E_CORRUPT;
+		r.has_visit = true;
+		r.visits = get_be32(p);
+		r.interval_s = get_be32(p + 4);
+		r.due_at = (int64_t)get_be64(p + 8);
+		if (r.due_at < 0)
+			return SC_E_CORRUPT;
+	}
+	if (h[2] & F2_CHANGED_AT) {
+		if (!(p = take(&rd, 8)))
+			return SC_E_CORRUPT;
+		r.has_changed_at = true;
+		r.changed_at = (int64_t)get_be64(p);
+	}
+	if (h[2] & F2_GONE_AT) {
+		if (!(p = take(&rd, 8)))
+			return SC_E_CORRUPT;
+		r.has_gone_at = true;
+		r.gone_at = (int64_t)get_be64(p);
+	}
+	if (h[2] & F2_CAPTURE) {
+		if (!(p = take(&rd, CAPTURE_SIZE)))
+			return SC_E_CORRUPT;
+		r.has_capture = true;
+		r.capture_at = (int64_t)get_be64(p);
+		memcpy(r.capture_sha1, p + 8, 20);
+	}
 	if (take_str(&rd, &r.url, &r.url_len) ||
 	    take_str(&rd, &r.normalized, &r.normalized_len) ||
 	    take_str(&rd, &r.category, &r.category_len))
@@ -276,6 +376,19 @@ int store_record_decode(const void *data, size_t len, struct store_record *ret)
 	    take_str(&rd, &r.duplicate_of, &r.duplicate_of_len))
 		return SC_E_CORRUPT;
 	if ((h[2] & F2_RULE) && take_str(&rd, &r.rule, &r.rule_len))
+		return SC_E_CORRUPT;
+	if ((h[2] & F2_CAPTURE) &&
+	    (take_str(&rd, &r.capture_id, &r.capture_id_len) ||
+	     r.capture_id_len == 0 || r.capture_id_len > STORE_CAPTURE_ID_MAX))
+		return SC_E_CORRUPT;
+	if ((h[2] & F2_ETAG) &&
+	    (take_str(&rd, &r.etag, &r.etag_len) || r.etag_len == 0 ||
+	     r.etag_len > STORE_ETAG_MAX))
+		return SC_E_CORRUPT;
+	if ((h[2] & F2_LAST_MODIFIED) &&
+	    (take_str(&rd, &r.last_modified, &r.last_modified_len) ||
+	     r.last_modified_len == 0 ||
+	     r.last_modified_len > STORE_LAST_MODIFIED_MAX))
 		return SC_E_CORRUPT;
 	if (rd.left != 0 || len > STORE_RECORD_MAX)
 		return SC_E_CORRUPT;

@@ -175,32 +175,76 @@ struct store_record {
 	uint64_t simhash;
 	bool has_relevance;
 	double relevance; /* finite */
+
+	/* Re-crawls (SPEC §7). */
+	bool has_visit;  /* the visit block below is present */
+	uint32_t visits; /* fetches of this URL so far (>= 1 when fetched) */
+	uint32_t interval_s; /* its current revisit interval, in seconds */
+	int64_t due_at;      /* unix ms of its next visit; 0: none scheduled */
+	bool has_changed_at;
+	/* unix ms: a revisit saw its body-text signature change */
+	int64_t changed_at;
+	bool has_gone_at;
+	int64_t gone_at;    /* unix ms: a revisit answered 404 or 410 */
+	bool has_capture;   /* its last full WARC response record: */
+	int64_t capture_at; /* that record's WARC-Date, unix ms */
+	unsigned char capture_sha1[20]; /* its payload's SHA-1 */
+	/* its WARC-Record-ID, 1..STORE_CAPTURE_ID_MAX (63) bytes; required
+	 * with has_capture */
+	const char *capture_id;
+	size_t capture_id_len;
+	/* optional: the last ETag received, as sent, at most STORE_ETAG_MAX
+	 * (256) bytes */
+	const char *etag;
+	size_t etag_len;
+	/* optional: the last Last-Modified received, at most
+	 * STORE_LAST_MODIFIED_MAX (64) bytes */
+	const char *last_modified;
+	size_t last_modified_len;
 };
 
-/* The binary encoding of a record (version 1), all integers big-endian:
+/* Bounds of the re-crawl strings.  An etag or last_modified that is
+ * present but empty is stored as absent (the encoding never holds an
+ * empty one), so it decodes as NULL. */
+#define STORE_CAPTURE_ID_MAX 63
+#define STORE_ETAG_MAX 256
+#define STORE_LAST_MODIFIED_MAX 64
+
+/* The binary encoding of a record (version 1), all integers big-endian,
+ * the signed ones in two's complement:
  *
  *   offset size
  *   0      1    version, 1
  *   1      1    flags: 0x01 fetched, 0x02 truncated, 0x04 content_type,
  *               0x08 title, 0x10 redirect, 0x20 duplicate_of,
  *               0x40 signature, 0x80 simhash
- *   2      1    flags: 0x01 relevance, 0x02 rule; the other bits must
- *               be 0
+ *   2      1    flags: 0x01 relevance, 0x02 rule, 0x04 visit block,
+ *               0x08 changed_at, 0x10 gone_at, 0x20 capture, 0x40 etag,
+ *               0x80 last_modified
  *   3      1    error kind (enum store_error)
  *   4      2    status (0 or 100..999)
  *   6      4    depth
  *   10     8    bytes (at most INT64_MAX)
- *   18     8    fetched_at (two's complement)
+ *   18     8    fetched_at
  *   26          then, each only when its flag is set: signature (16
  *               bytes), simhash (8), relevance (8, IEEE 754 binary64 bits,
- *               finite)
+ *               finite), the visit block (visits 4, interval_s 4, due_at
+ *               8, at least 0), changed_at (8), gone_at (8), the capture
+ *               (capture_at 8, capture_sha1 20)
  *               then the strings, each a 4-byte length and its bytes:
  *               url, normalized (not empty), category, and when their
  *               flags are set content_type, title, redirect,
- *               duplicate_of, rule
+ *               duplicate_of, rule, capture_id (flag 0x20 of byte 2;
+ *               1..STORE_CAPTURE_ID_MAX bytes), etag
+ *               (1..STORE_ETAG_MAX), last_modified
+ *               (1..STORE_LAST_MODIFIED_MAX)
  *
  * Nothing may follow the last string.  The decoder checks every rule above,
- * so exactly one byte string encodes a record and encode(decode(x)) == x. */
+ * so exactly one byte string encodes a record and encode(decode(x)) == x.
+ * The re-crawl parts (flags 0x04..0x80 of byte 2) came later within
+ * version 1: a record without them is encoded as before, byte for byte, so
+ * older stores read unchanged.  Byte 2 has no free bit left; a further
+ * optional part needs a new version. */
 #define STORE_RECORD_VERSION 1
 #define STORE_RECORD_HEADER 26
 
@@ -210,8 +254,13 @@ struct store_record {
 
 /* Checks R and computes its encoded size.  Returns 0 and sets *ret, or
  * SC_E_INVAL: empty normalized URL, status out of range, bytes over
- * INT64_MAX, non-finite relevance, unknown error kind, or an encoding
- * larger than STORE_RECORD_MAX. */
+ * INT64_MAX, non-finite relevance, unknown error kind, a negative due_at
+ * (with has_visit), a capture_id absent, empty or over
+ * STORE_CAPTURE_ID_MAX (with has_capture), an etag over STORE_ETAG_MAX or
+ * a last_modified over STORE_LAST_MODIFIED_MAX bytes, or an encoding
+ * larger than STORE_RECORD_MAX.  Parts whose flag is false are not looked
+ * at (the capture_id without has_capture, the visit block without
+ * has_visit). */
 int store_record_size(const struct store_record *r, size_t *ret) SC_WUR;
 
 /* Encodes R into BUF, which holds CAP bytes.  Returns 0 and sets *len, or
@@ -518,13 +567,22 @@ int store_adapt_scan(struct store *s, MDB_txn *txn, const void *prefix,
  */
 
 /* Writes R as one JSON object and a '\n' to F.  Every field is present, in
- * the order of SPEC §5 followed by "error" and "truncated": absent optional
- * strings, status 0, and status, bytes and fetched_at of a record that was
- * not fetched are null; signature is 32 lower-case hex digits, simhash 16;
- * error is null for STORE_ERROR_NONE, else its name.  Strings that are not
- * valid UTF-8 have each invalid byte replaced by U+FFFD, since JSON text
- * must be Unicode; a NUL byte is written as \u0000.  Returns 0, SC_E_NOMEM
- * or SC_E_IO (writing F failed). */
+ * this order: url, normalized, category, depth, status, fetched,
+ * content_type, bytes, fetched_at, title, redirect, signature, simhash,
+ * duplicate_of, relevance (SPEC §5), error, truncated, rule (sigcrawl's
+ * own), visits, changed_at (SPEC §5), gone_at, next_visit, interval, etag,
+ * last_modified (sigcrawl's own).  Absent optional strings (an empty etag
+ * or last_modified among them), status 0, and status, bytes and
+ * fetched_at of a record that was not fetched are null; signature is 32
+ * lower-case hex digits, simhash 16; error is null for STORE_ERROR_NONE,
+ * else its name.  visits is R's visits with has_visit, else 1 for a
+ * fetched record and 0 for one that was not; changed_at and gone_at are
+ * unix ms or null; next_visit is due_at (unix ms) with has_visit and a
+ * due_at over 0, else null; interval is interval_s (seconds) with
+ * has_visit, else null.  The capture is not exported.  Strings that are
+ * not valid UTF-8 have each invalid byte replaced by U+FFFD, since JSON
+ * text must be Unicode; a NUL byte is written as \u0000.  Returns 0,
+ * SC_E_NOMEM or SC_E_IO (writing F failed). */
 int store_export_jsonl(const struct store_record *r, FILE *f) SC_WUR;
 
 /* Writes the CSV header line, the column names of store_export_csv(), to
@@ -533,8 +591,9 @@ int store_export_csv_header(FILE *f) SC_WUR;
 
 /* Writes R as one CSV line (RFC 4180: lines end in CRLF; a field holding a
  * comma, a double quote, CR or LF is quoted, its quotes doubled) with the
- * columns of the JSON object.  Null is an empty field, booleans are "true"
- * and "false".  The CSV is meant for spreadsheets, so two things are
+ * columns of the JSON object, in its order.  Null is an empty field,
+ * booleans are "true" and "false".  The CSV is meant for spreadsheets, so
+ * two things are
  * repaired, and JSONL is the lossless format: invalid UTF-8 bytes and NUL
  * become U+FFFD, and a text field starting with '=', '+', '-', '@', TAB or
  * CR gets a leading "'" so that no spreadsheet reads it as a formula

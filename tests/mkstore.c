@@ -18,9 +18,12 @@
  * makes the record fetched), "signature" (32 hex digits), "simhash" (16
  * hex digits) and "duplicate_of" (a string); category is "cat".
  *
- * --downgrade makes the store a crawl left in DIR look as the previous
- * version wrote it: no recorded normalization (frontier.meta "norm"),
- * and queue entries of format 2 (without the fetch's scheme and port).
+ * --downgrade makes the store a crawl left in DIR look as the versions
+ * before re-crawls and before the fetch's scheme and port wrote it: no
+ * recorded normalization (frontier.meta "norm"), queue entries of format
+ * 2 (without the fetch's scheme and port, and without format 4's flags
+ * and validators), records without their re-crawl fields, and no
+ * re-crawl schedule (frontier.due emptied).
  * The layouts are written out here on purpose, not taken from
  * frontier/: they are what that version wrote, whatever this one does. */
 #include <stdio.h>
@@ -118,7 +121,7 @@ static int downgrade(const char *dir)
 {
 	MDB_env *env;
 	MDB_txn *txn;
-	MDB_dbi meta, queue;
+	MDB_dbi meta, queue, due, records;
 	int rc = store_env_open(dir, 0, &env);
 	if (rc) {
 		fprintf(stderr, "mkstore: %s: %s\n", dir, sc_strerror(rc));
@@ -126,7 +129,10 @@ static int downgrade(const char *dir)
 	}
 	if (mdb_txn_begin(env, NULL, 0, &txn) ||
 	    mdb_dbi_open(txn, "frontier.meta", 0, &meta) ||
-	    mdb_dbi_open(txn, "frontier.queue", 0, &queue)) {
+	    mdb_dbi_open(txn, "frontier.queue", 0, &queue) ||
+	    mdb_dbi_open(txn, "frontier.due", 0, &due) ||
+	    mdb_dbi_open(txn, "records", 0, &records) ||
+	    mdb_drop(txn, due, 0)) {
 		fprintf(stderr, "mkstore: %s: no frontier\n", dir);
 		return 1;
 	}
@@ -137,7 +143,9 @@ static int downgrade(const char *dir)
 		return 1;
 	}
 	/* Format 3: a 14-byte head whose bytes 11..13 are the scheme and
-	 * port; format 2 is the same without them. */
+	 * port; format 4 adds flags and the validators' lengths (bytes
+	 * 14..17) and the validators after the URLs; format 2 is format 3
+	 * without the scheme and port. */
 	MDB_cursor *c;
 	if (mdb_cursor_open(txn, queue, &c))
 		return 1;
@@ -146,15 +154,21 @@ static int downgrade(const char *dir)
 	       0) {
 		n++;
 		const unsigned char *p = v.mv_data;
-		if (v.mv_size < 14 || p[0] != 3)
+		size_t head = v.mv_size >= 18 && p[0] == 4   ? 18
+			      : v.mv_size >= 14 && p[0] == 3 ? 14
+							     : 0;
+		if (!head)
 			continue;
-		unsigned char *w = malloc(v.mv_size - 3);
+		size_t tail = head == 18 ? ((size_t)p[15] << 8 | p[16]) + p[17]
+					 : 0;
+		size_t urls = v.mv_size - head - tail;
+		unsigned char *w = malloc(11 + urls);
 		if (!w)
 			return 1;
 		memcpy(w, p, 11);
 		w[0] = 2;
-		memcpy(w + 11, p + 14, v.mv_size - 14);
-		MDB_val nv = { v.mv_size - 3, w };
+		memcpy(w + 11, p + head, urls);
+		MDB_val nv = { 11 + urls, w };
 		rc = mdb_cursor_put(c, &k, &nv, MDB_CURRENT);
 		free(w);
 		if (rc) {
@@ -163,6 +177,55 @@ static int downgrade(const char *dir)
 		}
 	}
 	mdb_cursor_close(c);
+	if (rc != MDB_NOTFOUND)
+		return 1;
+	/* Records: the same without their re-crawl fields.  Re-encoded
+	 * first, put after the walk: a put of another size moves the
+	 * cursor. */
+	if (mdb_cursor_open(txn, records, &c))
+		return 1;
+	struct redo {
+		unsigned char key[SC_KEY_LEN];
+		unsigned char *val;
+		size_t len;
+	} *redo = NULL;
+	size_t n_redo = 0;
+	n = 0;
+	while ((rc = mdb_cursor_get(c, &k, &v, n ? MDB_NEXT : MDB_FIRST)) ==
+	       0) {
+		n++;
+		struct store_record r;
+		if (k.mv_size != SC_KEY_LEN ||
+		    store_record_decode(v.mv_data, v.mv_size, &r))
+			continue;
+		r.has_visit = r.has_changed_at = r.has_gone_at = false;
+		r.has_capture = false;
+		r.etag = r.last_modified = NULL;
+		size_t size;
+		struct redo *g = realloc(redo, (n_redo + 1) * sizeof(*g));
+		if (!g || store_record_size(&r, &size))
+			return 1;
+		redo = g;
+		g = &redo[n_redo++];
+		memcpy(g->key, k.mv_data, SC_KEY_LEN);
+		if (!(g->val = malloc(size)) ||
+		    store_record_encode(&r, g->val, size, &g->len))
+			return 1;
+	}
+	mdb_cursor_close(c);
+	if (rc != MDB_NOTFOUND)
+		return 1;
+	for (size_t i = 0; i < n_redo; i++) {
+		MDB_val rk = { SC_KEY_LEN, redo[i].key };
+		MDB_val rv = { redo[i].len, redo[i].val };
+		if ((rc = mdb_put(txn, records, &rk, &rv, 0))) {
+			fprintf(stderr, "mkstore: %s\n", mdb_strerror(rc));
+			return 1;
+		}
+		free(redo[i].val);
+	}
+	free(redo);
+	rc = MDB_NOTFOUND;
 	if (rc != MDB_NOTFOUND || (rc = mdb_txn_commit(txn))) {
 		fprintf(stderr, "mkstore: %s\n", mdb_strerror(rc));
 		return 1;

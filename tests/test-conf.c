@@ -202,6 +202,31 @@ static const struct bad_case bad_cases[] = {
 	  "1.0, got \"1.5\"" },
 	{ "[adaptive]\naudits = 3\n",
 	  "t.conf:2: [adaptive] audits: unknown key" },
+	/* recrawl */
+	{ "[recrawl]\nenabled = maybe\n",
+	  "t.conf:2: [recrawl] enabled: expected yes or no (true/false, "
+	  "on/off, 1/0), got \"maybe\"" },
+	{ "[recrawl]\nmin_interval = 0\n",
+	  "t.conf:2: [recrawl] min_interval: expected a duration like 90s, "
+	  "30m, 1h, 7d or 2w (1 s to 3650 d), got \"0\"" },
+	{ "[recrawl]\nmax_interval = 3651d\n",
+	  "t.conf:2: [recrawl] max_interval: expected a duration like 90s, "
+	  "30m, 1h, 7d or 2w (1 s to 3650 d), got \"3651d\"" },
+	{ "[recrawl]\nmax_interval = 1y\n",
+	  "t.conf:2: [recrawl] max_interval: expected a duration like 90s, "
+	  "30m, 1h, 7d or 2w (1 s to 3650 d), got \"1y\"" },
+	{ "[recrawl]\nmax_interval = h\n",
+	  "t.conf:2: [recrawl] max_interval: expected a duration like 90s, "
+	  "30m, 1h, 7d or 2w (1 s to 3650 d), got \"h\"" },
+	{ "[recrawl]\nmin_interval = -1h\n",
+	  "t.conf:2: [recrawl] min_interval: expected a duration like 90s, "
+	  "30m, 1h, 7d or 2w (1 s to 3650 d), got \"-1h\"" },
+	{ "[recrawl]\naudit_share = 2\n",
+	  "t.conf:2: [recrawl] audit_share: expected a number from 0.0 to "
+	  "1.0, got \"2\"" },
+	{ "# x\n[recrawl]\nmin_interval = 2d\nmax_interval = 1d\n",
+	  "t.conf:2: [recrawl]: min_interval (172800 s) is longer than "
+	  "max_interval (86400 s)" },
 	/* control */
 	{ "[control]\nlisten = tcp:10.0.0.1:80\n",
 	  "t.conf:2: [control] listen: host \"10.0.0.1\" is not a loopback "
@@ -289,10 +314,10 @@ static const struct bad_case bad_cases[] = {
 	  "t.conf:2: [normalize] store: unknown key" },
 	{ "[foo]\n",
 	  "t.conf:1: [foo]: unknown section (crawl, normalize, dedup, store, "
-	  "category NAME, control)" },
+	  "adaptive, recrawl, category NAME, control)" },
 	{ "[Crawl]\n",
 	  "t.conf:1: [Crawl]: unknown section (crawl, normalize, dedup, store, "
-	  "category NAME, control)" },
+	  "adaptive, recrawl, category NAME, control)" },
 	{ "[crawl]\nmax_depth = 1\nmax_depth = 2\n",
 	  "t.conf:3: [crawl] max_depth: given twice (first on line 2)" },
 	{ "[category x]\nseeds = a\n# c\nseeds = b\n",
@@ -595,6 +620,26 @@ static void test_values_accepted(void)
 	      c->adaptive.confidence == 0.99 && c->adaptive.audit_share == 0.0);
 	conf_free(c);
 
+	/* [recrawl]: the defaults, and values as given. */
+	c = LOAD_OK("");
+	CHECK(c && !c->recrawl.enabled && c->recrawl.min_interval_s == 3600 &&
+	      c->recrawl.max_interval_s == 30 * 86400 &&
+	      c->recrawl.audit_share == 0.02);
+	conf_free(c);
+	c = LOAD_OK("[recrawl]\nenabled = yes\nmin_interval = 90\n"
+		    "max_interval = 2w\naudit_share = 0\n");
+	CHECK(c && c->recrawl.enabled && c->recrawl.min_interval_s == 90 &&
+	      c->recrawl.max_interval_s == 14 * 86400 &&
+	      c->recrawl.audit_share == 0.0);
+	conf_free(c);
+	c = LOAD_OK("[recrawl]\nmin_interval = 30m\nmax_interval = 30m\n");
+	CHECK(c && c->recrawl.min_interval_s == 1800 &&
+	      c->recrawl.max_interval_s == 1800);
+	conf_free(c);
+	c = LOAD_OK("[recrawl]\nmax_interval = 3650d\n");
+	CHECK(c && c->recrawl.max_interval_s == 3650ull * 86400);
+	conf_free(c);
+
 	/* An empty steps list is no adjustment; the adaptive profile. */
 	c = LOAD_OK("[normalize]\nprofile = adaptive\nsteps =\n");
 	CHECK(c && c->normalize.profile == NORM_PROFILE_ADAPTIVE &&
@@ -656,7 +701,8 @@ static void test_lines_and_bounds(void)
 	rc = conf_load_buffer("[x]", 3, NULL, &c, err, sizeof(err));
 	CHECK(rc == SC_E_INVAL);
 	CHECK_STR(err, "<string>:1: [x]: unknown section (crawl, normalize, "
-		       "dedup, store, category NAME, control)");
+		       "dedup, store, adaptive, recrawl, category NAME, "
+		       "control)");
 
 	/* The file size limit: exactly CONF_FILE_MAX loads, one more not. */
 	memset(text, '#', CONF_FILE_MAX + 1);

@@ -3,7 +3,8 @@
 # server (tests/fixture/README.md) with curl against tests/fixture/sample.web:
 # host routing, statuses, redirects, headers, gzip, file and query pages,
 # delays that do not block other requests, slow drips, the generated site,
-# the request log, SIGTERM, and web file errors.
+# conditional requests (ETag, Last-Modified, 304), the request log, SIGTERM,
+# reloading the web on SIGHUP, and web file errors.
 #
 # SC_FIXTURE is the executable, SRCDIR the tests/ source folder.  Every
 # check counts; the last line is "N passed, N failed" and any failure
@@ -74,6 +75,8 @@ get()
 {
 	local url=$1
 	shift
+	# curl writes no file for an empty body (a 304).
+	: >"$tmp/body"
 	curl -s --max-time 10 --connect-to "::127.0.0.1:$PORT" \
 		-D "$tmp/hdr" -o "$tmp/body" -w '%{http_code}' "$@" "$url" \
 		>"$tmp/code"
@@ -177,6 +180,85 @@ check "other query: path match" "$(get 'http://a.test/q?y=2')" "query any"
 curl -s --max-time 10 --connect-to "::127.0.0.1:$PORT" -I \
 	http://a.test/b >"$tmp/head"
 check_true "HEAD answered" grep -q '^HTTP/1.1 200' "$tmp/head"
+
+# ---- conditional requests ------------------------------------------------
+
+# cond NAME PATH WANT_STATUS [curl options...] — one request; its status.
+cond()
+{
+	get "http://a.test$2" "${@:4}" >/dev/null
+	check "$1: status" "$(code)" "$3"
+}
+body_bytes() { wc -c <"$tmp/body" | tr -d ' '; }
+lm='Wed, 21 Oct 2015 07:28:00 GMT'
+
+cond "etag page" /etag 200
+check "etag page: ETag header quoted" "$(header ETag)" '"v1"'
+check "etag page: body" "$(cat "$tmp/body")" tagged
+cond "If-None-Match lists the tag" /etag 304 -H 'If-None-Match: "v1"'
+check "304: empty body" "$(body_bytes)" 0
+check "304: ETag header" "$(header ETag)" '"v1"'
+check "304: extra header kept" "$(header Cache-Control)" no-cache
+check "304: no Content-Type" "$(header Content-Type)" ""
+cond "If-None-Match: another tag" /etag 200 -H 'If-None-Match: "v2"'
+check "another tag: full body" "$(cat "$tmp/body")" tagged
+cond "If-None-Match: the tag unquoted is not the tag" /etag 200 \
+	-H 'If-None-Match: v1'
+cond "If-None-Match: weak W/\"v1\" matches \"v1\"" /etag 304 \
+	-H 'If-None-Match: W/"v1"'
+cond "If-None-Match: a list with the tag" /etag 304 \
+	-H 'If-None-Match: "a,b", W/"x" ,"v1"'
+cond "If-None-Match: the tag on a second header line" /etag 304 \
+	-H 'If-None-Match: "a"' -H 'If-None-Match: "v1"'
+cond "If-None-Match: a quoted comma is not a separator" /etag 200 \
+	-H 'If-None-Match: "a,v1"'
+cond "If-None-Match: *" /etag 304 -H 'If-None-Match: *'
+cond "If-None-Match: prefix of the tag" /etag 200 -H 'If-None-Match: "v"'
+cond "If-None-Match: unterminated" /etag 200 -H 'If-None-Match: "v1'
+cond "weak etag page" /weak 200
+check "weak etag page: ETag as written" "$(header ETag)" 'W/"w1"'
+cond "weak etag page: strong tag in If-None-Match" /weak 304 \
+	-H 'If-None-Match: "w1"'
+cond "HEAD with a matching tag" /etag 304 -I -H 'If-None-Match: "v1"'
+cond "POST with a matching tag" /etag 200 -d x -H 'If-None-Match: "v1"'
+cond "non-200 page with a matching tag" /tag404 404 \
+	-H 'If-None-Match: "gone"'
+cond "page without validators ignores If-None-Match: *" /b 200 \
+	-H 'If-None-Match: *'
+
+cond "lastmod page" /dated 200
+check "lastmod page: Last-Modified" "$(header Last-Modified)" "$lm"
+cond "If-Modified-Since equal" /dated 304 -H "If-Modified-Since: $lm"
+check "If-Modified-Since 304: empty body" "$(body_bytes)" 0
+check "If-Modified-Since 304: Last-Modified" "$(header Last-Modified)" "$lm"
+cond "If-Modified-Since later" /dated 304 \
+	-H 'If-Modified-Since: Thu, 01 Jan 2026 00:00:00 GMT'
+cond "If-Modified-Since a second earlier" /dated 200 \
+	-H 'If-Modified-Since: Wed, 21 Oct 2015 07:27:59 GMT'
+check "earlier: full body" "$(cat "$tmp/body")" dated
+cond "If-Modified-Since not a date" /dated 200 -H 'If-Modified-Since: soon'
+cond "If-Modified-Since in RFC 850 form" /dated 200 \
+	-H 'If-Modified-Since: Thursday, 01-Jan-26 00:00:00 GMT'
+cond "If-Modified-Since with a wrong weekday" /dated 200 \
+	-H 'If-Modified-Since: Mon, 01 Jan 2026 00:00:00 GMT'
+cond "If-Modified-Since on 31 Feb" /dated 200 \
+	-H 'If-Modified-Since: Tue, 31 Feb 2026 00:00:00 GMT'
+cond "If-Modified-Since with trailing text" /dated 200 \
+	-H 'If-Modified-Since: Thu, 01 Jan 2026 00:00:00 GMTx'
+cond "If-None-Match on a page without an etag wins" /dated 200 \
+	-H 'If-None-Match: "x"' -H "If-Modified-Since: $lm"
+
+cond "both validators: ETag and Last-Modified" /both 200
+check "both: ETag" "$(header ETag)" '"b1"'
+check "both: Last-Modified" "$(header Last-Modified)" "$lm"
+cond "both: If-None-Match not matching wins over If-Modified-Since" /both 200 \
+	-H 'If-None-Match: "other"' -H "If-Modified-Since: $lm"
+cond "both: matching If-None-Match wins over an earlier date" /both 304 \
+	-H 'If-None-Match: "b1"' \
+	-H 'If-Modified-Since: Wed, 21 Oct 2015 07:27:59 GMT'
+check "both 304: ETag and Last-Modified" \
+	"$(header ETag) $(header Last-Modified)" "\"b1\" $lm"
+cond "both: If-Modified-Since alone" /both 304 -H "If-Modified-Since: $lm"
 
 # A delayed page must not hold up others: a request that arrives while
 # /slow waits is answered first (order, not timing, is asserted).
@@ -289,6 +371,12 @@ check_true "log: /slow answered >= 1500 ms after arrival (${slow_ms:-?})" \
 	test "${slow_ms:-0}" -ge 1498
 check "log: body bytes of /bin" \
 	"$(awk -F'\t' '$3 == "done" && $6 == "/bin" {print $8}' "$log")" 1000
+check "log: a 304 is logged with status 304 and 0 bytes" \
+	"$(awk -F'\t' '$3 == "done" && $6 == "/dated" && $7 == 304 {print $8}' \
+		"$log" | sort -u)" 0
+check "log: and the 200s of that page with their bytes" \
+	"$(awk -F'\t' '$3 == "done" && $6 == "/dated" && $7 == 200 {print $8}' \
+		"$log" | sort -u)" 6
 
 kill -TERM "$PID"
 wait "$PID"
@@ -303,6 +391,71 @@ check_true "generated pages are the same in every run" \
 get http://a.test/ >/dev/null
 wait "$PID"
 check "--max-requests: exits 0 after N requests" "$?" 0
+
+# ---- reloading the web on SIGHUP -----------------------------------------
+
+rweb=$tmp/reload.web
+rlog=$tmp/reload.log
+printf '%s\n' 'host h.test' 'page / 200 text/plain body=one' \
+	'page /slow 200 text/plain delay=2000 body="old slow"' \
+	'page /gz 200 text/plain gzip delay=2000 size=50000 body=old' >"$rweb"
+start reload --web "$rweb" --log "$rlog"
+check "reload: the first web" "$(get http://h.test/)" one
+reloads() { awk -F'\t' '$3 == "reload"' "$rlog" | wc -l; }
+reloaded() { [ "$(reloads)" -eq "$1" ]; }
+# Two requests in flight across the reload (one holding a compressed body
+# of the old web) are answered from the old web.
+curl -s --max-time 10 --connect-to "::127.0.0.1:$PORT" \
+	-o "$tmp/slow.old" http://h.test/slow &
+slow=$!
+curl -s --max-time 10 --connect-to "::127.0.0.1:$PORT" \
+	-o "$tmp/gz.old" http://h.test/gz &
+gz=$!
+in_flight() { [ "$(awk -F'\t' '$3 == "req"' "$rlog" | wc -l)" -eq 3 ]; }
+check_true "reload: two delayed requests have arrived" wait_until 10 in_flight
+printf '%s\n' 'host h.test' 'page / 200 text/plain body=two' \
+	'page /gz 200 text/plain gzip size=50000 body=new' >"$rweb"
+kill -HUP "$PID"
+check_true "SIGHUP: the reload is logged" wait_until 10 reloaded 1
+check "reload log line: 8 fields, ID 0, no host" \
+	"$(awk -F'\t' '$3 == "reload" {print NF, $2, $4, $5, $6, $7, $8}' \
+		"$rlog")" "8 0 - - - - -"
+check "reload: the new web is served" "$(get http://h.test/)" two
+get http://h.test/gz --compressed >/dev/null
+check "reload: the new web's gzip page" "$(head -c 3 "$tmp/body")" new
+wait "$slow"
+check "reload: a request in flight is answered from the old web" \
+	"$(cat "$tmp/slow.old")" "old slow"
+wait "$gz"
+check "reload: and its compressed body outlives the old web" \
+	"$(gzip -dc <"$tmp/gz.old" | head -c 3)" old
+check "reload: all of it" "$(gzip -dc <"$tmp/gz.old" | wc -c)" 50000
+check "reload: the in-flight answers were sent after the reload" \
+	"$(awk -F'\t' '$3 == "reload" {r = NR}
+		$3 == "req" && !r {old[$2] = 1}
+		$3 == "done" && ($2 in old) && $6 != "/" && r {n++}
+		END {print n + 0}' "$rlog")" 2
+get http://h.test/slow >/dev/null
+check "reload: a page the new web lacks is gone" "$(code)" 404
+
+# A broken file on SIGHUP: reported, the old web kept, the server alive.
+printf '%s\n' 'host h.test' 'page / 200 text/plain body=three' 'frob' \
+	>"$rweb"
+kill -HUP "$PID"
+bad_reload() { grep -q "^sc-fixture: $rweb:3: " "$tmp/reload.err"; }
+check_true "broken web on SIGHUP: reported with its line" \
+	wait_until 10 bad_reload
+check_true "broken web on SIGHUP: the server keeps running" kill -0 "$PID"
+check "broken web on SIGHUP: the old web is still served" \
+	"$(get http://h.test/)" two
+check "broken web on SIGHUP: no reload logged" "$(reloads)" 1
+printf '%s\n' 'host h.test' 'page / 200 text/plain body=three' >"$rweb"
+kill -HUP "$PID"
+check_true "a later good file is reloaded" wait_until 10 reloaded 2
+check "and served" "$(get http://h.test/)" three
+kill -TERM "$PID"
+wait "$PID"
+check "after reloads, SIGTERM: exit status 0" "$?" 0
 
 # ---- web file errors -----------------------------------------------------
 
@@ -332,6 +485,15 @@ bad_web "site without pages" 'site c.test links=1-2\n' 1
 bad_web "bad header" 'host a.test\npage / 200 header=nocolon\n' 2
 bad_web "root outside a host" 'root .\n' 1
 bad_web "root not a directory" 'host a.test\nroot nope-dir\n' 2
+bad_web "lastmod not a date" 'host a.test\npage / 200 lastmod=yesterday\n' 2
+bad_web "lastmod without quotes" \
+	'host a.test\npage / 200 lastmod=Wed, 21 Oct 2015 07:28:00 GMT\n' 2
+bad_web "lastmod with a wrong weekday" \
+	'host a.test\npage / 200 lastmod="Mon, 21 Oct 2015 07:28:00 GMT"\n' 2
+bad_web "weak etag without escaped quotes" \
+	'host a.test\npage / 200 etag=W/"x"\n' 2
+bad_web "etag with a blank" 'host a.test\npage / 200 etag="a b"\n' 2
+bad_web "etag with a stray quote" 'host a.test\npage / 200 etag="\\"a\\"b"\n' 2
 
 # root DIR: a static site served from its files.
 mkdir -p "$tmp/site/sub" "$tmp/secret"

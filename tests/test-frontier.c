@@ -224,6 +224,133 @@ static void test_requeue(void)
 	mdb_env_close(env);
 }
 
+/* Revisits: queued again without the seen set, with their validators, in
+ * breadth-first order among new URLs; they survive a restart. */
+static void test_revisit(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 4, 0);
+	static const struct norm_opts strict = { .steps = 0xff };
+	char a[NORM_URL_MAX + 1];
+	struct norm_url au;
+	const char *raw = "http://r.test/page";
+	CHECK(norm_url(&strict, NULL, raw, strlen(raw), a, sizeof(a), &au) ==
+	      0);
+	char etag[FRONTIER_ETAG_MAX + 2];
+	memset(etag, 'e', sizeof(etag));
+	struct frontier_url fu = {
+		.url = a,
+		.url_len = au.len,
+		.u = &au,
+		.found = raw,
+		.found_len = strlen(raw),
+		.depth = 3,
+		.revisit = true,
+		.etag = "\"v1\"",
+		.etag_len = 4,
+		.last_modified = "Wed, 21 Oct 2015 07:28:00 GMT",
+		.last_modified_len = 29
+	};
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	/* Only a revisit may be queued so. */
+	struct frontier_url plain = fu;
+	plain.revisit = false;
+	CHECK(frontier_revisit(f, txn, &plain) == SC_E_INVAL);
+	CHECK(frontier_revisit(f, txn, &fu) == 0);
+	CHECK(frontier_seen(f, txn, a, au.len) == 0);
+	/* A new URL of lower depth goes first; one deeper after. */
+	CHECK(add(f, txn, "http://r.test/new", 2) == 1);
+	CHECK(add(f, txn, "http://r.test/deeper", 4) == 1);
+	/* An overlong ETag is left out, the entry still queued. */
+	char b[NORM_URL_MAX + 1];
+	struct norm_url bu;
+	CHECK(norm_url(&strict, NULL, "http://r.test/b", 15, b, sizeof(b),
+		       &bu) == 0);
+	struct frontier_url fb = fu;
+	fb.url = b;
+	fb.url_len = bu.len;
+	fb.u = &bu;
+	fb.found = b;
+	fb.found_len = bu.len;
+	fb.etag = etag;
+	fb.etag_len = sizeof(etag);
+	fb.last_modified = NULL;
+	fb.last_modified_len = 0;
+	CHECK(frontier_revisit(f, txn, &fb) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	frontier_close(f);
+	mdb_env_close(env);
+
+	/* After a restart. */
+	env = env_open();
+	f = fr_open(env, 8, 0);
+	struct frontier_lease l;
+	uint64_t wait;
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://r.test/new");
+	CHECK(!l.revisit && l.etag[0] == '\0');
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://r.test/page");
+	CHECK_STR(l.found, raw);
+	CHECK(l.revisit && l.depth == 3);
+	CHECK_STR(l.etag, "\"v1\"");
+	CHECK_STR(l.last_modified, "Wed, 21 Oct 2015 07:28:00 GMT");
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://r.test/b");
+	CHECK(l.revisit && l.etag[0] == '\0' && l.last_modified[0] == '\0');
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://r.test/deeper");
+	CHECK(!l.revisit);
+
+	/* The schedule: due order, the horizon, "after", the count. */
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	struct frontier_due d[5];
+	for (int i = 0; i < 5; i++) {
+		d[i].due = (int64_t)(5 - i) * 1000; /* 5000, 4000, ... */
+		memset(d[i].key, 'a' + i, SC_KEY_LEN);
+		d[i].pass = (uint32_t)i;
+		CHECK(frontier_due_put(f, txn, &d[i]) == 0);
+	}
+	struct frontier_due bad = d[0];
+	bad.due = -1;
+	CHECK(frontier_due_put(f, txn, &bad) == SC_E_INVAL);
+	uint64_t count = 0;
+	CHECK(frontier_due_count(f, txn, &count) == 0 && count == 5);
+	struct frontier_due out[8];
+	size_t n = 0;
+	CHECK(frontier_due_next(f, txn, NULL, 3000, out, 8, &n) == 0);
+	CHECK(n == 3 && out[0].due == 1000 && out[0].key[0] == 'e' &&
+	      out[0].pass == 4 && out[2].due == 3000);
+	CHECK(frontier_due_next(f, txn, NULL, INT64_MAX, out, 2, &n) == 1);
+	CHECK(n == 2 && out[1].due == 2000);
+	CHECK(frontier_due_next(f, txn, &out[1], INT64_MAX, out, 8, &n) == 0);
+	CHECK(n == 3 && out[0].due == 3000 && out[2].due == 5000);
+	/* "after" an entry deleted since: the next one all the same. */
+	struct frontier_due gone = d[3]; /* due 2000 */
+	CHECK(frontier_due_del(f, txn, &gone) == 0);
+	CHECK(frontier_due_del(f, txn, &gone) == SC_E_NOTFOUND);
+	CHECK(frontier_due_next(f, txn, &gone, INT64_MAX, out, 8, &n) == 0);
+	CHECK(n == 3 && out[0].due == 3000);
+	CHECK(frontier_due_count(f, txn, &count) == 0 && count == 4);
+
+	/* The pass record. */
+	uint32_t pass = 9;
+	bool running = true;
+	CHECK(frontier_pass_get(f, txn, &pass, &running) == 0);
+	CHECK(pass == 0 && !running);
+	CHECK(frontier_pass_put(f, txn, 7, true) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	CHECK(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0);
+	CHECK(frontier_pass_get(f, txn, &pass, &running) == 0);
+	CHECK(pass == 7 && running);
+	CHECK(frontier_due_count(f, txn, &count) == 0 && count == 4);
+	mdb_txn_abort(txn);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
 /* The seen set: a URL is queued once, in any later transaction too, and
  * an aborted transaction leaves nothing. */
 static void test_seen_and_abort(void)
@@ -596,19 +723,20 @@ static void test_lease_components(void)
 	MDB_cursor *cur;
 	MDB_val k, v;
 	unsigned char keys[16][FRONTIER_QKEY_LEN];
-	static unsigned char vals[16][14 + 2 * NORM_URL_MAX];
+	static unsigned char vals[16][18 + 2 * NORM_URL_MAX];
 	size_t vlen[16], m = 0;
 	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
 	CHECK(mdb_dbi_open(txn, "frontier.queue", 0, &qd) == 0);
 	CHECK(mdb_cursor_open(txn, qd, &cur) == 0);
 	while (m < 16 && mdb_cursor_get(cur, &k, &v, MDB_NEXT) == 0) {
 		const unsigned char *p = v.mv_data;
-		CHECK(v.mv_size > 14 && p[0] == 3);
+		/* Format 4: an 18-byte head, no validators here. */
+		CHECK(v.mv_size > 18 && p[0] == 4 && p[14] == 0);
 		memcpy(keys[m], k.mv_data, FRONTIER_QKEY_LEN);
 		memcpy(vals[m], p, 11);
 		vals[m][0] = 2;
-		memcpy(vals[m] + 11, p + 14, v.mv_size - 14);
-		vlen[m++] = v.mv_size - 3;
+		memcpy(vals[m] + 11, p + 18, v.mv_size - 18);
+		vlen[m++] = v.mv_size - 7;
 	}
 	mdb_cursor_close(cur);
 	CHECK(m == n);
@@ -673,6 +801,7 @@ int main(void)
 	void (*tests[])(void) = { test_order_and_politeness,
 				  test_late_shallow_url,
 				  test_requeue,
+				  test_revisit,
 				  test_seen_and_abort,
 				  test_restart,
 				  test_categories,

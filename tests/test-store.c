@@ -1,4 +1,5 @@
-/* test-store.c — unit tests of store/: the record encoding, the records
+/* test-store.c — unit tests of store/: the record encoding (with its
+ * re-crawl parts, and the bytes written before they existed), the records
  * database inside caller-owned transactions, the robots.txt cache, and the
  * JSONL and CSV export.
  *
@@ -43,9 +44,39 @@ static bool req_eq(const char *a, size_t alen, const char *b, size_t blen)
 	return str_eq(a ? a : "", a ? alen : 0, b ? b : "", b ? blen : 0);
 }
 
+/* Equal as stored: an empty etag or last_modified is an absent one. */
+static bool opt_eq(const char *a, size_t alen, const char *b, size_t blen)
+{
+	return str_eq(a && alen ? a : NULL, alen, b && blen ? b : NULL, blen);
+}
+
+/* The re-crawl parts, each compared only when its flag is set. */
+static bool recrawl_eq(const struct store_record *a,
+		       const struct store_record *b)
+{
+	return a->has_visit == b->has_visit &&
+	       (!a->has_visit ||
+		(a->visits == b->visits && a->interval_s == b->interval_s &&
+		 a->due_at == b->due_at)) &&
+	       a->has_changed_at == b->has_changed_at &&
+	       (!a->has_changed_at || a->changed_at == b->changed_at) &&
+	       a->has_gone_at == b->has_gone_at &&
+	       (!a->has_gone_at || a->gone_at == b->gone_at) &&
+	       a->has_capture == b->has_capture &&
+	       (!a->has_capture ||
+		(a->capture_at == b->capture_at &&
+		 memcmp(a->capture_sha1, b->capture_sha1, 20) == 0 &&
+		 str_eq(a->capture_id, a->capture_id_len, b->capture_id,
+			b->capture_id_len))) &&
+	       opt_eq(a->etag, a->etag_len, b->etag, b->etag_len) &&
+	       opt_eq(a->last_modified, a->last_modified_len, b->last_modified,
+		      b->last_modified_len);
+}
+
 static bool rec_eq(const struct store_record *a, const struct store_record *b)
 {
-	return req_eq(a->url, a->url_len, b->url, b->url_len) &&
+	return recrawl_eq(a, b) &&
+	       req_eq(a->url, a->url_len, b->url, b->url_len) &&
 	       req_eq(a->normalized, a->normalized_len, b->normalized,
 		      b->normalized_len) &&
 	       req_eq(a->category, a->category_len, b->category,
@@ -110,6 +141,46 @@ static struct store_record full_record(const char *normalized)
 	return r;
 }
 
+/* Sets every re-crawl part of R; the strings are static. */
+static void set_recrawl(struct store_record *r)
+{
+	static const unsigned char sha1[20] = {
+		0xda, 0x39, 0xa3, 0xee, 0x5e, 0x6b, 0x4b, 0x0d, 0x32, 0x55,
+		0xbf, 0xef, 0x95, 0x60, 0x18, 0x90, 0xaf, 0xd8, 0x07, 0x09,
+	};
+	r->has_visit = true;
+	r->visits = 3;
+	r->interval_s = 86400;
+	r->due_at = 1700086400123;
+	r->has_changed_at = true;
+	r->changed_at = 1700000500000;
+	r->has_gone_at = true;
+	r->gone_at = 1700000900000;
+	r->has_capture = true;
+	r->capture_at = 1700000000456;
+	memcpy(r->capture_sha1, sha1, 20);
+	r->capture_id = "<urn:uuid:12345678-9abc-def0-1234-56789abcdef0>";
+	r->capture_id_len = strlen(r->capture_id);
+	r->etag = "W/\"abc-123\"";
+	r->etag_len = strlen(r->etag);
+	r->last_modified = "Tue, 14 Nov 2023 22:13:20 GMT";
+	r->last_modified_len = strlen(r->last_modified);
+}
+
+/* Keeps of R's re-crawl parts those whose bit is set in M: 1 visit block,
+ * 2 changed_at, 4 gone_at, 8 capture, 16 etag, 32 last_modified. */
+static void keep_recrawl(struct store_record *r, unsigned m)
+{
+	r->has_visit = m & 1;
+	r->has_changed_at = m & 2;
+	r->has_gone_at = m & 4;
+	r->has_capture = m & 8;
+	if (!(m & 16))
+		r->etag = NULL;
+	if (!(m & 32))
+		r->last_modified = NULL;
+}
+
 /* encode, decode, compare, encode again: the same bytes. */
 static void roundtrip(const struct store_record *r)
 {
@@ -148,6 +219,13 @@ static void test_roundtrip(void)
 		if (!(m & 512))
 			r.rule = NULL;
 		roundtrip(&r);
+		/* And with every combination of the six re-crawl parts. */
+		for (unsigned k = 1; k < 64; k++) {
+			struct store_record x = r;
+			set_recrawl(&x);
+			keep_recrawl(&x, k);
+			roundtrip(&x);
+		}
 	}
 	/* Present but empty strings stay present and empty. */
 	struct store_record r = full_record("x");
@@ -268,8 +346,9 @@ static void test_corrupt_values(void)
 	} patches[] = {
 		{ 0, 0 },                 /* version 0 */
 		{ 0, 2 },                 /* version 2 */
-		{ 2, 0x02 },              /* reserved flag bit */
-		{ 2, 0x81 },              /* reserved flag bit */
+		{ 2, 0x02 },              /* no relevance: the parts shift */
+		{ 2, 0x07 },              /* a visit block that is not there */
+		{ 2, 0x23 },              /* a capture that is not there */
 		{ 3, STORE_ERROR_COUNT }, /* unknown error kind */
 		{ 3, 0xff },
 	};
@@ -320,6 +399,307 @@ static void test_corrupt_values(void)
 	      d.normalized_len == 1 && d.normalized[0] == 'x' &&
 	      d.url_len == 0 && !d.title && !d.fetched);
 	CHECK(store_record_decode(NULL, 0, &d) == SC_E_CORRUPT);
+	CHECK(check_failed == before);
+}
+
+/* The re-crawl parts: their extremes, what store_record_size() refuses,
+ * and an empty etag or last_modified, which is stored as absent. */
+static void test_recrawl_records(void)
+{
+	unsigned before = check_failed;
+	struct store_record r = full_record("http://example.com/");
+	set_recrawl(&r);
+	roundtrip(&r);
+
+	/* Extremes of the numbers and lengths. */
+	static char id63[STORE_CAPTURE_ID_MAX], etag[STORE_ETAG_MAX],
+		lm[STORE_LAST_MODIFIED_MAX];
+	memset(id63, 'i', sizeof(id63));
+	memset(etag, '"', sizeof(etag));
+	memset(lm, 'l', sizeof(lm));
+	r.visits = UINT32_MAX;
+	r.interval_s = UINT32_MAX;
+	r.due_at = INT64_MAX;
+	r.changed_at = INT64_MIN;
+	r.gone_at = -1;
+	r.capture_at = INT64_MIN;
+	memset(r.capture_sha1, 0xff, 20);
+	r.capture_id = id63;
+	r.capture_id_len = sizeof(id63);
+	r.etag = etag;
+	r.etag_len = sizeof(etag);
+	r.last_modified = lm;
+	r.last_modified_len = sizeof(lm);
+	roundtrip(&r);
+	r.visits = 0;
+	r.interval_s = 0;
+	r.due_at = 0; /* none scheduled */
+	r.changed_at = INT64_MAX;
+	r.gone_at = 0;
+	r.capture_id = "x";
+	r.capture_id_len = 1;
+	r.etag = r.last_modified = "\0\xff";
+	r.etag_len = r.last_modified_len = 2;
+	roundtrip(&r);
+
+	/* The sizes: 16 + 8 + 8 + 28 fixed bytes and 3 strings more. */
+	struct store_record o = full_record("http://example.com/");
+	size_t old_size, size;
+	CHECK(store_record_size(&o, &old_size) == 0);
+	set_recrawl(&o);
+	CHECK(store_record_size(&o, &size) == 0 &&
+	      size == old_size + 60 + 3 * 4 + o.capture_id_len + o.etag_len +
+			      o.last_modified_len);
+
+	/* An empty etag or last_modified is absent: the same bytes as NULL,
+	 * and NULL when decoded. */
+	unsigned char a[512], b[512];
+	size_t alen, blen;
+	r = full_record("http://example.com/");
+	set_recrawl(&r);
+	r.etag = "";
+	r.etag_len = 0;
+	r.last_modified = "";
+	r.last_modified_len = 0;
+	CHECK(store_record_encode(&r, a, sizeof(a), &alen) == 0);
+	r.etag = r.last_modified = NULL;
+	r.etag_len = r.last_modified_len = 77; /* not looked at */
+	CHECK(store_record_encode(&r, b, sizeof(b), &blen) == 0);
+	CHECK(alen == blen && memcmp(a, b, alen) == 0);
+	CHECK((a[2] & 0xc0) == 0);
+	struct store_record d;
+	CHECK(store_record_decode(a, alen, &d) == 0 && !d.etag &&
+	      !d.last_modified && d.etag_len == 0 && d.last_modified_len == 0);
+
+	/* Parts without their flag are not looked at: the same bytes as a
+	 * record without them. */
+	r = full_record("http://example.com/");
+	CHECK(store_record_encode(&r, a, sizeof(a), &alen) == 0);
+	set_recrawl(&r);
+	keep_recrawl(&r, 0);
+	r.due_at = -5;
+	r.capture_id = NULL;
+	r.capture_id_len = 1000;
+	CHECK(store_record_encode(&r, b, sizeof(b), &blen) == 0);
+	CHECK(alen == blen && memcmp(a, b, alen) == 0);
+
+	/* What store_record_size() refuses. */
+	struct store_record ok = full_record("http://example.com/"), bad;
+	set_recrawl(&ok);
+	bad = ok;
+	bad.due_at = -1;
+	CHECK(store_record_size(&bad, &size) == SC_E_INVAL);
+	bad.due_at = INT64_MIN;
+	CHECK(store_record_size(&bad, &size) == SC_E_INVAL);
+	bad = ok;
+	bad.capture_id = NULL;
+	CHECK(store_record_size(&bad, &size) == SC_E_INVAL);
+	bad = ok;
+	bad.capture_id_len = 0;
+	CHECK(store_record_size(&bad, &size) == SC_E_INVAL);
+	bad.capture_id = id63;
+	bad.capture_id_len = STORE_CAPTURE_ID_MAX + 1;
+	CHECK(store_record_size(&bad, &size) == SC_E_INVAL);
+	bad.capture_id_len = SIZE_MAX;
+	CHECK(store_record_size(&bad, &size) == SC_E_INVAL);
+	bad = ok;
+	bad.etag = etag;
+	bad.etag_len = STORE_ETAG_MAX + 1;
+	CHECK(store_record_size(&bad, &size) == SC_E_INVAL);
+	bad.etag_len = SIZE_MAX;
+	CHECK(store_record_size(&bad, &size) == SC_E_INVAL);
+	bad = ok;
+	bad.last_modified = lm;
+	bad.last_modified_len = STORE_LAST_MODIFIED_MAX + 1;
+	CHECK(store_record_size(&bad, &size) == SC_E_INVAL);
+	bad.last_modified_len = SIZE_MAX;
+	CHECK(store_record_size(&bad, &size) == SC_E_INVAL);
+	CHECK(store_record_encode(&bad, a, sizeof(a), &alen) == SC_E_INVAL);
+	CHECK(check_failed == before);
+}
+
+/* A record written before the re-crawl parts existed, byte by byte as
+ * that version wrote it: it decodes unchanged, without any of them, and
+ * encodes back to the same bytes. */
+static void test_old_format(void)
+{
+	/* Flags: fetched, signature; relevance, rule. */
+	static const unsigned char old[] = {
+		1,    0x41, 0x03, 0, /* version, flags, error */
+		0x00, 0xc8,          /* status 200 */
+		0,    0,    0,    2, /* depth */
+		0,    0,    0,    0,    0,    0,    0x03, 0xe8, /* bytes */
+		0,    0,    0x01, 0x8b, 0xcf, 0xe5, 0x68, 0x00, /* fetched_at */
+		0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, /* signature */
+		0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa, 0xaa,
+		0x3f, 0xe0, 0,    0,    0,    0,    0,    0, /* relevance 0.5 */
+		0,    0,    0,    1,    'u',                 /* url */
+		0,    0,    0,    9,    'h',  't',  't',  'p',
+		':',  '/',  '/',  'a',  '/',       /* normalized */
+		0,    0,    0,    1,    'c',       /* category */
+		0,    0,    0,    2,    'r',  '1', /* rule */
+	};
+	struct store_record d;
+	CHECK(store_record_decode(old, sizeof(old), &d) == 0);
+	CHECK(d.fetched && !d.truncated && d.status == 200 && d.depth == 2 &&
+	      d.bytes == 1000 && d.fetched_at == 1700000000000 &&
+	      d.has_signature && d.signature[15] == 0xaa && !d.has_simhash &&
+	      d.has_relevance && d.relevance == 0.5);
+	CHECK(str_eq(d.url, d.url_len, "u", 1) &&
+	      str_eq(d.normalized, d.normalized_len, "http://a/", 9) &&
+	      str_eq(d.category, d.category_len, "c", 1) &&
+	      str_eq(d.rule, d.rule_len, "r1", 2) && !d.content_type &&
+	      !d.title && !d.redirect && !d.duplicate_of);
+	CHECK(!d.has_visit && !d.has_changed_at && !d.has_gone_at &&
+	      !d.has_capture && !d.capture_id && !d.etag && !d.last_modified &&
+	      d.visits == 0 && d.due_at == 0);
+	unsigned char again[sizeof(old)];
+	size_t len;
+	CHECK(store_record_encode(&d, again, sizeof(again), &len) == 0 &&
+	      len == sizeof(old) && memcmp(again, old, len) == 0);
+}
+
+/* Builds in OUT the encoding of the old-format record BASE (which has a
+ * signature, a simhash and a relevance) with F2 added to flag byte 2,
+ * FIXED (FLEN bytes) inserted after the relevance and the NSTR strings
+ * STR appended, each with the 4-byte length LEN[i]: a value the encoder
+ * might refuse to write.  Returns its length. */
+static size_t build(unsigned char *out, const struct store_record *base,
+		    unsigned f2, const unsigned char *fixed, size_t flen,
+		    const char *const *str, const uint32_t *len, size_t nstr)
+{
+	unsigned char enc[512];
+	size_t n;
+	CHECK(store_record_encode(base, enc, sizeof(enc), &n) == 0);
+	size_t at = STORE_RECORD_HEADER + 32, o = 0;
+	memcpy(out, enc, at);
+	out[2] = (unsigned char)(out[2] | f2);
+	o = at;
+	if (flen)
+		memcpy(out + o, fixed, flen);
+	o += flen;
+	memcpy(out + o, enc + at, n - at);
+	o += n - at;
+	for (size_t i = 0; i < nstr; i++) {
+		put_be32(out + o, len[i]);
+		memcpy(out + o + 4, str[i], len[i]);
+		o += 4 + len[i];
+	}
+	return o;
+}
+
+/* The decoder and the re-crawl parts: truncated, oversized, empty and
+ * negative parts are refused, and no change of one byte gives a value
+ * that decodes but encodes otherwise. */
+static void test_corrupt_recrawl(void)
+{
+	unsigned before = check_failed;
+	struct store_record base = full_record("http://example.com/"), d;
+	base.truncated = false; /* 26 + 32 fixed bytes, flag byte 2 0x03 */
+	static char big[300];
+	memset(big, 'e', sizeof(big));
+	unsigned char v[1024];
+	size_t n;
+	const char *s1[1] = { big };
+	uint32_t l1[1];
+
+	/* The boundaries of each string, flagged alone; a capture's fixed
+	 * part comes with it. */
+	static const unsigned char capture[28] = { 0 };
+	static const struct {
+		unsigned flag;
+		uint32_t len;
+		bool ok;
+	} lens[] = {
+		{ 0x20, 0, false },   { 0x20, 1, true },
+		{ 0x20, 63, true },   { 0x20, 64, false },
+		{ 0x20, 255, false }, { 0x40, 0, false },
+		{ 0x40, 1, true },    { 0x40, 256, true },
+		{ 0x40, 257, false }, { 0x80, 0, false },
+		{ 0x80, 64, true },   { 0x80, 65, false },
+		{ 0x80, 256, false },
+	};
+	for (size_t i = 0; i < sizeof(lens) / sizeof(*lens); i++) {
+		l1[0] = lens[i].len;
+		bool cap = lens[i].flag == 0x20;
+		n = build(v, &base, lens[i].flag, capture, cap ? 28 : 0, s1, l1,
+			  1);
+		int rc = store_record_decode(v, n, &d);
+		CHECK(rc == (lens[i].ok ? 0 : SC_E_CORRUPT));
+		if (rc == 0) {
+			unsigned char again[1024];
+			size_t len;
+			CHECK(store_record_encode(&d, again, sizeof(again),
+						  &len) == 0 &&
+			      len == n && memcmp(again, v, n) == 0);
+		}
+	}
+
+	/* A string's length past the end, by one byte and by almost 4 GiB;
+	 * a flagged string that is missing; a byte after the last one. */
+	l1[0] = 10;
+	n = build(v, &base, 0x40, NULL, 0, s1, l1, 1);
+	CHECK(store_record_decode(v, n, &d) == 0);
+	put_be32(v + n - 14, 11);
+	CHECK(store_record_decode(v, n, &d) == SC_E_CORRUPT);
+	put_be32(v + n - 14, UINT32_MAX);
+	CHECK(store_record_decode(v, n, &d) == SC_E_CORRUPT);
+	n = build(v, &base, 0x40, NULL, 0, NULL, NULL, 0);
+	CHECK(store_record_decode(v, n, &d) == SC_E_CORRUPT);
+	n = build(v, &base, 0x20, capture, 28, NULL, NULL, 0);
+	CHECK(store_record_decode(v, n, &d) == SC_E_CORRUPT);
+	n = build(v, &base, 0x40, NULL, 0, s1, l1, 1);
+	v[n++] = 0;
+	CHECK(store_record_decode(v, n, &d) == SC_E_CORRUPT);
+
+	/* A negative due_at; 0 is none scheduled. */
+	unsigned char visit[16] = { 0, 0, 0, 1, 0, 0, 0, 60 };
+	n = build(v, &base, 0x04, visit, 16, NULL, NULL, 0);
+	CHECK(store_record_decode(v, n, &d) == 0 && d.has_visit &&
+	      d.visits == 1 && d.interval_s == 60 && d.due_at == 0);
+	visit[8] = 0x80;
+	n = build(v, &base, 0x04, visit, 16, NULL, NULL, 0);
+	CHECK(store_record_decode(v, n, &d) == SC_E_CORRUPT);
+	memset(visit + 8, 0xff, 8); /* -1 */
+	n = build(v, &base, 0x04, visit, 16, NULL, NULL, 0);
+	CHECK(store_record_decode(v, n, &d) == SC_E_CORRUPT);
+	/* A fixed part too short to hold: the strings shift. */
+	n = build(v, &base, 0x04, visit, 8, NULL, NULL, 0);
+	CHECK(store_record_decode(v, n, &d) == SC_E_CORRUPT);
+
+	/* Every proper prefix of a record with every part is refused. */
+	struct store_record r = full_record("http://example.com/");
+	set_recrawl(&r);
+	unsigned char enc[1024], tmp[1024];
+	size_t len;
+	CHECK(store_record_encode(&r, enc, sizeof(enc), &len) == 0);
+	CHECK(enc[2] == 0xff);
+	for (size_t k = 0; k < len; k++)
+		CHECK(store_record_decode(enc, k, &d) == SC_E_CORRUPT);
+
+	/* Garbage: every value of every byte.  What still decodes must
+	 * encode back to the same bytes (one encoding per record). */
+	unsigned decoded = 0, mismatched = 0;
+	for (size_t at = 0; at < len; at++)
+		for (unsigned b = 0; b < 256; b++) {
+			memcpy(tmp, enc, len);
+			tmp[at] = (unsigned char)b;
+			int rc = store_record_decode(tmp, len, &d);
+			if (rc != 0) {
+				if (rc != SC_E_CORRUPT)
+					mismatched++;
+				continue;
+			}
+			decoded++;
+			unsigned char again[1024];
+			size_t alen;
+			if (store_record_encode(&d, again, sizeof(again),
+						&alen) != 0 ||
+			    alen != len || memcmp(again, tmp, len) != 0)
+				mismatched++;
+		}
+	CHECK(mismatched == 0);
+	CHECK(decoded > len); /* the string bytes at least */
 	CHECK(check_failed == before);
 }
 
@@ -461,6 +841,24 @@ static void test_database(void)
 	CHECK(store_count(s, txn, &n) == 0 && n == 3);
 	mdb_txn_abort(txn);
 
+	/* Replace again with the re-crawl parts, then without them. */
+	CHECK(write_txn(env, &txn) == 0);
+	set_recrawl(&r);
+	CHECK(store_put(s, txn, &r) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	CHECK(read_txn(env, &txn) == 0);
+	CHECK(store_get(s, txn, key1, &got) == 0 && rec_eq(&got, &r) &&
+	      got.has_capture && got.visits == 3);
+	mdb_txn_abort(txn);
+	CHECK(write_txn(env, &txn) == 0);
+	keep_recrawl(&r, 0);
+	CHECK(store_put(s, txn, &r) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	CHECK(read_txn(env, &txn) == 0);
+	CHECK(store_get(s, txn, key1, &got) == 0 && rec_eq(&got, &r) &&
+	      !got.has_visit && !got.etag);
+	mdb_txn_abort(txn);
+
 	/* An aborted transaction leaves nothing. */
 	CHECK(write_txn(env, &txn) == 0);
 	r = full_record("http://aborted.com/");
@@ -598,7 +996,7 @@ static void test_export_jsonl(void)
 {
 	struct store_record r = full_record("http://example.com/a");
 	json_t *j = export_json(&r);
-	CHECK(j && json_object_size(j) == 18);
+	CHECK(j && json_object_size(j) == 25);
 	CHECK(jstr(j, "url", r.url, r.url_len));
 	CHECK(jstr(j, "normalized", r.normalized, r.normalized_len));
 	CHECK(jstr(j, "category", "news", 4));
@@ -617,19 +1015,74 @@ static void test_export_jsonl(void)
 	      json_real_value(json_object_get(j, "relevance")) == 0.625);
 	CHECK(jstr(j, "error", "too_big", 7));
 	CHECK(json_is_true(json_object_get(j, "truncated")));
-	/* SPEC §5's order, then error, truncated and the learned rule. */
-	const char *order[] = { "url",          "normalized",   "category",
-				"depth",        "status",       "fetched",
-				"content_type", "bytes",        "fetched_at",
-				"title",        "redirect",     "signature",
-				"simhash",      "duplicate_of", "relevance",
-				"error",        "truncated",    "rule" };
+	CHECK(jstr(j, "rule", r.rule, r.rule_len));
+	/* Fetched, without the re-crawl parts: one visit, the rest null. */
+	CHECK(jint(j, "visits", 1));
+	CHECK(jnull(j, "changed_at") && jnull(j, "gone_at") &&
+	      jnull(j, "next_visit") && jnull(j, "interval") &&
+	      jnull(j, "etag") && jnull(j, "last_modified"));
+	/* SPEC §5's order, then error, truncated and the learned rule, then
+	 * the re-crawls'. */
+	const char *order[] = {
+		"url",           "normalized",   "category",     "depth",
+		"status",        "fetched",      "content_type", "bytes",
+		"fetched_at",    "title",        "redirect",     "signature",
+		"simhash",       "duplicate_of", "relevance",    "error",
+		"truncated",     "rule",         "visits",       "changed_at",
+		"gone_at",       "next_visit",   "interval",     "etag",
+		"last_modified",
+	};
 	void *it = json_object_iter(j);
 	bool in_order = true;
-	for (size_t i = 0; i < 18; i++, it = json_object_iter_next(j, it))
+	for (size_t i = 0; i < 25; i++, it = json_object_iter_next(j, it))
 		if (!it || strcmp(json_object_iter_key(it), order[i]) != 0)
 			in_order = false;
-	CHECK(in_order);
+	CHECK(in_order && !it);
+	json_decref(j);
+
+	/* The re-crawl parts; the capture is not exported. */
+	struct store_record v = full_record("http://example.com/a");
+	set_recrawl(&v);
+	j = export_json(&v);
+	CHECK(j && json_object_size(j) == 25);
+	CHECK(jint(j, "visits", 3));
+	CHECK(jint(j, "changed_at", 1700000500000LL));
+	CHECK(jint(j, "gone_at", 1700000900000LL));
+	CHECK(jint(j, "next_visit", 1700086400123LL));
+	CHECK(jint(j, "interval", 86400));
+	CHECK(jstr(j, "etag", "W/\"abc-123\"", 11));
+	CHECK(jstr(j, "last_modified", "Tue, 14 Nov 2023 22:13:20 GMT", 29));
+	CHECK(!json_object_get(j, "capture_id") &&
+	      !json_object_get(j, "capture_at"));
+	json_decref(j);
+	/* A visit block without a next visit; 0 visits as stored; invalid
+	 * UTF-8 repaired; an empty etag is null. */
+	v.due_at = 0;
+	v.visits = 0;
+	v.interval_s = UINT32_MAX;
+	v.has_changed_at = v.has_gone_at = false;
+	v.etag = "";
+	v.etag_len = 0;
+	v.last_modified = "x\xffy";
+	v.last_modified_len = 3;
+	j = export_json(&v);
+	CHECK(j && jint(j, "visits", 0) && jnull(j, "next_visit") &&
+	      jint(j, "interval", 4294967295LL) && jnull(j, "changed_at") &&
+	      jnull(j, "gone_at") && jnull(j, "etag") &&
+	      jstr(j, "last_modified", "x\xef\xbf\xbdy", 5));
+	json_decref(j);
+	/* Without the visit block, its values are not exported even if
+	 * set; a record that was not fetched has 0 visits. */
+	v.has_visit = false;
+	v.due_at = 5;
+	v.fetched = false;
+	j = export_json(&v);
+	CHECK(j && jint(j, "visits", 0) && jnull(j, "next_visit") &&
+	      jnull(j, "interval"));
+	json_decref(j);
+	v.fetched = true;
+	j = export_json(&v);
+	CHECK(j && jint(j, "visits", 1) && jnull(j, "next_visit"));
 	json_decref(j);
 
 	/* Not fetched, nothing optional: nulls. */
@@ -644,7 +1097,7 @@ static void test_export_jsonl(void)
 		.error = STORE_ERROR_ROBOTS_DISALLOWED,
 	};
 	j = export_json(&e);
-	CHECK(j && json_object_size(j) == 18);
+	CHECK(j && json_object_size(j) == 25);
 	CHECK(jstr(j, "category", "", 0));
 	CHECK(jnull(j, "status") && jnull(j, "bytes") &&
 	      jnull(j, "fetched_at"));
@@ -655,6 +1108,10 @@ static void test_export_jsonl(void)
 	      jnull(j, "relevance"));
 	CHECK(jstr(j, "error", "robots_disallowed", 17));
 	CHECK(json_is_false(json_object_get(j, "truncated")));
+	CHECK(jnull(j, "rule") && jint(j, "visits", 0) &&
+	      jnull(j, "changed_at") && jnull(j, "gone_at") &&
+	      jnull(j, "next_visit") && jnull(j, "interval") &&
+	      jnull(j, "etag") && jnull(j, "last_modified"));
 	json_decref(j);
 	/* Fetched without a status (a DNS failure): status null. */
 	e.fetched = true;
@@ -720,7 +1177,8 @@ static void test_export_csv(void)
 	CHECK_STR(buf, "url,normalized,category,depth,status,fetched,"
 		       "content_type,bytes,fetched_at,title,redirect,"
 		       "signature,simhash,duplicate_of,relevance,error,"
-		       "truncated,rule\r\n");
+		       "truncated,rule,visits,changed_at,gone_at,next_visit,"
+		       "interval,etag,last_modified\r\n");
 	free(buf);
 
 	struct store_record r = full_record("http://example.com/a");
@@ -731,7 +1189,41 @@ static void test_export_csv(void)
 		       "\"Caf\xc3\xa9, \"\"quoted\"\"\n\x01 title\","
 		       "http://example.com/b,00112233445566778899aabbccddeeff,"
 		       "0123456789abcdef,http://example.com/c,0.625,too_big,"
-		       "true,ignore parameter sid\r\n");
+		       "true,ignore parameter sid,1,,,,,,\r\n");
+	free(buf);
+
+	/* The re-crawl columns: the ETag's quotes doubled and the field
+	 * quoted, the date quoted for its comma. */
+	set_recrawl(&r);
+	r.title = "T";
+	r.title_len = 1;
+	buf = export_csv(&r);
+	CHECK_STR(buf, "HTTP://Example.com/a?utm_source=x,"
+		       "http://example.com/a,news,3,200,true,"
+		       "text/html; charset=utf-8,123456,1700000000123,T,"
+		       "http://example.com/b,00112233445566778899aabbccddeeff,"
+		       "0123456789abcdef,http://example.com/c,0.625,too_big,"
+		       "true,ignore parameter sid,3,1700000500000,"
+		       "1700000900000,1700086400123,86400,"
+		       "\"W/\"\"abc-123\"\"\","
+		       "\"Tue, 14 Nov 2023 22:13:20 GMT\"\r\n");
+	free(buf);
+	/* Nulls: no next visit, no dates, an empty etag; a formula-like
+	 * ETag gets its "'". */
+	r.due_at = 0;
+	r.has_changed_at = r.has_gone_at = false;
+	r.etag = "-1";
+	r.etag_len = 2;
+	r.last_modified = "";
+	r.last_modified_len = 0;
+	r.rule = NULL;
+	buf = export_csv(&r);
+	CHECK(buf && strstr(buf, ",true,,3,,,,86400,'-1,\r\n"));
+	free(buf);
+	r.has_visit = false;
+	r.fetched = false;
+	buf = export_csv(&r);
+	CHECK(buf && strstr(buf, ",true,,0,,,,,'-1,\r\n"));
 	free(buf);
 
 	struct store_record e = {
@@ -743,7 +1235,7 @@ static void test_export_csv(void)
 	};
 	buf = export_csv(&e);
 	CHECK_STR(buf, "http://x.com/,http://x.com/,,0,,false,,,,,,,,,,,"
-		       "false,\r\n");
+		       "false,,0,,,,,,\r\n");
 	free(buf);
 
 	static const struct {
@@ -776,7 +1268,7 @@ static void test_export_csv(void)
 		char want[128];
 		snprintf(want, sizeof(want),
 			 "http://x.com/,http://x.com/,,0,,false,,,,%s,,,,,,,"
-			 "false,\r\n",
+			 "false,,0,,,,,,\r\n",
 			 cases[i].out);
 		CHECK_STR(buf, want);
 		free(buf);
@@ -929,6 +1421,9 @@ int main(void)
 	test_roundtrip();
 	test_invalid_records();
 	test_corrupt_values();
+	test_recrawl_records();
+	test_old_format();
+	test_corrupt_recrawl();
 	test_error_names();
 	test_db_error();
 	test_database();

@@ -278,8 +278,11 @@ static struct warc_exchange exchange(const char *uri, const char *head,
 	return x;
 }
 
-/* Checks every record of WF: digests, types, links, ids.  Returns the
- * number of exchanges (response + request pairs) found. */
+/* Checks every record of WF: digests, types, links, ids.  A pair may
+ * begin with a revisit record instead of a response: its block is an HTTP
+ * head alone, and its WARC-Payload-Digest is not that of its block.
+ * Returns the number of exchanges (response or revisit + request pairs)
+ * found. */
 static size_t check_file(const struct warc_file *wf)
 {
 	char v[1024], want[64], info_id[128] = "";
@@ -301,8 +304,15 @@ static size_t check_file(const struct warc_file *wf)
 	for (size_t i = 1; i + 1 < wf->n; i += 2) {
 		const struct record *rs = &wf->rec[i], *rq = &wf->rec[i + 1];
 		char rs_id[128] = "", rq_id[128] = "";
-		CHECK(has(rs, "WARC-Type", "response"));
+		bool revisit = has(rs, "WARC-Type", "revisit");
+		CHECK(revisit || has(rs, "WARC-Type", "response"));
 		CHECK(has(rq, "WARC-Type", "request"));
+		/* Only a revisit has a profile and refers to a capture. */
+		CHECK(revisit ==
+		      (field(rs, "WARC-Profile", v, sizeof(v)) != 0));
+		CHECK(revisit ==
+		      (field(rs, "WARC-Refers-To", v, sizeof(v)) != 0));
+		CHECK(field(rq, "WARC-Refers-To", v, sizeof(v)) == NULL);
 		CHECK(has(rs, "Content-Type",
 			  "application/http;msgtype=response"));
 		CHECK(has(rq, "Content-Type",
@@ -327,8 +337,14 @@ static size_t check_file(const struct warc_file *wf)
 		CHECK(has(rq, "WARC-Block-Digest", want));
 		size_t hl = http_head_len(rs);
 		CHECK(hl > 0);
-		sha1_label(rs->block + hl, rs->block_len - hl, want);
-		CHECK(has(rs, "WARC-Payload-Digest", want));
+		if (revisit) {
+			CHECK(hl == rs->block_len);
+			CHECK(field(rs, "WARC-Payload-Digest", v, sizeof(v)) &&
+			      strlen(v) == 37);
+		} else {
+			sha1_label(rs->block + hl, rs->block_len - hl, want);
+			CHECK(has(rs, "WARC-Payload-Digest", want));
+		}
 		CHECK(http_head_len(rq) == rq->block_len);
 		CHECK(field(rs, "WARC-Date", v, sizeof(v)) && strlen(v) == 24);
 		pairs++;
@@ -479,6 +495,267 @@ static void test_exchanges(void)
 	CHECK(r->block_len == strlen(h5_want) &&
 	      memcmp(r->block, h5_want, r->block_len) == 0);
 	free_warc(&wf);
+}
+
+/* The SHA-1 of P[0..N), raw. */
+static void sha1_raw(const void *p, size_t n, unsigned char md[20])
+{
+	unsigned char m[EVP_MAX_MD_SIZE];
+	unsigned ml = 0;
+	EVP_Digest(p, n, m, &ml, EVP_sha1(), NULL);
+	memcpy(md, m, 20);
+}
+
+/* Re-crawls: warc_write_visit() writes a revisit record of either profile
+ * or a full response, and returns the capture to refer to next time. */
+static void test_revisits(void)
+{
+	char dir[512], v[1024], want[64];
+	snprintf(dir, sizeof(dir), "%s/revisit", tmpdir);
+	struct warc_writer *w = NULL;
+	CHECK(warc_open(dir, NULL, &w) == 0);
+
+	static const char h200[] =
+		"HTTP/1.1 200 OK\r\nContent-Type: text/html\r\n"
+		"ETag: \"v1\"\r\nContent-Length: 11\r\n\r\n";
+	static const char h200_lf[] =
+		"HTTP/1.1 200 OK\nContent-Type: text/html\n"
+		"ETag: \"v1\"\nContent-Length: 11\n\n";
+	static const char h304[] =
+		"HTTP/1.1 304 Not Modified\nETag: \"v1\"\n\n";
+	static const char h304_want[] = "HTTP/1.1 304 Not Modified\r\n"
+					"ETag: \"v1\"\r\n\r\n";
+	const char *uri = "http://example.com/a";
+	int64_t t0 = 1714564800123LL; /* 2024-05-01T12:00:00.123Z */
+
+	/* 0: the first capture, written by warc_write_visit() without a
+	 * prior: a response, and OUT describes it. */
+	struct warc_capture cap, junk;
+	memset(&cap, 0x55, sizeof(cap));
+	bool rev = true;
+	struct warc_exchange x = exchange(uri, h200, "hello world", 11);
+	CHECK(warc_write_visit(w, &x, NULL, "not a uri", true, &cap, &rev) ==
+	      0);
+	CHECK(!rev);
+	CHECK(cap.date == t0);
+	unsigned char md[20];
+	sha1_raw("hello world", 11, md);
+	CHECK(memcmp(cap.payload_sha1, md, 20) == 0);
+	size_t idl = strnlen(cap.id, WARC_ID_LEN);
+	CHECK(idl == 47 && strncmp(cap.id, "<urn:uuid:", 10) == 0);
+	bool zero = idl < WARC_ID_LEN;
+	for (size_t i = idl; i < WARC_ID_LEN; i++)
+		zero = zero && cap.id[i] == 0;
+	CHECK(zero);
+
+	/* 1: the same payload a day later: identical-payload-digest, the head
+	 * with bare LFs rewritten, WARC-Truncated: length. */
+	struct warc_capture out1;
+	memset(&out1, 0, sizeof(out1));
+	x = exchange(uri, h200_lf, "hello world", 11);
+	x.fetched_at = t0 + 86400000;
+	rev = false;
+	CHECK(warc_write_visit(w, &x, &cap, NULL, false, &out1, &rev) == 0);
+	CHECK(rev);
+	CHECK(memcmp(&out1, &cap, sizeof(cap)) == 0);
+
+	/* 2: the server says 304: server-not-modified, whatever the payload;
+	 * OUT is PRIOR itself and stays as it was. */
+	struct warc_capture same = cap;
+	x = exchange(uri, h304, NULL, 0);
+	x.fetched_at = t0 + 2 * 86400000;
+	x.ip = NULL;
+	rev = false;
+	CHECK(warc_write_visit(w, &x, &same, uri, true, &same, &rev) == 0);
+	CHECK(rev);
+	CHECK(memcmp(&same, &cap, sizeof(cap)) == 0);
+
+	/* 3: the same payload at another URI (a spatial duplicate), PRIOR's
+	 * URI given, OUT NULL; REVISIT NULL is accepted too. */
+	x = exchange("http://example.com/copy", h200, "hello world", 11);
+	x.fetched_at = t0 + 3 * 86400000;
+	CHECK(warc_write_visit(w, &x, &cap, uri, false, NULL, &rev) == 0);
+	CHECK(rev);
+	CHECK(warc_write_visit(w, &x, &cap, uri, false, NULL, NULL) == 0);
+
+	/* 4: a changed payload: a full response; OUT is the new capture,
+	 * written over PRIOR. */
+	struct warc_capture next = cap;
+	x = exchange(uri, h200, "HELLO WORLD", 11);
+	x.fetched_at = t0 + 4 * 86400000;
+	rev = true;
+	CHECK(warc_write_visit(w, &x, &next, NULL, false, &next, &rev) == 0);
+	CHECK(!rev);
+	CHECK(strcmp(next.id, cap.id) != 0 && strlen(next.id) == 47);
+	CHECK(next.date == t0 + 4 * 86400000);
+	sha1_raw("HELLO WORLD", 11, md);
+	CHECK(memcmp(next.payload_sha1, md, 20) == 0);
+
+	/* 5: a 304 without a prior capture: a plain response. */
+	x = exchange(uri, h304, NULL, 0);
+	rev = true;
+	CHECK(warc_write_visit(w, &x, NULL, NULL, true, &junk, &rev) == 0);
+	CHECK(!rev);
+
+	/* 6: a prior from another writer: any id of 63 printable bytes. */
+	struct warc_capture other = { .date = 0 };
+	memset(other.id, 'i', WARC_ID_LEN - 1);
+	memcpy(other.id, "<urn:x:", 7);
+	other.id[WARC_ID_LEN - 2] = '>';
+	x = exchange(uri, h304, NULL, 0);
+	CHECK(warc_write_visit(w, &x, &other, "https://old.example/a?b=%20",
+			       true, NULL, &rev) == 0);
+	CHECK(rev);
+	CHECK(warc_close(w) == 0);
+
+	struct warc_file wf;
+	read_only_file(dir, &wf);
+	CHECK(check_file(&wf) == 8);
+	CHECK(wf.n == 17);
+	if (wf.n != 17) {
+		free_warc(&wf);
+		return;
+	}
+	const struct record *r0 = &wf.rec[1], *r;
+	CHECK(has(r0, "WARC-Type", "response"));
+	CHECK(has(r0, "WARC-Record-ID", cap.id));
+	CHECK(has(r0, "WARC-Date", "2024-05-01T12:00:00.123Z"));
+	sha1_label("hello world", 11, want);
+	CHECK(has(r0, "WARC-Payload-Digest", want));
+
+	r = &wf.rec[3];
+	CHECK(has(r, "WARC-Type", "revisit"));
+	CHECK(has(r, "WARC-Profile",
+		  "http://netpreserve.org/warc/1.1/revisit/"
+		  "identical-payload-digest"));
+	CHECK(has(r, "WARC-Refers-To", cap.id));
+	CHECK(has(r, "WARC-Refers-To-Target-URI", uri));
+	CHECK(has(r, "WARC-Refers-To-Date", "2024-05-01T12:00:00.123Z"));
+	CHECK(has(r, "WARC-Date", "2024-05-02T12:00:00.123Z"));
+	CHECK(has(r, "WARC-Target-URI", uri));
+	CHECK(has(r, "WARC-IP-Address", "127.0.0.1"));
+	CHECK(has(r, "WARC-Truncated", "length"));
+	CHECK(has(r, "WARC-Payload-Digest", want));
+	CHECK(has(r, "Content-Type", "application/http;msgtype=response"));
+	snprintf(v, sizeof(v), "%zu", strlen(h200));
+	CHECK(has(r, "Content-Length", v));
+	CHECK(r->block_len == strlen(h200) &&
+	      memcmp(r->block, h200, strlen(h200)) == 0);
+	sha1_label(h200, strlen(h200), v);
+	CHECK(has(r, "WARC-Block-Digest", v));
+	CHECK(field(r, "WARC-Record-ID", v, sizeof(v)) &&
+	      has(&wf.rec[4], "WARC-Concurrent-To", v));
+	CHECK(has(&wf.rec[4], "WARC-Type", "request"));
+	CHECK(has(&wf.rec[4], "WARC-Date", "2024-05-02T12:00:00.123Z"));
+
+	r = &wf.rec[5];
+	CHECK(has(r, "WARC-Type", "revisit"));
+	CHECK(has(r, "WARC-Profile",
+		  "http://netpreserve.org/warc/1.1/revisit/"
+		  "server-not-modified"));
+	CHECK(has(r, "WARC-Refers-To", cap.id));
+	CHECK(has(r, "WARC-Refers-To-Target-URI", uri));
+	CHECK(has(r, "WARC-Refers-To-Date", "2024-05-01T12:00:00.123Z"));
+	CHECK(has(r, "WARC-Date", "2024-05-03T12:00:00.123Z"));
+	CHECK(field(r, "WARC-Truncated", v, sizeof(v)) == NULL);
+	CHECK(field(r, "WARC-IP-Address", v, sizeof(v)) == NULL);
+	CHECK(has(r, "WARC-Payload-Digest", want)); /* the prior payload's */
+	CHECK(r->block_len == strlen(h304_want) &&
+	      memcmp(r->block, h304_want, r->block_len) == 0);
+	sha1_label(h304_want, strlen(h304_want), v);
+	CHECK(has(r, "WARC-Block-Digest", v));
+
+	for (size_t i = 7; i <= 9; i += 2) {
+		r = &wf.rec[i];
+		CHECK(has(r, "WARC-Type", "revisit"));
+		CHECK(has(r, "WARC-Profile",
+			  WARC_PROFILE_IDENTICAL_PAYLOAD_DIGEST));
+		CHECK(has(r, "WARC-Target-URI", "http://example.com/copy"));
+		CHECK(has(&wf.rec[i + 1], "WARC-Target-URI",
+			  "http://example.com/copy"));
+		CHECK(has(r, "WARC-Refers-To-Target-URI", uri));
+		CHECK(has(r, "WARC-Refers-To", cap.id));
+	}
+
+	r = &wf.rec[11];
+	CHECK(has(r, "WARC-Type", "response"));
+	CHECK(has(r, "WARC-Record-ID", next.id));
+	CHECK(has(r, "WARC-Date", "2024-05-05T12:00:00.123Z"));
+	sha1_label("HELLO WORLD", 11, v);
+	CHECK(has(r, "WARC-Payload-Digest", v));
+	CHECK(r->block_len == strlen(h200) + 11);
+
+	r = &wf.rec[13];
+	CHECK(has(r, "WARC-Type", "response"));
+	CHECK(has(r, "WARC-Record-ID", junk.id));
+	CHECK(r->block_len == strlen(h304_want));
+
+	r = &wf.rec[15];
+	CHECK(has(r, "WARC-Type", "revisit"));
+	CHECK(has(r, "WARC-Profile", WARC_PROFILE_SERVER_NOT_MODIFIED));
+	CHECK(has(r, "WARC-Refers-To", other.id));
+	CHECK(has(r, "WARC-Refers-To-Target-URI",
+		  "https://old.example/a?b=%20"));
+	CHECK(has(r, "WARC-Target-URI", uri));
+	CHECK(has(r, "WARC-Refers-To-Date", "1970-01-01T00:00:00.000Z"));
+	CHECK(has(r, "WARC-Payload-Digest",
+		  "sha1:AAAAAAAAAAAAAAAAAAAAAAAAAAAAAAAA"));
+	free_warc(&wf);
+}
+
+/* A bad PRIOR gives SC_E_INVAL, writes nothing and leaves OUT and
+ * REVISIT alone. */
+static void test_bad_prior(void)
+{
+	char dir[512];
+	snprintf(dir, sizeof(dir), "%s/badprior", tmpdir);
+	struct warc_writer *w = NULL;
+	CHECK(warc_open(dir, NULL, &w) == 0);
+	static const char ok[] = "HTTP/1.1 304 Not Modified\r\n\r\n";
+	struct warc_capture good = { .id = "<urn:uuid:x>",
+				     .date = 1714564800123LL };
+	const char *bad_ids[] = { "",           "<urn:uuid:a b>",
+				  "<urn:\tx>",  "<urn:x>\r\nWARC-Type: evil",
+				  "<urn:\x7f>", "<urn:\xc3\xa9>" };
+	struct warc_exchange x = exchange("http://e.com/", ok, "", 0);
+	for (size_t i = 0; i < sizeof(bad_ids) / sizeof(bad_ids[0]); i++) {
+		for (int nm = 0; nm < 2; nm++) {
+			struct warc_capture p = good, out;
+			memset(&out, 0x5a, sizeof(out));
+			snprintf(p.id, sizeof(p.id), "%s", bad_ids[i]);
+			bool rev = true;
+			CHECK(warc_write_visit(w, &x, &p, NULL, nm, &out,
+					       &rev) == SC_E_INVAL);
+			CHECK(rev && out.id[0] == 0x5a && out.date != 0);
+		}
+	}
+	struct warc_capture p = good;
+	memset(p.id, 'a', WARC_ID_LEN); /* no NUL */
+	CHECK(warc_write_visit(w, &x, &p, NULL, true, NULL, NULL) ==
+	      SC_E_INVAL);
+	p = good;
+	p.date = -1;
+	CHECK(warc_write_visit(w, &x, &p, NULL, true, NULL, NULL) ==
+	      SC_E_INVAL);
+	p.date = 253402300800000LL; /* year 10000 */
+	CHECK(warc_write_visit(w, &x, &p, NULL, false, NULL, NULL) ==
+	      SC_E_INVAL);
+	const char *bad_uris[] = { "", "http://e.com/a b",
+				   "http://e.com/\r\nWARC-Type: evil",
+				   "http://e.com/\xc3\xa9" };
+	for (size_t i = 0; i < 4; i++)
+		CHECK(warc_write_visit(w, &x, &good, bad_uris[i], true, NULL,
+				       NULL) == SC_E_INVAL);
+	/* X is checked as by warc_write_exchange(), prior or not. */
+	x.target_uri = "http://e.com/ x";
+	CHECK(warc_write_visit(w, &x, &good, NULL, true, NULL, NULL) ==
+	      SC_E_INVAL);
+	CHECK(warc_write_visit(NULL, &x, &good, NULL, true, NULL, NULL) ==
+	      SC_E_INVAL);
+	char names[64][256];
+	CHECK(list_dir(dir, ".open", names) == 0);
+	CHECK(warc_close(w) == 0);
+	CHECK(list_dir(dir, ".gz", names) == 0); /* nothing was written */
 }
 
 /* Every malformed input gives SC_E_INVAL and writes nothing. */
@@ -768,9 +1045,11 @@ int main(void)
 	test_rotation();
 	test_large_and_failure();
 	test_random_heads();
-	const char *subs[] = { "basic", "invalid", "rotate", "large",
-			       "random" };
-	for (size_t i = 0; i < 5; i++) {
+	test_revisits();
+	test_bad_prior();
+	const char *subs[] = { "basic",  "invalid", "rotate",  "large",
+			       "random", "revisit", "badprior" };
+	for (size_t i = 0; i < sizeof(subs) / sizeof(subs[0]); i++) {
 		char d[600];
 		snprintf(d, sizeof(d), "%s/%s", tmpdir, subs[i]);
 		rm_dir(d);

@@ -48,15 +48,15 @@ struct warc_writer {
 	char *prefix, *software, *operator_name, *hostname;
 	uint64_t max_file_bytes;
 
-	int fd;               /* the open file, or -1 */
-	char name[128];       /* its final name, relative to dirfd */
-	char open_name[136];  /* name + ".open" */
-	unsigned serial;      /* of the next file */
-	uint64_t file_bytes;  /* written and buffered */
-	uint64_t disk_bytes;  /* handed to write(2) */
-	bool dir_dirty;       /* a file was created or renamed */
-	bool broken;          /* a failed write could not be undone */
-	char warcinfo_id[64]; /* "<urn:uuid:...>" of the open file */
+	int fd;                        /* the open file, or -1 */
+	char name[128];                /* its final name, relative to dirfd */
+	char open_name[136];           /* name + ".open" */
+	unsigned serial;               /* of the next file */
+	uint64_t file_bytes;           /* written and buffered */
+	uint64_t disk_bytes;           /* handed to write(2) */
+	bool dir_dirty;                /* a file was created or renamed */
+	bool broken;                   /* a failed write could not be undone */
+	char warcinfo_id[WARC_ID_LEN]; /* "<urn:uuid:...>" of the open file */
 
 	z_stream z;
 	bool z_ready;
@@ -121,15 +121,31 @@ static bool ip_ok(const char *s)
 	return inet_pton(AF_INET, s, a) == 1 || inet_pton(AF_INET6, s, a) == 1;
 }
 
+/* A WARC-Record-ID written by another writer or crawl, as warc.h says:
+ * 1..WARC_ID_LEN - 1 bytes of printable ASCII without space (a record id
+ * is a URI with no whitespace), NUL-terminated. */
+static bool id_ok(const char *s)
+{
+	size_t n = strnlen(s, WARC_ID_LEN);
+	if (n == 0 || n >= WARC_ID_LEN)
+		return false;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+		if (c <= 0x20 || c >= 0x7f)
+			return false;
+	}
+	return true;
+}
+
 /* "<urn:uuid:...>" of a random (version 4) UUID, RFC 9562. */
-static int record_id(char out[64])
+static int record_id(char out[WARC_ID_LEN])
 {
 	unsigned char u[16];
 	if (RAND_bytes(u, sizeof(u)) != 1)
 		return SC_E_IO;
 	u[6] = (unsigned char)((u[6] & 0x0f) | 0x40);
 	u[8] = (unsigned char)((u[8] & 0x3f) | 0x80);
-	snprintf(out, 64,
+	snprintf(out, WARC_ID_LEN,
 		 "<urn:uuid:%02x%02x%02x%02x-%02x%02x-%02x%02x-%02x%02x-"
 		 "%02x%02x%02x%02x%02x%02x>",
 		 u[0], u[1], u[2], u[3], u[4], u[5], u[6], u[7], u[8], u[9],
@@ -178,14 +194,23 @@ static void digest_label(const unsigned char md[20], char out[40])
 	*o = '\0';
 }
 
-static int md_final(EVP_MD_CTX *ctx, char out[40])
+static int md_final_raw(EVP_MD_CTX *ctx, unsigned char out[20])
 {
 	unsigned char md[EVP_MAX_MD_SIZE];
 	unsigned len = 0;
 	if (EVP_DigestFinal_ex(ctx, md, &len) != 1 || len != 20)
 		return SC_E_NOMEM;
-	digest_label(md, out);
+	memcpy(out, md, 20);
 	return 0;
+}
+
+static int md_final(EVP_MD_CTX *ctx, char out[40])
+{
+	unsigned char md[20];
+	int rc = md_final_raw(ctx, md);
+	if (!rc)
+		digest_label(md, out);
+	return rc;
 }
 
 /* ---- HTTP header blocks ------------------------------------------------- */
@@ -678,22 +703,32 @@ fail:;
 	return rc;
 }
 
-/* The block digest and payload digest of a response, and the block digest
- * of its request. */
-static int exchange_digests(struct warc_writer *w,
-			    const struct warc_exchange *x, char block[40],
-			    char payload[40], char req_block[40])
+/* What warc_write_visit() writes in place of a response. */
+enum visit_kind { VISIT_FULL, VISIT_NOT_MODIFIED, VISIT_IDENTICAL };
+
+/* The SHA-1 of X's payload, in PAYLOAD_MD. */
+static int payload_digest(struct warc_writer *w, const struct warc_exchange *x,
+			  unsigned char payload_md[20])
 {
-	EVP_MD_CTX *b = w->md_block, *p = w->md_payload;
-	if (EVP_DigestInit_ex(b, EVP_sha1(), NULL) != 1 ||
-	    EVP_DigestInit_ex(p, EVP_sha1(), NULL) != 1 ||
-	    EVP_DigestUpdate(b, w->head.p, w->head.len) != 1 ||
-	    EVP_DigestUpdate(b, x->payload, x->payload_len) != 1 ||
+	EVP_MD_CTX *p = w->md_payload;
+	if (EVP_DigestInit_ex(p, EVP_sha1(), NULL) != 1 ||
 	    EVP_DigestUpdate(p, x->payload, x->payload_len) != 1)
 		return SC_E_NOMEM;
+	return md_final_raw(p, payload_md);
+}
+
+/* The block digest of the response or revisit record (the rewritten head,
+ * and the payload when WITH_PAYLOAD), and that of the request record. */
+static int block_digests(struct warc_writer *w, const struct warc_exchange *x,
+			 bool with_payload, char block[40], char req_block[40])
+{
+	EVP_MD_CTX *b = w->md_block;
+	if (EVP_DigestInit_ex(b, EVP_sha1(), NULL) != 1 ||
+	    EVP_DigestUpdate(b, w->head.p, w->head.len) != 1 ||
+	    (with_payload &&
+	     EVP_DigestUpdate(b, x->payload, x->payload_len) != 1))
+		return SC_E_NOMEM;
 	int rc = md_final(b, block);
-	if (!rc)
-		rc = md_final(p, payload);
 	if (rc)
 		return rc;
 	if (EVP_DigestInit_ex(b, EVP_sha1(), NULL) != 1 ||
@@ -702,7 +737,8 @@ static int exchange_digests(struct warc_writer *w,
 	return md_final(b, req_block);
 }
 
-/* The common tail of a request or response record's header block. */
+/* The common tail of a request, response or revisit record's header
+ * block. */
 static int http_fields(struct sc_dynbuf *h, const struct warc_exchange *x,
 		       const char *concurrent, const char *warcinfo)
 {
@@ -716,7 +752,37 @@ static int http_fields(struct sc_dynbuf *h, const struct warc_exchange *x,
 	return rc;
 }
 
+/* The fields only a revisit record has: its profile and what it refers
+ * to.  WARC-Truncated: length marks the payload left out of an
+ * identical-payload-digest revisit (ISO 28500:2017, 6.7.2); a
+ * server-not-modified one leaves out nothing the server sent. */
+static int revisit_fields(struct sc_dynbuf *h, enum visit_kind kind,
+			  const struct warc_capture *prior,
+			  const char *prior_uri, const char *prior_date)
+{
+	int rc = sc_dyn_printf(h,
+			       "WARC-Profile: %s\r\n"
+			       "WARC-Refers-To: %s\r\n"
+			       "WARC-Refers-To-Target-URI: %s\r\n"
+			       "WARC-Refers-To-Date: %s\r\n",
+			       kind == VISIT_IDENTICAL
+				       ? WARC_PROFILE_IDENTICAL_PAYLOAD_DIGEST
+				       : WARC_PROFILE_SERVER_NOT_MODIFIED,
+			       prior->id, prior_uri, prior_date);
+	if (!rc && kind == VISIT_IDENTICAL)
+		rc = sc_dyn_add_str(h, "WARC-Truncated: length\r\n");
+	return rc;
+}
+
 int warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x)
+{
+	bool revisit;
+	return warc_write_visit(w, x, NULL, NULL, false, NULL, &revisit);
+}
+
+int warc_write_visit(struct warc_writer *w, const struct warc_exchange *x,
+		     const struct warc_capture *prior, const char *prior_uri,
+		     bool not_modified, struct warc_capture *out, bool *revisit)
 {
 	if (!w || !x || !x->target_uri || !x->request || !x->response_head ||
 	    (!x->payload && x->payload_len))
@@ -725,7 +791,7 @@ int warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x)
 		errno = EIO;
 		return SC_E_IO;
 	}
-	char date[WARC_DATE_LEN];
+	char date[WARC_DATE_LEN], prior_date[WARC_DATE_LEN];
 	int rc = format_date(x->fetched_at, date);
 	if (rc)
 		return rc;
@@ -733,6 +799,17 @@ int warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x)
 	    x->request_len == 0 || x->request_len > WARC_HEAD_MAX ||
 	    x->response_head_len == 0 || x->response_head_len > WARC_HEAD_MAX)
 		return SC_E_INVAL;
+	/* A copy: OUT may be PRIOR, and is written last. */
+	struct warc_capture before = { .date = 0 };
+	if (prior) {
+		if (!prior_uri)
+			prior_uri = x->target_uri;
+		if (!id_ok(prior->id) || !uri_ok(prior_uri))
+			return SC_E_INVAL;
+		if ((rc = format_date(prior->date, prior_date)))
+			return rc;
+		before = *prior;
+	}
 	if ((rc = rewrite_response_head(&w->head, x->response_head,
 					x->response_head_len,
 					x->payload_decoded, x->payload_len)) ||
@@ -741,9 +818,24 @@ int warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x)
 	if (x->payload_len > UINT64_MAX / 2 - w->head.len)
 		return SC_E_INVAL;
 
-	char block[40], payload[40], req_block[40], resp_id[64], req_id[64];
-	if ((rc = exchange_digests(w, x, block, payload, req_block)) ||
-	    (rc = record_id(resp_id)) || (rc = record_id(req_id)))
+	unsigned char payload_md[20];
+	if ((rc = payload_digest(w, x, payload_md)))
+		return rc;
+	enum visit_kind kind = VISIT_FULL;
+	if (prior && not_modified)
+		kind = VISIT_NOT_MODIFIED;
+	else if (prior && memcmp(payload_md, before.payload_sha1, 20) == 0)
+		kind = VISIT_IDENTICAL;
+
+	/* A server-not-modified revisit's payload is the earlier capture's
+	 * (ISO 28500:2017, 6.7.3), so is its payload digest. */
+	char block[40], payload[40], req_block[40];
+	char main_id[WARC_ID_LEN], req_id[WARC_ID_LEN];
+	digest_label(kind == VISIT_NOT_MODIFIED ? before.payload_sha1
+						: payload_md,
+		     payload);
+	if ((rc = block_digests(w, x, kind == VISIT_FULL, block, req_block)) ||
+	    (rc = record_id(main_id)) || (rc = record_id(req_id)))
 		return rc;
 
 	/* A full file is finished before, not after, an exchange: a failure
@@ -755,9 +847,16 @@ int warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x)
 		return rc;
 	uint64_t start = w->file_bytes;
 
+	/* The response or revisit record; a revisit's block is the head. */
 	struct sc_dynbuf *h = &w->hdr;
-	if (!(rc = record_start(h, "response", resp_id, date)) &&
-	    !(rc = http_fields(h, x, req_id, w->warcinfo_id)))
+	const void *body = kind == VISIT_FULL ? x->payload : NULL;
+	size_t body_len = kind == VISIT_FULL ? x->payload_len : 0;
+	if (!(rc = record_start(h, kind == VISIT_FULL ? "response" : "revisit",
+				main_id, date)) &&
+	    !(rc = http_fields(h, x, req_id, w->warcinfo_id)) &&
+	    kind != VISIT_FULL)
+		rc = revisit_fields(h, kind, &before, prior_uri, prior_date);
+	if (!rc)
 		rc = sc_dyn_printf(
 			h,
 			"Content-Type: application/http;msgtype="
@@ -766,13 +865,11 @@ int warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x)
 			"WARC-Payload-Digest: %s\r\n"
 			"Content-Length: %llu\r\n\r\n",
 			block, payload,
-			(unsigned long long)(w->head.len +
-					     (uint64_t)x->payload_len));
+			(unsigned long long)(w->head.len + (uint64_t)body_len));
 	if (!rc)
-		rc = put_record(w, h, w->head.p, w->head.len, x->payload,
-				x->payload_len);
+		rc = put_record(w, h, w->head.p, w->head.len, body, body_len);
 	if (!rc && !(rc = record_start(h, "request", req_id, date)) &&
-	    !(rc = http_fields(h, x, resp_id, w->warcinfo_id)))
+	    !(rc = http_fields(h, x, main_id, w->warcinfo_id)))
 		rc = sc_dyn_printf(h,
 				   "Content-Type: application/http;msgtype="
 				   "request\r\n"
@@ -781,9 +878,23 @@ int warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x)
 				   req_block, w->req.len);
 	if (!rc)
 		rc = put_record(w, h, w->req.p, w->req.len, NULL, 0);
-	if (rc)
+	if (rc) {
 		cut_back(w, start);
-	return rc;
+		return rc;
+	}
+
+	if (out && kind == VISIT_FULL) {
+		/* Zero-filled past the NUL: the caller may store it as is. */
+		memset(out->id, 0, sizeof(out->id));
+		strcpy(out->id, main_id);
+		out->date = x->fetched_at;
+		memcpy(out->payload_sha1, payload_md, 20);
+	} else if (out) {
+		*out = before;
+	}
+	if (revisit)
+		*revisit = kind != VISIT_FULL;
+	return 0;
 }
 
 int warc_flush(struct warc_writer *w)

@@ -17,9 +17,11 @@
 
 /* ---- The writer -------------------------------------------------------
  *
- * A WARC writer appends each fetch as two records, a `response` and a
- * `request` (application/http;msgtype=response and msgtype=request, linked
- * both ways by WARC-Concurrent-To), to the file PREFIX-TIME-NNNNN.warc.gz
+ * A WARC writer appends each fetch as two records, a `response` (or, for
+ * a re-crawl that found nothing new, a `revisit`: see warc_write_visit())
+ * and a `request` (application/http;msgtype=response and msgtype=request,
+ * linked both ways by WARC-Concurrent-To), to the file
+ * PREFIX-TIME-NNNNN.warc.gz
  * in its directory: TIME is the UTC time the file was started, as
  * YYYYMMDDhhmmssmmm, and NNNNN counts the files of this writer from 00000.
  * Each file begins with a `warcinfo` record.  Every record is its own gzip
@@ -72,6 +74,17 @@ struct warc_writer;
 /* The longest target URI accepted. */
 #define WARC_URI_MAX 8192
 
+/* The length of a WARC-Record-ID as this writer makes them
+ * ("<urn:uuid:...>"), with its NUL. */
+#define WARC_ID_LEN 64
+
+/* The WARC-Profile of the two kinds of `revisit` record written
+ * (ISO 28500:2017, 6.7.2 and 6.7.3). */
+#define WARC_PROFILE_IDENTICAL_PAYLOAD_DIGEST                                  \
+	"http://netpreserve.org/warc/1.1/revisit/identical-payload-digest"
+#define WARC_PROFILE_SERVER_NOT_MODIFIED                                       \
+	"http://netpreserve.org/warc/1.1/revisit/server-not-modified"
+
 /* Options of warc_open().  Strings are copied; NULL or 0 selects the
  * default. */
 struct warc_opts {
@@ -100,6 +113,16 @@ struct warc_exchange {
 	bool payload_decoded; /* libcurl removed a Content-Encoding */
 };
 
+/* A full capture (a response record) that later visits of the same URL
+ * may refer to.  The caller keeps it (the crawler in its store) between
+ * crawls; the writer only fills it (warc_write_visit()'s OUT) and reads
+ * it (PRIOR). */
+struct warc_capture {
+	char id[WARC_ID_LEN];           /* its WARC-Record-ID, NUL-terminated */
+	int64_t date;                   /* its WARC-Date, unix ms */
+	unsigned char payload_sha1[20]; /* SHA-1 of its payload as stored */
+};
+
 /* Prepares a writer for the directory DIR, created with mode 0750 if it
  * does not exist; files are created with mode 0640.  O may be NULL for every
  * default.  No file is created until the first exchange.  Returns 0 and
@@ -111,10 +134,11 @@ int warc_open(const char *dir, const struct warc_opts *o,
 	      struct warc_writer **ret) SC_WUR;
 
 /* Appends X as a response and a request record, starting a new file
- * first if none is open.  The payload is read twice (digests, then
- * deflate) and never copied.  Returns 0, SC_E_INVAL (NULL argument; a
- * target URI empty, longer than WARC_URI_MAX or with a byte outside
- * 0x21..0x7e; an IP address that does not parse; a header block empty,
+ * first if none is open (warc_write_visit() without a PRIOR).  The payload is
+ * read three times (its digest, the block's, then deflate) and never
+ * copied.  Returns 0, SC_E_INVAL
+ * (NULL argument; a target URI empty, longer than WARC_URI_MAX or with a byte
+ * outside 0x21..0x7e; an IP address that does not parse; a header block empty,
  * longer than WARC_HEAD_MAX, with a NUL, a bare CR, or (for the request)
  * more than one message, or a response head whose last message does not
  * begin with "HTTP/"), SC_E_NOMEM, or SC_E_IO (writing failed; errno says
@@ -122,6 +146,46 @@ int warc_open(const char *dir, const struct warc_opts *o,
  * the file back to its last whole record; if even that fails, every later
  * call returns SC_E_IO. */
 int warc_write_exchange(struct warc_writer *w, const struct warc_exchange *x)
+	SC_WUR;
+
+/* Like warc_write_exchange(), for a visit of a URL captured before.
+ * PRIOR (may be NULL: then exactly warc_write_exchange()) is the earlier
+ * capture and PRIOR_URI its WARC-Target-URI (NULL: X's target_uri).
+ *  - NOT_MODIFIED (the server answered 304 to a conditional request) and
+ *    PRIOR set: a `revisit` record with WARC-Profile
+ *    http://netpreserve.org/warc/1.1/revisit/server-not-modified, whose
+ *    block is the response's (rewritten) head only;
+ *  - else, PRIOR set and the SHA-1 of X's payload equals
+ *    PRIOR->payload_sha1: a `revisit` record with WARC-Profile
+ *    http://netpreserve.org/warc/1.1/revisit/identical-payload-digest,
+ *    WARC-Payload-Digest of the payload, block = the response head only
+ *    (and WARC-Truncated: length, as Heritrix writes it);
+ *  - else a full `response` record as warc_write_exchange() writes.
+ * A revisit record carries WARC-Refers-To (PRIOR->id),
+ * WARC-Refers-To-Target-URI and WARC-Refers-To-Date (PRIOR->date), and
+ * is followed by its `request` record, linked both ways by
+ * WARC-Concurrent-To as for responses.  *REVISIT says which was written;
+ * OUT (may be NULL) receives the capture later visits should refer to:
+ * the new response's identity after a full response, a copy of *PRIOR
+ * after a revisit.  Returns as warc_write_exchange().
+ *
+ * Details.  The head in a revisit's block is rewritten as for a response
+ * (so its Content-Length is that of X's payload, which the block leaves
+ * out).  WARC-Block-Digest is the SHA-1 of that block, the head.  A
+ * server-not-modified revisit has no WARC-Truncated (nothing the server
+ * sent is left out; X's payload, normally empty after a 304, is not
+ * stored) and its WARC-Payload-Digest is PRIOR->payload_sha1: WARC 1.1
+ * defines its payload as the earlier capture's.  A revisit refers to
+ * PRIOR even if PRIOR was written to another file or another crawl; the
+ * writer does not check that it exists.  *REVISIT and *OUT are set only
+ * on success; OUT may be PRIOR itself.  REVISIT may be NULL.  Besides
+ * warc_write_exchange()'s errors, SC_E_INVAL (nothing written) when PRIOR
+ * is set and its id is empty, not NUL-terminated within WARC_ID_LEN or
+ * has a byte outside 0x21..0x7e, its date is before 1970 or after 9999,
+ * or PRIOR_URI is not a valid target URI. */
+int warc_write_visit(struct warc_writer *w, const struct warc_exchange *x,
+		     const struct warc_capture *prior, const char *prior_uri,
+		     bool not_modified, struct warc_capture *out, bool *revisit)
 	SC_WUR;
 
 /* Makes every record written so far durable: fflush() and fsync() of the

@@ -3,9 +3,11 @@
  * The input is a stored value.  When it decodes, the record must encode
  * back to exactly the same bytes (one encoding per record), and both
  * exports must succeed: the JSON line must parse back with jansson into an
- * object of 18 fields (the rule among them), and the CSV line must be valid
- * UTF-8 without NUL and end in CRLF.  When it does not decode, the decoder must
- * say SC_E_CORRUPT.  Any broken promise aborts, which libFuzzer reports. */
+ * object of 25 fields (the rule and the re-crawl fields among them, each
+ * null exactly when the record says so), and the CSV line must be valid
+ * UTF-8 without NUL, have 25 columns outside quotes, and end in CRLF.  When it
+ * does not decode, the decoder must say SC_E_CORRUPT.  Any broken promise
+ * aborts, which libFuzzer reports. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -54,6 +56,38 @@ static int valid_utf8_no_nul(const unsigned char *s, size_t n)
 	return 1;
 }
 
+/* KEY of J is the integer V when PRESENT, else null. */
+static int int_or_null(json_t *j, const char *key, bool present, json_int_t v)
+{
+	json_t *x = json_object_get(j, key);
+	if (!present)
+		return json_is_null(x);
+	return json_is_integer(x) && json_integer_value(x) == v;
+}
+
+/* KEY of J is a string at least LEN long when S is set, else null. */
+static int str_or_null(json_t *j, const char *key, const char *s, size_t len)
+{
+	json_t *x = json_object_get(j, key);
+	if (!s)
+		return json_is_null(x);
+	return len > 0 && json_is_string(x) && json_string_length(x) >= len;
+}
+
+/* The columns of one CSV line: its commas outside quotes, plus one. */
+static size_t csv_columns(const char *s, size_t n)
+{
+	size_t cols = 1;
+	bool quoted = false;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] == '"')
+			quoted = !quoted; /* a doubled quote toggles twice */
+		else if (s[i] == ',' && !quoted)
+			cols++;
+	}
+	return cols;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
 	struct store_record r;
@@ -89,11 +123,24 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fail("JSONL export is not one line", NULL);
 	json_error_t err;
 	json_t *j = json_loadb(out, outlen, JSON_ALLOW_NUL, &err);
-	if (!j || !json_is_object(j) || json_object_size(j) != 18)
+	if (!j || !json_is_object(j) || json_object_size(j) != 25)
 		fail("JSONL export does not parse back", NULL);
 	json_t *n = json_object_get(j, "normalized");
 	if (!json_is_string(n) || json_string_length(n) < r.normalized_len)
 		fail("JSONL export lost the normalized URL", NULL);
+	json_int_t visits = r.has_visit ? r.visits : r.fetched ? 1 : 0;
+	if (!int_or_null(j, "visits", true, visits) ||
+	    !int_or_null(j, "changed_at", r.has_changed_at, r.changed_at) ||
+	    !int_or_null(j, "gone_at", r.has_gone_at, r.gone_at) ||
+	    !int_or_null(j, "next_visit", r.has_visit && r.due_at > 0,
+			 r.due_at) ||
+	    !int_or_null(j, "interval", r.has_visit, r.interval_s))
+		fail("JSONL export has a wrong re-crawl number", NULL);
+	/* A decoded string is never empty, and its repair only grows it. */
+	if (!str_or_null(j, "etag", r.etag, r.etag_len) ||
+	    !str_or_null(j, "last_modified", r.last_modified,
+			 r.last_modified_len))
+		fail("JSONL export has a wrong etag or last_modified", NULL);
 	json_decref(j);
 	free(out);
 
@@ -109,6 +156,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fail("CSV line does not end in CRLF", NULL);
 	if (!valid_utf8_no_nul((const unsigned char *)out, outlen))
 		fail("CSV line is not valid UTF-8 without NUL", NULL);
+	if (csv_columns(out, outlen) != 25)
+		fail("CSV line does not have 25 columns", NULL);
 	free(out);
 	return 0;
 }
