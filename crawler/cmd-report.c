@@ -13,6 +13,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "adapt.h"
 #include "commands.h"
@@ -85,6 +86,15 @@ struct report {
 	size_t n_pages, cap_pages;
 	size_t n_records;
 	size_t n_unparsable; /* urls strict normalization rejected */
+	/* Re-crawls (docs/recrawl.md), over every record: the pages
+	 * scheduled and the earliest next visit, those visited more than
+	 * once and the visits in all, those seen to change and those gone;
+	 * duplicates scheduled (kept from revisits) and those audited. */
+	struct {
+		uint64_t scheduled, revisited, visits, changed, gone;
+		uint64_t dups, dups_audited;
+		int64_t next_due;
+	} re;
 	struct norm_opts strict;
 	int err;
 };
@@ -107,6 +117,21 @@ static int collect(void *arg, const struct store_record *r)
 {
 	struct report *rep = arg;
 	rep->n_records++;
+	if (r->has_visit) {
+		rep->re.visits += r->visits;
+		rep->re.revisited += r->visits > 1;
+		rep->re.changed += r->has_changed_at;
+		rep->re.gone += r->has_gone_at;
+		if (r->due_at > 0) {
+			rep->re.scheduled++;
+			if (!rep->re.next_due || r->due_at < rep->re.next_due)
+				rep->re.next_due = r->due_at;
+			if (r->duplicate_of) {
+				rep->re.dups++;
+				rep->re.dups_audited += r->visits > 1;
+			}
+		}
+	}
 	if (!r->fetched || r->status < 200 || r->status > 299)
 		return 0;
 	if (rep->n_pages == rep->cap_pages) {
@@ -422,6 +447,42 @@ static void rules_print(const struct rules_report *rr)
 		fwrite(rr->text, 1, rr->len, stdout);
 }
 
+static json_t *recrawl_json(const struct report *rep)
+{
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:o}", "scheduled",
+			 (json_int_t)rep->re.scheduled, "revisited",
+			 (json_int_t)rep->re.revisited, "visits",
+			 (json_int_t)rep->re.visits, "changed",
+			 (json_int_t)rep->re.changed, "gone",
+			 (json_int_t)rep->re.gone, "duplicates_scheduled",
+			 (json_int_t)rep->re.dups, "duplicates_audited",
+			 (json_int_t)rep->re.dups_audited, "next_visit",
+			 rep->re.next_due ? json_integer(rep->re.next_due)
+					  : json_null());
+}
+
+static void recrawl_print(const struct report *rep)
+{
+	if (!rep->re.scheduled && !rep->re.revisited)
+		return;
+	char when[64] = "-";
+	time_t t = (time_t)(rep->re.next_due / 1000);
+	struct tm tm;
+	if (rep->re.next_due && gmtime_r(&t, &tm))
+		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
+	printf("\nre-crawls (docs/recrawl.md)\n  %llu pages scheduled, the "
+	       "next visit %s; %llu revisited, %llu visits in all; %llu seen "
+	       "to change, %llu gone\n  %llu duplicates kept from revisits "
+	       "(%llu of them audited)\n",
+	       (unsigned long long)rep->re.scheduled, when,
+	       (unsigned long long)rep->re.revisited,
+	       (unsigned long long)rep->re.visits,
+	       (unsigned long long)rep->re.changed,
+	       (unsigned long long)rep->re.gone,
+	       (unsigned long long)rep->re.dups,
+	       (unsigned long long)rep->re.dups_audited);
+}
+
 static double redundancy(const struct step_row *s)
 {
 	return ratio((double)(s->urls - s->unique), (double)s->urls);
@@ -515,6 +576,7 @@ static json_t *results_json(const struct results *x)
 	bad |= set(o, "steps", steps);
 	bad |= set(o, "categories", focus_report_json(x->focus));
 	bad |= set(o, "rules", rules_json(x->rules));
+	bad |= set(o, "recrawl", recrawl_json(rep));
 	if (x->truth) {
 		const struct contingency *c = &x->con;
 		size_t all = c->tp + c->fn + c->fp + c->tn;
@@ -588,6 +650,7 @@ static int print_results(const struct results *x, bool json)
 		print_table(x);
 		focus_report_print(x->focus);
 		rules_print(x->rules);
+		recrawl_print(x->rep);
 	}
 	if (fflush(stdout) == 0 && !ferror(stdout))
 		return EXIT_OK;

@@ -716,8 +716,12 @@ static int write_revisit(struct crawl *c, MDB_txn *txn, struct job *j,
 	r.interval_s = (uint32_t)iv;
 	r.due_at = now + (int64_t)iv * 1000;
 
+	/* Every exchange is archived; only a page's own answer (not a
+	 * failure, not a 404) becomes the capture later visits refer to. */
 	struct warc_capture cap;
-	if (v != VISIT_FAILED && (rc = write_warc(c, j, &r, &cap)))
+	struct store_record scratch = r;
+	bool own = v == VISIT_CHANGED || v == VISIT_UNCHANGED;
+	if ((rc = write_warc(c, j, own ? &r : &scratch, &cap)))
 		goto out;
 	struct frontier_due d = { .due = r.due_at, .pass = c->pass };
 	memcpy(d.key, key, SC_KEY_LEN);

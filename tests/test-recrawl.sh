@@ -110,6 +110,17 @@ pass_of()
 	python3 "$here/recrawl/check.py" "$d/truth.json" "$d.before" "$d.after" \
 		"$d.pass" "$d.out2" "$audit" "$d.idx" >"$tmp/verdicts"
 	run_checks "$name"
+	"$sigcrawl" report --store "$d.store" --json >"$d.report"
+	check_true "$name: report counts the revisits, changes and gone pages as the summary does" \
+		python3 - "$d.report" "$d.out2" <<'EOF'
+import json, re, sys
+r = json.load(open(sys.argv[1]))["recrawl"]
+m = re.search(r"re-crawl: (\d+) revisited \(\d+ unchanged, \d+ of them by "
+              r"304; (\d+) changed; (\d+) gone\)", open(sys.argv[2]).read())
+n = [int(x) for x in m.groups()]
+sys.exit(not (r["revisited"] == n[0] > 0 and r["changed"] == n[1] > 0
+              and r["gone"] == n[2] > 0 and r["scheduled"] > 0))
+EOF
 	stop_fixture
 }
 pass_of 1 3 60 0
