@@ -269,7 +269,7 @@ struct robots_slot {
 	uint8_t state;
 	uint8_t backoffs; /* 429/503 in a row */
 	struct parse_robots *rules;
-	uint64_t expires_ms;
+	uint64_t expires_ms;     /* unix ms, by wall_ms() */
 	struct jobq parked;      /* leases waiting for the rules */
 	struct trouble *trouble; /* NULL while the host answers */
 	/* The page budget: fetches committed in earlier runs (read from

@@ -207,14 +207,14 @@ static void robots_install(struct crawl *c, struct job *j)
 {
 	uint32_t host = j->lease.host_id;
 	struct robots_slot *s = &c->robots[host];
-	uint64_t now = mono_ms();
 	struct parse_robots *r = j->rules;
 	j->rules = NULL;
 	parse_robots_free(s->rules);
 	s->rules = r;
 	s->state = R_READY;
-	int64_t left = j->robots_expires - (int64_t)wall_ms();
-	s->expires_ms = now + (left > 0 ? (uint64_t)left : 0);
+	/* By the crawl's clock (wall_ms()), as the store keeps it: a
+	 * daemon that runs for days asks again when it expires. */
+	s->expires_ms = j->robots_expires > 0 ? (uint64_t)j->robots_expires : 0;
 
 	uint32_t delay = c->o->per_host_delay_ms;
 	uint32_t cd = parse_robots_crawl_delay_ms(r);

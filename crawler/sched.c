@@ -68,8 +68,7 @@ static void start_lease(struct crawl *c, struct job *j)
 
 	if (o->obey_robots) {
 		struct robots_slot *s = hs;
-		uint64_t now = mono_ms();
-		if (s->state == R_READY && now >= s->expires_ms)
+		if (s->state == R_READY && wall_ms() >= s->expires_ms)
 			s->state = R_NONE;
 		if (s->state != R_READY) {
 			jobq_push(&s->parked, j);

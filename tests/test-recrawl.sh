@@ -234,7 +234,11 @@ for l in open(sys.argv[1]):
     if r["fetched"] and r["status"] == 200 and not r["duplicate_of"] and r["interval"] == 86400:
         n += 1
 print(n)' "$d.e0")
+robots_before=$(awk -F'\t' '$3 == "req" && $6 == "/robots.txt"' "$d.log" | wc -l)
 check_true "daemon: two days on, the $want pages due are revisited" wait_until 600 revisited_at_least "$want"
+robots_after=$(awk -F'\t' '$3 == "req" && $6 == "/robots.txt"' "$d.log" | wc -l)
+check_true "daemon: each host's robots.txt, expired by then, is asked again ($robots_before, then $robots_after)" \
+	[ "$robots_after" -ge $((robots_before + 2)) ]
 wait_until 100 idle
 "$sigcrawl" export --store "$d.store" >"$d.e1" 2>/dev/null
 reload "$d/gen3.web" "$d.log"
