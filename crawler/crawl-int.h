@@ -348,6 +348,7 @@ struct crawl {
 	 * the last JOB_DUE.  Under mu: revisits queued and not yet
 	 * committed.  The writer's own: the pass and where its scan is. */
 	bool due_outstanding;
+	bool due_more; /* the last JOB_DUE left pages due unqueued */
 	bool pass_scanned;
 	uint64_t due_scheduled, due_overdue;
 	uint64_t revisits_queued;
@@ -415,6 +416,7 @@ int recrawl_start(struct crawl *c);
 int recrawl_end(struct crawl *c);
 void recrawl_post(struct crawl *c);
 void recrawl_back(struct crawl *c, struct job *j);
+void recrawl_refill(struct crawl *c);
 bool recrawl_busy(const struct crawl *c);
 int recrawl_move(struct crawl *c, MDB_txn *txn, struct job *j);
 int recrawl_first(struct crawl *c, MDB_txn *txn, const struct job *j,

@@ -500,10 +500,18 @@ void recrawl_back(struct crawl *c, struct job *j)
 		pthread_mutex_unlock(&c->mu);
 		if (c->o->recrawl.pass && !j->due_more)
 			c->pass_scanned = true;
+		c->due_more = j->due_more;
 	}
-	bool again = c->o->recrawl.pass && j->due_more && j->seeds_rc == 0;
 	job_free(j);
-	if (again)
+	recrawl_refill(c);
+}
+
+/* A commit: revisits done make room for more, at once rather than at
+ * the next tick (a pass would otherwise go at most REVISITS_QUEUED_MAX
+ * pages a second). */
+void recrawl_refill(struct crawl *c)
+{
+	if (c->due_more)
 		recrawl_post(c);
 }
 

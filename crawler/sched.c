@@ -252,6 +252,7 @@ void on_wakeup(evutil_socket_t fd, short kind, void *arg)
 		else
 			seeds_back(c, j);
 	}
+	recrawl_refill(c);
 	sched_fill(c);
 	sched_check_done(c);
 }
