@@ -4,8 +4,14 @@
  *
  *   bench-frontier [--count N] [--dir DIR] [--batch N] [--hosts N]
  *
+ * Then the re-crawl schedule (issue 14): every URL is scheduled in the due
+ * index at a random time within 30 days, and the index is walked in due
+ * order as the mover does it, each entry taken out and scheduled again
+ * later.
+ *
  * The target of issue 3: RssAnon does not grow with N, and at least
- * 300,000 inserts/s.  LMDB's mapped pages are page cache (RssFile), not
+ * 300,000 inserts/s; of issue 14: RssAnon flat in the number of pages
+ * scheduled.  LMDB's mapped pages are page cache (RssFile), not
  * anonymous memory, which is why RssAnon is the number to watch. */
 #include <lmdb.h>
 #include <stdio.h>
@@ -267,9 +273,95 @@ int main(int argc, char **argv)
 	printf("  disk:    %lld bytes, %.1f bytes per distinct URL (seen set, "
 	       "queue pages kept for reuse)\n",
 	       disk, (double)disk / (double)distinct);
-	int ok = popped == added && added == distinct;
-	printf("  %s\n", ok ? "every queued URL popped exactly once"
-			    : "MISMATCH between queued and popped");
+
+	/* The schedule: put every URL's entry, then walk the index in due
+	 * order a batch at a time, rescheduling each entry 30 days on.  After
+	 * each commit the scheduler's read transaction moves on, as the
+	 * crawler's loop does with frontier_next() after each commit: a
+	 * reader left on an old snapshot keeps LMDB from reusing the pages
+	 * freed since, and the file grows with every transaction. */
+	t0 = now_s();
+	if (mdb_txn_begin(env, NULL, 0, &txn))
+		return 1;
+	next_report = 10000;
+	for (uint64_t i = 0; i < distinct; i++) {
+		int n = url_of(i, hosts, raw, sizeof(raw));
+		if (norm_url(&strict, NULL, raw, (size_t)n, out, sizeof(out),
+			     &u))
+			return 1;
+		struct frontier_due d = {
+			.due = (int64_t)(next_rand() % (30ull * 86400000)),
+		};
+		sc_url_key(out, u.len, d.key);
+		if (frontier_due_put(f, txn, &d))
+			return 1;
+		if ((i + 1) % batch == 0) {
+			if (mdb_txn_commit(txn))
+				return 1;
+			frontier_published(f);
+			if (frontier_next(f, 0, &l, &wait) != SC_E_AGAIN ||
+			    mdb_txn_begin(env, NULL, 0, &txn))
+				return 1;
+		}
+		if (i + 1 == next_report) {
+			report("scheduled", i + 1);
+			next_report *= 100;
+		}
+	}
+	if (mdb_txn_commit(txn))
+		return 1;
+	double t_sched = now_s() - t0;
+	report("scheduled (all)", distinct);
+	static struct frontier_due dues[256];
+	uint64_t walked = 0;
+	const int64_t later = 31ll * 86400000;
+	t0 = now_s();
+	next_report = 10000;
+	for (;;) {
+		size_t n = 0;
+		if (mdb_txn_begin(env, NULL, 0, &txn))
+			return 1;
+		int more = frontier_due_next(f, txn, NULL, later - 1, dues, 256,
+					     &n);
+		for (size_t i = 0; i < n; i++) {
+			struct frontier_due d = dues[i];
+			if (frontier_due_del(f, txn, &d))
+				return 1;
+			d.due += later;
+			if (frontier_due_put(f, txn, &d))
+				return 1;
+		}
+		if (more < 0 || mdb_txn_commit(txn))
+			return 1;
+		frontier_published(f);
+		if (frontier_next(f, 0, &l, &wait) != SC_E_AGAIN)
+			return 1;
+		walked += n;
+		if (walked >= next_report) {
+			report("walked and rescheduled", walked);
+			next_report *= 100;
+		}
+		if (!more)
+			break;
+	}
+	double t_walk = now_s() - t0;
+	report("walked (all)", walked);
+	uint64_t scheduled = 0;
+	if (mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) ||
+	    frontier_due_count(f, txn, &scheduled))
+		return 1;
+	mdb_txn_abort(txn);
+	printf("  schedule: %.0f puts/s, walk %.0f entries/s (take out and "
+	       "put back), %llu entries at the end\n",
+	       (double)distinct / t_sched, (double)walked / t_walk,
+	       (unsigned long long)scheduled);
+
+	int ok = popped == added && added == distinct && walked == distinct &&
+		 scheduled == distinct;
+	printf("  %s\n", ok ? "every queued URL popped exactly once, every "
+			      "scheduled one walked once"
+			    : "MISMATCH between queued and popped, or "
+			      "scheduled and walked");
 	free(fus);
 	free(us);
 	free(texts);
