@@ -137,6 +137,11 @@ int cmd_crawl(int argc, char **argv)
 		       "rule's key (sigcrawl rules lists the rules)\n",
 		       (unsigned long long)s.adapt_held,
 		       (unsigned long long)s.adapt_keyed);
+	if (s.sitemap_urls || s.sitemap_due)
+		printf("sitemaps: %llu URLs listed, %llu known pages due again "
+		       "by their lastmod\n",
+		       (unsigned long long)s.sitemap_urls,
+		       (unsigned long long)s.sitemap_due);
 	const struct crawl_recrawl_stats *re = &s.re;
 	if (o.recrawl.pass || re->revisited || re->failed || re->saved)
 		printf("re-crawl: %llu revisited (%llu unchanged, %llu of them "

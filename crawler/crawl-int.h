@@ -67,6 +67,14 @@ struct link {
 	uint32_t off;       /* of the normalized URL, in job.link_text */
 	uint32_t found_off; /* of the URL as found, likewise */
 	uint16_t found_len;
+	/* From a sitemap: its lastmod as an HTTP date, in job.link_text
+	 * (lastmod_len 0: none), its changefreq (enum parse_changefreq),
+	 * and whether it names a sitemap (of an index). */
+	uint32_t lastmod_off;
+	uint8_t lastmod_len;
+	uint8_t changefreq;
+	bool sitemap;
+	int64_t lastmod_ms;
 	struct norm_url u;
 };
 
@@ -419,6 +427,8 @@ void recrawl_back(struct crawl *c, struct job *j);
 void recrawl_refill(struct crawl *c);
 bool recrawl_busy(const struct crawl *c);
 int recrawl_move(struct crawl *c, MDB_txn *txn, struct job *j);
+int recrawl_sitemap_lastmod(struct crawl *c, MDB_txn *txn, const char *url,
+			    size_t len, int64_t lastmod_ms, bool sitemap);
 int recrawl_first(struct crawl *c, MDB_txn *txn, const struct job *j,
 		  struct store_record *r);
 int recrawl_record_copy(const struct store_record *r, unsigned char **buf,

@@ -173,6 +173,9 @@ struct crawl_summary {
 	 * back by a learned rule instead of fetched, URLs queued under a
 	 * rule's key, audits started. */
 	uint64_t adapt_held, adapt_keyed;
+	/* Sitemaps: URLs they listed, and known pages their lastmod made
+	 * due at once. */
+	uint64_t sitemap_urls, sitemap_due;
 	/* Re-crawls, this run: revisits committed and how they ended
 	 * (not_modified: unchanged by a 304; failed: no answer that says
 	 * anything of the page, kept as it was), duplicates that came due

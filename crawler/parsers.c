@@ -2,6 +2,21 @@
  * signatures, relevance) or its robots.txt read, off the loop. */
 #include "crawl-int.h"
 
+/* Append l to the job's links. */
+static int push_link(struct job *j, const struct link *l)
+{
+	if (j->n_links == j->cap_links) {
+		size_t cap = j->cap_links ? j->cap_links * 2 : 32;
+		struct link *v = realloc(j->links, cap * sizeof(*v));
+		if (!v)
+			return SC_E_NOMEM;
+		j->links = v;
+		j->cap_links = cap;
+	}
+	j->links[j->n_links++] = *l;
+	return 0;
+}
+
 static int keep_link(void *ctx, const struct parse_link *l)
 {
 	struct job *j = ctx;
@@ -15,21 +30,84 @@ static int keep_link(void *ctx, const struct parse_link *l)
 		rc = sc_dyn_add(&j->link_text, l->found, nf);
 	if (rc)
 		return rc;
-	if (j->n_links == j->cap_links) {
-		size_t cap = j->cap_links ? j->cap_links * 2 : 32;
-		struct link *v = realloc(j->links, cap * sizeof(*v));
-		if (!v)
-			return SC_E_NOMEM;
-		j->links = v;
-		j->cap_links = cap;
+	return push_link(j, &(struct link){
+				    .off = (uint32_t)at,
+				    .found_off = (uint32_t)(at + n),
+				    .found_len = (uint16_t)l->found_len,
+				    .u = *l->u,
+			    });
+}
+
+/* One entry of a sitemap (or of a sitemap index): a link of the job,
+ * with its lastmod (as an HTTP date, what a Last-Modified would say) and
+ * changefreq for the first re-crawl interval. */
+struct sitemap_ctx {
+	struct crawl *c;
+	struct job *j;
+	bool index;
+};
+
+static int keep_sitemap_entry(void *arg, const struct parse_sitemap_entry *e)
+{
+	struct sitemap_ctx *x = arg;
+	struct job *j = x->j;
+	char url[NORM_URL_MAX + 1], found[NORM_URL_MAX + 1], date[40];
+	struct norm_url u, fu;
+	/* Sitemaps give absolute URLs (sitemaps.org): nothing resolves. */
+	if (norm_url(&x->c->o->norm, NULL, e->loc, e->loc_len, url, sizeof(url),
+		     &u) ||
+	    norm_url(&norm_as_found, NULL, e->loc, e->loc_len, found,
+		     sizeof(found), &fu)) {
+		j->links_bad++;
+		return 0;
 	}
-	j->links[j->n_links++] = (struct link){
-		.off = (uint32_t)at,
-		.found_off = (uint32_t)(at + n),
-		.found_len = (uint16_t)l->found_len,
-		.u = *l->u,
-	};
-	return 0;
+	size_t dl = 0;
+	if (e->lastmod_ms > 0) {
+		time_t t = (time_t)(e->lastmod_ms / 1000);
+		struct tm tm;
+		if (gmtime_r(&t, &tm))
+			dl = strftime(date, sizeof(date),
+				      "%a, %d %b %Y %H:%M:%S GMT", &tm);
+	}
+	size_t n = (size_t)u.len + 1, nf = (size_t)fu.len + 1;
+	size_t at = j->link_text.len;
+	int rc = sc_dyn_add(&j->link_text, url, n);
+	if (!rc)
+		rc = sc_dyn_add(&j->link_text, found, nf);
+	if (!rc && dl)
+		rc = sc_dyn_add(&j->link_text, date, dl + 1);
+	if (rc)
+		return rc;
+	return push_link(j, &(struct link){
+				    .off = (uint32_t)at,
+				    .found_off = (uint32_t)(at + n),
+				    .found_len = fu.len,
+				    .lastmod_off = (uint32_t)(at + n + nf),
+				    .lastmod_len = (uint8_t)dl,
+				    .lastmod_ms = dl ? e->lastmod_ms : 0,
+				    .changefreq = (uint8_t)e->changefreq,
+				    .sitemap = x->index,
+				    .u = u,
+			    });
+}
+
+/* A sitemap's body: its entries become the job's links (a sitemap
+ * index's, sitemaps). */
+static void parse_sitemap_job(struct crawl *c, struct job *j)
+{
+	struct sitemap_ctx x = { c, j, false };
+	int rc = parse_sitemap(j->body.p, j->body.len, &x.index,
+			       keep_sitemap_entry, &x);
+	if (rc == SC_E_LIMIT)
+		crawl_say(c, LOG_WARNING,
+			  "%s: a sitemap over the protocol's limits (50,000 "
+			  "URLs, 50 MB); the URLs before the limit are kept",
+			  j->lease.url);
+	else if (rc == SC_E_INVAL)
+		j->links_bad++;
+	pthread_mutex_lock(&c->mu);
+	c->sum.sitemap_urls += j->n_links;
+	pthread_mutex_unlock(&c->mu);
 }
 
 static bool is_html(const struct job *j)
@@ -76,6 +154,8 @@ static void parse_job(struct crawl *c, struct job *j)
 		} else {
 			j->links_bad++;
 		}
+	} else if (j->status >= 200 && j->status < 300 && j->lease.sitemap) {
+		parse_sitemap_job(c, j);
 	} else if (j->status >= 200 && j->status < 300 && is_html(j)) {
 		struct parse_page *pg = malloc(sizeof(*pg));
 		if (pg) {

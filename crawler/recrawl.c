@@ -91,6 +91,26 @@ uint64_t recrawl_interval_first(int64_t now_ms, int64_t last_modified_ms,
 	return clamp_s(INTERVAL_FIRST_S, min_s, max_s);
 }
 
+/* A sitemap's changefreq as an interval (enum parse_changefreq), or 0:
+ * none. */
+static uint64_t changefreq_s(uint8_t cf, uint64_t min_s, uint64_t max_s)
+{
+	static const uint64_t s[] = {
+		[PARSE_CHANGEFREQ_HOURLY] = 3600,
+		[PARSE_CHANGEFREQ_DAILY] = 86400,
+		[PARSE_CHANGEFREQ_WEEKLY] = 7 * 86400,
+		[PARSE_CHANGEFREQ_MONTHLY] = 30 * 86400,
+		[PARSE_CHANGEFREQ_YEARLY] = 365 * 86400,
+	};
+	if (cf == PARSE_CHANGEFREQ_ALWAYS)
+		return min_s;
+	if (cf == PARSE_CHANGEFREQ_NEVER)
+		return max_s;
+	if (cf < sizeof(s) / sizeof(s[0]) && s[cf])
+		return clamp_s((double)s[cf], min_s, max_s);
+	return 0;
+}
+
 /* Is the duplicate with this key audited in this pass?  A hash of both,
  * so that each pass audits another share. */
 static bool audited(const struct crawl_opts *o, const unsigned char *key,
@@ -201,6 +221,7 @@ static int move_one(struct crawl *c, MDB_txn *txn, const struct frontier_due *d,
 							 : r.depth),
 		.category = category_index(o, &r),
 		.revisit = true,
+		.sitemap = d->flags & FRONTIER_DUE_SITEMAP,
 		.etag = r.etag,
 		.etag_len = r.etag_len,
 		.last_modified = r.last_modified,
@@ -332,17 +353,65 @@ int recrawl_first(struct crawl *c, MDB_txn *txn, const struct job *j,
 	    (j->error && j->error != STORE_ERROR_TOO_BIG))
 		return 0;
 	int64_t now = (int64_t)j->fetched_at;
-	int64_t lm = j->last_modified[0]
-			     ? (int64_t)curl_getdate(j->last_modified, NULL)
-			     : -1;
-	uint64_t iv = recrawl_interval_first(now, lm > 0 ? lm * 1000 : -1,
-					     o->recrawl.min_interval_s,
-					     o->recrawl.max_interval_s);
+	/* The answer's Last-Modified, else the one a sitemap gave. */
+	const char *lms = j->last_modified[0]         ? j->last_modified
+			  : j->lease.last_modified[0] ? j->lease.last_modified
+						      : NULL;
+	int64_t lm = lms ? (int64_t)curl_getdate(lms, NULL) : -1;
+	uint64_t min_s = o->recrawl.min_interval_s;
+	uint64_t max_s = o->recrawl.max_interval_s;
+	uint64_t iv = changefreq_s(j->lease.changefreq, min_s, max_s);
+	if (!iv)
+		iv = recrawl_interval_first(now, lm > 0 ? lm * 1000 : -1, min_s,
+					    max_s);
 	r->interval_s = (uint32_t)iv;
 	r->due_at = now + (int64_t)iv * 1000;
-	struct frontier_due d = { .due = r->due_at, .pass = c->pass };
+	struct frontier_due d = { .due = r->due_at,
+				  .pass = c->pass,
+				  .flags = j->lease.sitemap
+						   ? FRONTIER_DUE_SITEMAP
+						   : 0 };
 	sc_url_key(r->normalized, r->normalized_len, d.key);
 	return frontier_due_put(c->fr, txn, &d);
+}
+
+/* A sitemap lists a known URL with a lastmod: if the page was fetched
+ * before it changed and waits for a later visit, it is due now.  Returns
+ * 1 when it was made due, 0 when not, or an error. */
+int recrawl_sitemap_lastmod(struct crawl *c, MDB_txn *txn, const char *url,
+			    size_t len, int64_t lastmod_ms, bool sitemap)
+{
+	unsigned char key[SC_KEY_LEN];
+	sc_url_key(url, len, key);
+	struct store_record r;
+	int rc = store_get(c->store, txn, key, &r);
+	if (rc == SC_E_NOTFOUND)
+		return 0;
+	int64_t now = (int64_t)wall_ms();
+	if (rc || !r.has_visit || r.due_at <= now || r.duplicate_of ||
+	    lastmod_ms <= r.fetched_at)
+		return rc;
+	unsigned char *buf;
+	struct store_record w;
+	if ((rc = recrawl_record_copy(&r, &buf, &w)))
+		return rc;
+	struct frontier_due d = { .due = w.due_at,
+				  .pass = c->pass,
+				  .flags = sitemap ? FRONTIER_DUE_SITEMAP : 0 };
+	memcpy(d.key, key, SC_KEY_LEN);
+	rc = frontier_due_del(c->fr, txn, &d);
+	if (rc == 0 || rc == SC_E_NOTFOUND) {
+		w.due_at = d.due = now;
+		if (!(rc = store_put(c->store, txn, &w)))
+			rc = frontier_due_put(c->fr, txn, &d);
+	}
+	free(buf);
+	if (rc)
+		return rc;
+	pthread_mutex_lock(&c->mu);
+	c->sum.sitemap_due++;
+	pthread_mutex_unlock(&c->mu);
+	return 1;
 }
 
 /* Before the loop: the pass of `crawl --recrawl` begins, or resumes if a

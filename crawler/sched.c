@@ -88,6 +88,10 @@ static void start_lease(struct crawl *c, struct job *j)
 				       j->lease.url_len + 1u);
 				r->lease.url_len = j->lease.url_len;
 				r->lease_u = j->lease_u;
+				/* The sitemaps it names go where the page
+				 * is. */
+				r->lease.category = j->lease.category;
+				r->lease.depth = j->lease.depth;
 				robots_url(fetch, r->robots_url,
 					   sizeof(r->robots_url));
 				s->state = R_FETCHING;

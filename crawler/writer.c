@@ -5,9 +5,50 @@
 
 #include <xxhash.h>
 
+/* The sitemaps a fetched robots.txt names are queued, in the category
+ * and at the depth of the page whose fetch asked for it (their URLs one
+ * deeper), when the category's scope allows them. */
+static int queue_sitemaps(struct crawl *c, MDB_txn *txn, const struct job *j)
+{
+	const char *s;
+	for (size_t i = 0; (s = parse_robots_sitemap(j->rules, i)); i++) {
+		char url[NORM_URL_MAX + 1], found[NORM_URL_MAX + 1];
+		struct norm_url u, fu;
+		if (norm_url(&c->o->norm, NULL, s, strlen(s), url, sizeof(url),
+			     &u) ||
+		    norm_url(&norm_as_found, NULL, s, strlen(s), found,
+			     sizeof(found), &fu) ||
+		    !focus_in_scope(c->focus, j->lease.category, j->lease.url,
+				    &j->lease_u, url, &u))
+			continue;
+		struct frontier_url f = {
+			.url = url,
+			.url_len = u.len,
+			.u = &u,
+			.found = found,
+			.found_len = fu.len,
+			.depth = j->lease.depth,
+			.category = j->lease.category,
+			.sitemap = true,
+		};
+		int rc = frontier_add(c->fr, txn, &f);
+		if (rc < 0 && rc != SC_E_INVAL)
+			return rc;
+		if (rc == 1) {
+			pthread_mutex_lock(&c->mu);
+			c->sum.queued++;
+			pthread_mutex_unlock(&c->mu);
+		}
+	}
+	return 0;
+}
+
 /* A fetched robots.txt answer is kept for the next run. */
 static int write_robots(struct crawl *c, MDB_txn *txn, const struct job *j)
 {
+	int qrc = queue_sitemaps(c, txn, j);
+	if (qrc)
+		return qrc;
 	struct store_robots r = {
 		.fetched_at = (int64_t)j->fetched_at,
 		.expires_at = j->robots_expires,
@@ -520,7 +561,8 @@ static void fill_fetched(const struct job *j, struct store_record *r)
 
 /* The new URLs a page brings: the redirect target at the same depth,
  * links one deeper.  They are queued together at the end of the batch. */
-static int queue_found(struct crawl *c, struct job *j, struct batch_urls *b)
+static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
+		       struct batch_urls *b)
 {
 	const struct crawl_opts *o = c->o;
 	int rc;
@@ -578,6 +620,13 @@ static int queue_found(struct crawl *c, struct job *j, struct batch_urls *b)
 					    STORE_FOCUS_PRUNED_SCOPE, 1);
 				continue;
 			}
+			/* A page a sitemap says changed since it was
+			 * fetched is due at once. */
+			if (l->lastmod_ms &&
+			    (rc = recrawl_sitemap_lastmod(
+				     c, txn, j->link_text.p + l->off, l->u.len,
+				     l->lastmod_ms, l->sitemap)) < 0)
+				return rc;
 			b->asis[b->n] = 0;
 			b->fu[b->n++] = (struct frontier_url){
 				.url = j->link_text.p + l->off,
@@ -585,9 +634,18 @@ static int queue_found(struct crawl *c, struct job *j, struct batch_urls *b)
 				.u = &l->u,
 				.found = j->link_text.p + l->found_off,
 				.found_len = l->found_len,
-				.depth = (uint16_t)(j->lease.depth + 1),
+				/* A sitemap of an index is no hop further. */
+				.depth = (uint16_t)(j->lease.depth +
+						    (l->sitemap ? 0 : 1)),
 				.category = j->lease.category,
 				.offtopic = off,
+				.sitemap = l->sitemap,
+				.changefreq = l->changefreq,
+				.last_modified =
+					l->lastmod_len ? j->link_text.p +
+								 l->lastmod_off
+						       : NULL,
+				.last_modified_len = l->lastmod_len,
 			};
 		}
 	}
@@ -723,7 +781,11 @@ static int write_revisit(struct crawl *c, MDB_txn *txn, struct job *j,
 	bool own = v == VISIT_CHANGED || v == VISIT_UNCHANGED;
 	if ((rc = write_warc(c, j, own ? &r : &scratch, &cap)))
 		goto out;
-	struct frontier_due d = { .due = r.due_at, .pass = c->pass };
+	struct frontier_due d = { .due = r.due_at,
+				  .pass = c->pass,
+				  .flags = j->lease.sitemap
+						   ? FRONTIER_DUE_SITEMAP
+						   : 0 };
 	memcpy(d.key, key, SC_KEY_LEN);
 	if ((rc = store_put(c->store, txn, &r)) ||
 	    (rc = frontier_due_put(c->fr, txn, &d)))
@@ -734,7 +796,7 @@ static int write_revisit(struct crawl *c, MDB_txn *txn, struct job *j,
 	/* Links of a page that answered, and a redirect that appeared, are
 	 * new URLs like any (the seen set drops those known). */
 	if ((v == VISIT_CHANGED || v == VISIT_UNCHANGED) && st != 304)
-		rc = queue_found(c, j, b);
+		rc = queue_found(c, txn, j, b);
 out:
 	free(buf);
 	return rc;
@@ -798,7 +860,7 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	if (rc == 0 && j->fetched &&
 	    (rc = frontier_count_fetch(c->fr, txn, j->lease.host_id)))
 		return rc;
-	return queue_found(c, j, b);
+	return queue_found(c, txn, j, b);
 }
 
 /* One page of the batch into the search index.  A page that says

@@ -31,11 +31,15 @@
 #define ENTRY_HEAD_V1 10
 #define ENTRY_HEAD_V2 11
 #define ENTRY_HEAD_V3 14
-/* Version 4 adds a flags byte (0x01: a revisit) and the lengths of the
- * revisit's validators, ETag (2 bytes) and Last-Modified (1), whose bytes
+/* Version 4 adds a flags byte (0x01: a revisit; 0x02: a sitemap; bits
+ * 4..6: a sitemap's changefreq for the URL) and the lengths of the
+ * validators, ETag (2 bytes) and Last-Modified (1), whose bytes
  * follow the found URL's. */
 #define ENTRY_HEAD 18
 #define ENTRY_REVISIT 0x01
+#define ENTRY_SITEMAP 0x02
+#define ENTRY_CHANGEFREQ_SHIFT 4
+#define ENTRY_FLAGS (ENTRY_REVISIT | ENTRY_SITEMAP | 0x70)
 
 /* "frontier.fetched": host id (4 bytes) -> the records of fetched URLs
  * committed for it (8 bytes), both big-endian: the per-host page budget's
@@ -572,12 +576,10 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	bool same = fu->found_len == fu->url_len &&
 		    memcmp(fu->found, fu->url, fu->url_len) == 0;
 	size_t flen = same ? 0 : fu->found_len;
-	size_t el = fu->revisit && fu->etag && fu->etag_len <= FRONTIER_ETAG_MAX
-			    ? fu->etag_len
-			    : 0;
-	size_t ll = fu->revisit && fu->last_modified &&
-				    fu->last_modified_len <=
-					    FRONTIER_LAST_MODIFIED_MAX
+	size_t el = fu->etag && fu->etag_len <= FRONTIER_ETAG_MAX ? fu->etag_len
+								  : 0;
+	size_t ll = fu->last_modified && fu->last_modified_len <=
+						 FRONTIER_LAST_MODIFIED_MAX
 			    ? fu->last_modified_len
 			    : 0;
 	unsigned char v[ENTRY_HEAD + 2 * NORM_URL_MAX + FRONTIER_ETAG_MAX +
@@ -591,7 +593,10 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	v[10] = fu->offtopic;
 	v[11] = fu->u->https ? 1 : 0;
 	put_be16(v + 12, fu->u->port);
-	v[14] = fu->revisit ? ENTRY_REVISIT : 0;
+	v[14] = (unsigned char)((fu->revisit ? ENTRY_REVISIT : 0) |
+				(fu->sitemap ? ENTRY_SITEMAP : 0) |
+				((fu->changefreq & 7u)
+				 << ENTRY_CHANGEFREQ_SHIFT));
 	put_be16(v + 15, (uint16_t)el);
 	v[17] = (unsigned char)ll;
 	unsigned char *t = v + ENTRY_HEAD;
@@ -896,7 +901,7 @@ static size_t entry_head(const MDB_val *val, size_t *ul, size_t *fl, size_t *el,
 	if ((*ul = get_be16(v + 5)) > NORM_URL_MAX ||
 	    (*fl = get_be16(v + 7)) > NORM_URL_MAX || *el > FRONTIER_ETAG_MAX ||
 	    *ll > FRONTIER_LAST_MODIFIED_MAX ||
-	    (head == ENTRY_HEAD && (v[14] & ~ENTRY_REVISIT)) ||
+	    (head == ENTRY_HEAD && (v[14] & ~ENTRY_FLAGS)) ||
 	    val->mv_size != head + *ul + *fl + *el + *ll)
 		return 0;
 	return head;
@@ -977,7 +982,10 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	ret->found_len = (uint16_t)(fl ? fl : ul);
 	memcpy(ret->found, fl ? v + head + ul : v + head, ret->found_len);
 	ret->found[ret->found_len] = '\0';
-	ret->revisit = head == ENTRY_HEAD && (v[14] & ENTRY_REVISIT);
+	uint8_t flags = head == ENTRY_HEAD ? v[14] : 0;
+	ret->revisit = flags & ENTRY_REVISIT;
+	ret->sitemap = flags & ENTRY_SITEMAP;
+	ret->changefreq = (flags >> ENTRY_CHANGEFREQ_SHIFT) & 7u;
 	const unsigned char *t = v + head + ul + fl;
 	memcpy(ret->etag, t, el);
 	ret->etag[el] = '\0';
@@ -1310,7 +1318,7 @@ int frontier_foreach_queued(struct frontier *f, MDB_txn *txn,
  */
 
 #define DUE_KEY_LEN (8 + SC_KEY_LEN)
-#define DUE_VAL_LEN 4
+#define DUE_VAL_LEN 5
 
 static void due_key(unsigned char *k, const struct frontier_due *d)
 {
@@ -1326,6 +1334,7 @@ int frontier_due_put(struct frontier *f, MDB_txn *txn,
 	unsigned char k[DUE_KEY_LEN], v[DUE_VAL_LEN];
 	due_key(k, d);
 	put_be32(v, d->pass);
+	v[4] = d->flags;
 	MDB_val key = { sizeof(k), k }, val = { sizeof(v), v };
 	return db_rc(mdb_put(txn, f->due, &key, &val, 0));
 }
@@ -1381,6 +1390,7 @@ int frontier_due_next(struct frontier *f, MDB_txn *txn,
 		out[*n].due = (int64_t)due;
 		memcpy(out[*n].key, p + 8, SC_KEY_LEN);
 		out[*n].pass = get_be32(val.mv_data);
+		out[*n].flags = ((const unsigned char *)val.mv_data)[4];
 		(*n)++;
 	}
 	mdb_cursor_close(c);

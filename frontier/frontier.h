@@ -90,8 +90,14 @@ struct frontier_url {
 	uint8_t offtopic;
 	/* A revisit of a fetched URL (frontier_revisit()), with the
 	 * validators of its last fetch for a conditional request (NULL or
-	 * 0: none; longer ones than the maxima below are left out). */
+	 * 0: none; longer ones than the maxima below are left out).  A new
+	 * URL may carry a Last-Modified too: a sitemap's lastmod, for its
+	 * first re-crawl interval. */
 	bool revisit;
+	/* A sitemap (its body lists URLs), and a sitemap's changefreq for
+	 * this URL (enum parse_changefreq, 0..7; 0: none). */
+	bool sitemap;
+	uint8_t changefreq;
 	const char *etag;
 	size_t etag_len;
 	const char *last_modified;
@@ -128,8 +134,11 @@ struct frontier_lease {
 	char found[NORM_URL_MAX + 1];
 	struct norm_url u;
 	/* A revisit (re-crawls), with the validators it was queued with,
-	 * NUL-terminated (empty: none). */
+	 * NUL-terminated (empty: none); a sitemap; a sitemap's changefreq
+	 * (frontier_url). */
 	bool revisit;
+	bool sitemap;
+	uint8_t changefreq;
 	char etag[FRONTIER_ETAG_MAX + 1];
 	char last_modified[FRONTIER_LAST_MODIFIED_MAX + 1];
 };
@@ -205,12 +214,16 @@ SC_WUR int frontier_revisit(struct frontier *f, MDB_txn *txn,
  * 16 bytes), big-endian, so LMDB's order is due order; value = the pass
  * that scheduled it (4 bytes).  All of it lives in LMDB: memory does not
  * grow with it.  Written in the writer's transaction with the record it
- * schedules. */
+ * schedules.  The value is the pass (4 bytes) and flags (1 byte). */
 struct frontier_due {
 	int64_t due; /* unix ms, >= 0 */
 	unsigned char key[SC_KEY_LEN];
 	uint32_t pass;
+	uint8_t flags; /* FRONTIER_DUE_* */
 };
+
+/* The page is a sitemap: its revisits read it as one. */
+#define FRONTIER_DUE_SITEMAP 0x01
 
 /* Schedule (put) or unschedule (del: SC_E_NOTFOUND if absent) an entry.
  * Return 0, SC_E_INVAL (due < 0), SC_E_NOTFOUND or SC_E_DB. */

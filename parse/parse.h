@@ -1,12 +1,15 @@
-/* parse.h — what a fetched page says: its links, and robots.txt rules.
+/* parse.h — what a fetched page says: its links, robots.txt rules, and
+ * the URLs of a sitemap.
  *
  * Synchronous and loop-free: every function works on bytes already in
- * memory and does no I/O.  There is no global state; all functions are
+ * memory and does no I/O.  There is no global state of ours (libxml2's
+ * one-time initialization aside, see parse_sitemap()); all functions are
  * thread-safe, and a struct parse_robots may be shared by any number of
  * threads for robots_allowed() once it is built.
  *
- * Uses normalize/ (every reported link went through norm_url()) and
- * gumbo-parser (HTML5 tree construction, as browsers do it).
+ * Uses normalize/ (every reported link went through norm_url()),
+ * gumbo-parser (HTML5 tree construction, as browsers do it), libxml2's
+ * SAX2 parser (sitemaps) and zlib (gzip sitemaps).
  */
 #ifndef PARSE_H
 #define PARSE_H
@@ -398,5 +401,117 @@ const char *parse_robots_sitemap(const struct parse_robots *r, size_t i);
 
 /* Free rules; NULL is allowed. */
 void parse_robots_free(struct parse_robots *r);
+
+/* ---- Sitemaps (sitemaps.org 0.9) ------------------------------------- */
+
+/* The protocol's limits on one sitemap file: entries, and bytes after any
+ * gzip is undone. */
+#define PARSE_SITEMAP_MAX_URLS 50000
+#define PARSE_SITEMAP_MAX_BYTES 52428800u /* uncompressed */
+
+/* A <changefreq> (matched ignoring ASCII case and surrounding white
+ * space). */
+enum parse_changefreq {
+	PARSE_CHANGEFREQ_NONE, /* absent or not one of the words */
+	PARSE_CHANGEFREQ_ALWAYS,
+	PARSE_CHANGEFREQ_HOURLY,
+	PARSE_CHANGEFREQ_DAILY,
+	PARSE_CHANGEFREQ_WEEKLY,
+	PARSE_CHANGEFREQ_MONTHLY,
+	PARSE_CHANGEFREQ_YEARLY,
+	PARSE_CHANGEFREQ_NEVER,
+};
+
+/* One <url> of a urlset, <sitemap> of an index, or line of a text
+ * sitemap, as passed to parse_sitemap()'s fn. */
+struct parse_sitemap_entry {
+	/* The URL as written (entities decoded, white space trimmed),
+	 * borrowed for the call; also NUL-terminated, and never holds a NUL
+	 * itself.  Not normalized: that is the caller's business. */
+	const char *loc;
+	size_t loc_len;     /* 1..NORM_INPUT_MAX */
+	int64_t lastmod_ms; /* unix ms, or -1: absent or not a W3C Datetime */
+	enum parse_changefreq changefreq;
+};
+
+/* Parses the sitemap or sitemap index in body (len bytes, gzip or not),
+ * calling fn(arg, &entry) for each <url> (or each <sitemap> of an index,
+ * *is_index then set; a text sitemap is a urlset) with a non-empty loc, in
+ * document order, at most PARSE_SITEMAP_MAX_URLS times.  Returns 0,
+ * SC_E_INVAL (not a sitemap: no <urlset> or <sitemapindex> root element, or
+ * not XML and not text), SC_E_LIMIT (more than PARSE_SITEMAP_MAX_URLS
+ * entries or PARSE_SITEMAP_MAX_BYTES uncompressed: the entries before the
+ * limit were passed), SC_E_NOMEM, or the first nonzero value fn returned
+ * (which stops it).  XML that goes wrong after some entries ends the parse
+ * with 0 (what came before counts: sitemaps in the wild are often cut).
+ * No network access, no DTD loading, no external or custom entities
+ * (XXE and billion-laughs safe), and memory bounded by the limits above
+ * plus the size of one entry.  A loc longer than NORM_INPUT_MAX is skipped.
+ *
+ * Details (parse/README.md has the reasons):
+ * - gzip is recognized by its magic bytes 1f 8b, not by a name, and is
+ *   inflated as the parse goes; concatenated gzip members are read as one
+ *   body, and a corrupt or cut stream ends the body where it goes wrong.
+ * - After an optional UTF-8 byte order mark and white space, a body that
+ *   starts with '<' (or a UTF-16 byte order mark) is XML; anything else is
+ *   a text sitemap.  Leading white space before the XML declaration, a
+ *   common server bug, is forgiven.
+ * - XML: the root element decides (urlset or sitemapindex); entries are
+ *   its children url (of a urlset) or sitemap (of an index), and their
+ *   fields the children loc, lastmod and changefreq, all matched by local
+ *   name whatever the namespace or prefix (extensions such as
+ *   <image:image><image:loc> are one level deeper and so not confused
+ *   with them).  A field's text is all the text and CDATA inside it; the
+ *   first non-empty occurrence of a field counts.  Elements are reported
+ *   as they close, so everything before an XML error counts, however
+ *   close to it.
+ * - Entities: the five predefined ones and character references are
+ *   decoded; no other entity is ever looked up, so a reference to one is
+ *   an undefined entity, an XML error that ends the parse (dropped
+ *   instead where XML allows undefined entities: in a document with an
+ *   external DTD subset, which is never loaded).  A DTD that refers to a
+ *   parameter entity is an error likewise.
+ * - Text: one URL a line (LF, CRLF or CR); a line counts when, trimmed, it
+ *   starts with "http://" or "https://" (ASCII case ignored) and is UTF-8
+ *   without control characters; other lines are skipped.  A text body
+ *   without any such line is SC_E_INVAL.  Text entries have no lastmod
+ *   (-1) and no changefreq.
+ * - The limits: on a body over PARSE_SITEMAP_MAX_BYTES only the first
+ *   PARSE_SITEMAP_MAX_BYTES are parsed (an entry they cut is dropped) and
+ *   the result is SC_E_LIMIT; the (PARSE_SITEMAP_MAX_URLS + 1)-th entry
+ *   stops the parse with SC_E_LIMIT.  SC_E_INVAL takes precedence over
+ *   SC_E_LIMIT (a body not shown to be a sitemap within the limit is
+ *   not one).
+ *
+ * body:     need not be NUL-terminated; len 0 is SC_E_INVAL.
+ * is_index: set to false first, true at a <sitemapindex> root; may be NULL.
+ * fn, arg:  fn may be NULL (the body is only checked and counted).
+ *
+ * Thread-safe: any number of threads may parse at once.  libxml2 is
+ * initialized on the first call (xmlInitParser(), once per process), and
+ * reports nothing on stderr: its errors go to a handler of the parser
+ * context that ignores them and, for the duration of the call, the
+ * calling thread's libxml2 generic error callback is silenced (and
+ * restored on return).  Memory: one entry (about 8 KiB), a 64 KiB
+ * inflate buffer, and what libxml2's SAX parser holds unparsed (at most
+ * its 10 MB lookahead limit); no tree is built. */
+SC_WUR int parse_sitemap(const void *body, size_t len, bool *is_index,
+			 int (*fn)(void *arg,
+				   const struct parse_sitemap_entry *e),
+			 void *arg);
+
+/* A W3C Datetime (the n bytes at s, trimmed) as unix ms, or -1.
+ *
+ * The forms are YYYY, YYYY-MM, YYYY-MM-DD, YYYY-MM-DDThh:mmTZD,
+ * YYYY-MM-DDThh:mm:ssTZD and YYYY-MM-DDThh:mm:ss.sTZD, with TZD "Z" or
+ * +hh:mm or -hh:mm, and one or more digits of fraction (milliseconds kept,
+ * the rest dropped).  Fields are checked (month 01..12, day within its
+ * month of the proleptic Gregorian calendar, hour 00..23, minute and
+ * second 00..59, offset hours 00..23); a date without a time is 00:00
+ * UTC.  "T" and "Z" may also be lower case (as RFC 3339 allows); a time
+ * without a zone is not a W3C Datetime.  A moment before 1970 gives -1:
+ * no page was modified then, and a negative time would read as the
+ * "absent" of parse_sitemap_entry.lastmod_ms.  s may be NULL when n is 0. */
+int64_t parse_w3c_datetime(const char *s, size_t n);
 
 #endif

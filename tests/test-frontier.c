@@ -278,6 +278,25 @@ static void test_revisit(void)
 	fb.last_modified = NULL;
 	fb.last_modified_len = 0;
 	CHECK(frontier_revisit(f, txn, &fb) == 0);
+	/* A new URL from a sitemap: its lastmod and changefreq ride along;
+	 * a sitemap entry says so. */
+	char c[NORM_URL_MAX + 1];
+	struct norm_url cu;
+	CHECK(norm_url(&strict, NULL, "http://r.test/sm.xml", 20, c, sizeof(c),
+		       &cu) == 0);
+	struct frontier_url fc = {
+		.url = c,
+		.url_len = cu.len,
+		.u = &cu,
+		.found = c,
+		.found_len = cu.len,
+		.depth = 5,
+		.sitemap = true,
+		.changefreq = 7,
+		.last_modified = "Tue, 03 Mar 2015 10:00:00 GMT",
+		.last_modified_len = 29
+	};
+	CHECK(frontier_add(f, txn, &fc) == 1);
 	CHECK(mdb_txn_commit(txn) == 0);
 	frontier_published(f);
 	frontier_close(f);
@@ -302,7 +321,12 @@ static void test_revisit(void)
 	CHECK(l.revisit && l.etag[0] == '\0' && l.last_modified[0] == '\0');
 	CHECK(frontier_next(f, 0, &l, &wait) == 0);
 	CHECK_STR(l.url, "http://r.test/deeper");
-	CHECK(!l.revisit);
+	CHECK(!l.revisit && !l.sitemap && l.changefreq == 0);
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://r.test/sm.xml");
+	CHECK(!l.revisit && l.sitemap && l.changefreq == 7 && l.depth == 5);
+	CHECK_STR(l.last_modified, "Tue, 03 Mar 2015 10:00:00 GMT");
+	CHECK(l.etag[0] == '\0');
 
 	/* The schedule: due order, the horizon, "after", the count. */
 	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);

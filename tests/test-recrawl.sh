@@ -21,7 +21,12 @@
 #      while those of static pages grow, twice over; status and /metrics
 #      count it;
 #   5. a store written before re-crawls existed (mkstore --downgrade):
-#      `crawl --recrawl` schedules its pages first, then revisits them.
+#      `crawl --recrawl` schedules its pages first, then revisits them;
+#   6. sitemaps: robots.txt names a sitemap index of a plain and a gzip
+#      sitemap; the pages only they list are fetched, one hop from the
+#      seed; changefreq and lastmod set the first intervals; and when the
+#      daemon revisits a sitemap that now gives a page a newer lastmod, the
+#      page is revisited at once, though its own interval is a month.
 set -u
 sigcrawl=$1
 fixture=$2
@@ -329,5 +334,105 @@ print(len(reps) if reps and all(a[u]["visits"] == 2 for u in reps) else 0)
 EOF
 )
 check_true "old store: every representative was revisited once ($n)" [ "$n" -ge 30 ]
+stop_fixture
+
+# --- 6. Sitemaps ----------------------------------------------------------
+d=$tmp/sm
+mkdir -p "$d"
+sitemaps()
+{
+	# sitemaps GEN ALAST — the sitemap files; ALAST: /a's lastmod.
+	cat >"$d/index.xml" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<sitemapindex xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<sitemap><loc>http://s.test/sm1.xml</loc></sitemap>
+<sitemap><loc>http://s.test/sm2.xml.gz</loc></sitemap>
+</sitemapindex>
+EOF
+	cat >"$d/sm1.xml" <<EOF
+<?xml version="1.0" encoding="UTF-8"?>
+<urlset xmlns="http://www.sitemaps.org/schemas/sitemap/0.9">
+<url><loc>http://s.test/hourly</loc><changefreq>hourly</changefreq></url>
+<url><loc>http://s.test/weekly</loc><changefreq>weekly</changefreq></url>
+<url><loc>http://s.test/old</loc><lastmod>2015-03-03</lastmod></url>
+<url><loc>http://s.test/a</loc><lastmod>$2</lastmod></url>
+<url><loc>http://elsewhere.test/out-of-scope</loc></url>
+</urlset>
+EOF
+	printf 'http://s.test/from-gzip\n' | gzip -9n >"$d/sm2.xml.gz"
+	cat >"$d/web" <<EOF
+host s.test
+page /robots.txt 200 text/plain body="User-agent: *\nAllow: /\nSitemap: http://s.test/index.xml\n"
+page / 200 text/html links=/a title="home"
+page /a 200 text/html title="a $1" lastmod="Tue, 03 Mar 2015 10:00:00 GMT"
+page /hourly 200 text/html title="hourly"
+page /weekly 200 text/html title="weekly"
+page /old 200 text/html title="old"
+page /from-gzip 200 text/html title="from gzip"
+page /index.xml 200 text/xml file=$d/index.xml
+page /sm1.xml 200 text/xml file=$d/sm1.xml
+page /sm2.xml.gz 200 application/gzip file=$d/sm2.xml.gz
+default 404
+EOF
+}
+sitemaps 1 2015-03-03
+cp "$d/web" "$tmp/live.web"
+start_fixture "$tmp/live.web" "$d.log"
+sock=$tmp/ctl2.sock
+echo 0 >"$tmp/clock"
+cat >"$d.conf" <<EOF
+[crawl]
+store = $d.store
+per_host_delay_ms = 0
+connect_to = ::127.0.0.1:$port
+[control]
+listen = unix:$sock
+[recrawl]
+enabled = yes
+min_interval = 1h
+max_interval = 30d
+[category web]
+scope = host
+EOF
+echo http://s.test/ >"$d.seeds"
+"$sigcrawl" crawl -c "$d.conf" --seeds "$d.seeds" --category web >"$d.out" 2>&1
+check_true "sitemaps: the crawl succeeds" [ $? -eq 0 ]
+check_true "sitemaps: the summary counts the URLs they listed" grep -q "^sitemaps: 8 URLs listed" "$d.out"
+"$sigcrawl" export --store "$d.store" >"$d.e1"
+# field URL NAME
+efield() { python3 -c 'import json,sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r["normalized"] == sys.argv[2]:
+        print(r[sys.argv[3]])' "$1" "$2" "$3"; }
+for p in hourly weekly old from-gzip; do
+	check_true "sitemaps: /$p, listed only in a sitemap, is fetched one hop from the seed" \
+		[ "$(efield "$d.e1" "http://s.test/$p" fetched)/$(efield "$d.e1" "http://s.test/$p" depth)" = "True/1" ]
+done
+check_true "sitemaps: the index and its sitemaps are fetched" \
+	[ "$(efield "$d.e1" http://s.test/sm2.xml.gz status)" = 200 ]
+check_true "sitemaps: a URL out of the category's scope is not queued" \
+	[ -z "$(efield "$d.e1" http://elsewhere.test/out-of-scope url)" ]
+check_true "sitemaps: changefreq hourly gives an hour" [ "$(efield "$d.e1" http://s.test/hourly interval)" = 3600 ]
+check_true "sitemaps: changefreq weekly gives a week" [ "$(efield "$d.e1" http://s.test/weekly interval)" = 604800 ]
+check_true "sitemaps: a lastmod of 2015 gives the longest interval" [ "$(efield "$d.e1" http://s.test/old interval)" = 2592000 ]
+check_true "sitemaps: no hint gives a day" [ "$(efield "$d.e1" http://s.test/from-gzip interval)" = 86400 ]
+# The daemon, two days on: the sitemaps are due (a day), and sm1 now
+# gives /a (a month) a lastmod after its fetch.
+sitemaps 2 "$(date -u -d '+1 day' +%Y-%m-%dT%H:%M:%SZ)"
+reload "$d/web" "$d.log"
+echo 172800 >"$tmp/clock"
+SIGCRAWL_TEST_CLOCK=$tmp/clock "$sigcrawl" serve -c "$d.conf" 2>"$d.err" &
+spid=$!
+a_revisited() { "$sigcrawl" export --store "$d.store" 2>/dev/null | grep -F '"normalized":"http://s.test/a"' | grep -q '"visits":2'; }
+check_true "sitemaps: the daemon revisits /a at once, its lastmod in the sitemap being newer" wait_until 600 a_revisited
+"$sigcrawl" export --store "$d.store" >"$d.e2" 2>/dev/null
+check_true "sitemaps: /old, as old as it was, waits its month" [ "$(efield "$d.e2" http://s.test/old visits)" = 1 ]
+check_true "sitemaps: the sitemap was revisited" [ "$(efield "$d.e2" http://s.test/sm1.xml visits)" = 2 ]
+kill -TERM $spid
+wait $spid
+rc=$?
+spid=
+check_true "sitemaps: the daemon stops cleanly ($rc)" [ $rc -eq 0 ]
 stop_fixture
 finish
