@@ -1230,6 +1230,9 @@ static int handle_key(void *user, const char *section, const char *name,
 		L->rc = rc;
 		return 0;
 	}
+	/* conf_check_seeds() names the line of a list it cannot read. */
+	if (keys[k].set == set_seeds)
+		x.cat->seeds_line = L->lineno;
 	return 1;
 }
 
@@ -1455,6 +1458,31 @@ int conf_override(struct conf *c, const char *option, const char *value,
 			     "not an option that overrides the config");
 }
 
+/* "--category: unknown category 'X' (...)": the message of `sigcrawl
+ * submit` for the same mistake, with the names the config has (the first
+ * few: there may be a thousand). */
+static int unknown_category(const struct conf *c, const char *category,
+			    char *err, size_t errlen)
+{
+	char names[160];
+	size_t n = 0;
+	names[0] = '\0';
+	for (size_t i = 0; i < c->n_categories; i++) {
+		int w = snprintf(names + n, sizeof(names) - n, "%s%s",
+				 i ? ", " : "", c->categories[i].name);
+		if (w < 0 || (size_t)w >= sizeof(names) - n ||
+		    (i == 5 && c->n_categories > 6)) {
+			snprintf(names + n, sizeof(names) - n, ", ...");
+			break;
+		}
+		n += (size_t)w;
+	}
+	return override_fail(err, errlen, "category",
+			     "unknown category '%s' (the config has %s; add "
+			     "a [category %s] section for a new one)",
+			     category, names, category);
+}
+
 int conf_override_seeds(struct conf *c, const char *category, const char *seeds,
 			char *err, size_t errlen)
 {
@@ -1478,27 +1506,27 @@ int conf_override_seeds(struct conf *c, const char *category, const char *seeds,
 				     "a category name has 1 to %d letters, "
 				     "digits, '.', '_' or '-'",
 				     CONF_CATEGORY_NAME_MAX);
+	struct conf_category *cat = (struct conf_category *)conf_category_find(
+		c, category);
+	if (!cat && c->n_categories)
+		return unknown_category(c, category, err, errlen);
 	/* Check the path before adding anything, so that a failure leaves
-	 * c unchanged. */
+	 * c unchanged.  "-" is standard input, no path. */
 	struct conf_category probe = { 0 };
 	struct setctx x = {
 		.c = c, .cat = &probe, .base = cwd, .msg = msg, .msglen = 256
 	};
-	int rc = set_seeds(&x, seeds);
+	int rc = strcmp(seeds, "-") == 0
+			 ? ((probe.seeds = strdup("-")) ? 0 : SC_E_NOMEM)
+			 : set_seeds(&x, seeds);
 	if (rc == SC_E_INVAL)
 		return override_fail(err, errlen, "seeds", "%s", msg);
 	if (rc)
 		return rc;
-	struct conf_category *cat = (struct conf_category *)conf_category_find(
-		c, category);
 	if (!cat) {
 		int idx = category_add(c, category, strlen(category));
 		if (idx < 0) {
 			free(probe.seeds);
-			if (idx == SC_E_INVAL)
-				return override_fail(err, errlen, "category",
-						     "more than %d categories",
-						     CONF_CATEGORIES_MAX);
 			return idx;
 		}
 		cat = &c->categories[idx];
@@ -1508,5 +1536,47 @@ int conf_override_seeds(struct conf *c, const char *category, const char *seeds,
 	}
 	free(cat->seeds);
 	cat->seeds = probe.seeds;
+	cat->seeds_line = 0;
+	return 0;
+}
+
+int conf_check_seeds(const struct conf *c, char *err, size_t errlen)
+{
+	if (errlen)
+		err[0] = '\0';
+	for (size_t i = 0; i < c->n_categories; i++) {
+		const struct conf_category *cat = &c->categories[i];
+		if (!cat->seeds || strcmp(cat->seeds, "-") == 0)
+			continue;
+		/* Opened as the run opens it; O_NONBLOCK so that a FIFO does
+		 * not wait here for its writer.  A directory opens but cannot
+		 * be read. */
+		int fd = open(cat->seeds, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+		struct stat st;
+		int e = 0;
+		if (fd < 0)
+			e = errno;
+		else if (fstat(fd, &st) != 0)
+			e = errno;
+		else if (S_ISDIR(st.st_mode))
+			e = EISDIR;
+		if (fd >= 0)
+			close(fd);
+		if (!e)
+			continue;
+		if (!errlen)
+			return SC_E_INVAL;
+		if (cat->seeds_line)
+			snprintf(err, errlen,
+				 "%s:%u: [category %s] seeds: cannot read %s: "
+				 "%s",
+				 c->path ? c->path : "<string>",
+				 cat->seeds_line, cat->name, cat->seeds,
+				 strerror(e));
+		else
+			snprintf(err, errlen, "--seeds: cannot read %s: %s",
+				 cat->seeds, strerror(e));
+		return SC_E_INVAL;
+	}
 	return 0;
 }

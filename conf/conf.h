@@ -71,7 +71,10 @@ enum conf_listen_kind {
 /* One [category NAME] section. */
 struct conf_category {
 	char *name;            /* non-empty, [A-Za-z0-9._-], unique */
-	char *seeds;           /* absolute path of a seed list, or NULL */
+	char *seeds;           /* absolute path of a seed list, "-" for
+				* standard input (--seeds - only), or NULL */
+	unsigned seeds_line;   /* the line of `seeds` in the file; 0 when
+				* --seeds set it (conf_override_seeds()) */
 	char **keywords;       /* trimmed, ASCII lower-cased, no repeats */
 	size_t n_keywords;     /* 0 when the key is absent */
 	enum conf_scope scope; /* default CONF_SCOPE_HOST */
@@ -200,14 +203,27 @@ SC_WUR int conf_override(struct conf *c, const char *option, const char *value,
 			 char *err, size_t errlen);
 
 /* Apply --seeds FILE with an optional --category NAME: the category's
- * seeds become FILE (relative to the working directory), and the category
- * is added if the config has none of that name, with default settings
- * but scope any: a category that no section configured is not focused.
- * Without a name (NULL) the only category is meant; with no category at
- * all one named "default" is added; with several it is an error.
+ * seeds become FILE (relative to the working directory; "-", standard
+ * input, is kept as it is).  Without a name (NULL) the only category is
+ * meant; with no category at all one named "default" is added; with
+ * several it is an error.  A name must be one of the config's categories
+ * (a typo would otherwise start an unfocused crawl that follows links
+ * anywhere), except when the config has no category at all: then it names
+ * the one category of the run, added with default settings but scope any,
+ * as "default" would be.  Nothing is read here: conf_check_seeds() does.
  * Returns 0, SC_E_INVAL or SC_E_NOMEM; messages as conf_override(). */
 SC_WUR int conf_override_seeds(struct conf *c, const char *category,
 			       const char *seeds, char *err, size_t errlen);
+
+/* Check that every category's seed list can be read, as a run will read
+ * it (standard input, "-", is not checked).  A failure is written to err
+ * as
+ *
+ *     FILE:LINE: [category NAME] seeds: cannot read PATH: reason
+ *     --seeds: cannot read PATH: reason             (conf_override_seeds)
+ *
+ * Returns 0 or SC_E_INVAL. */
+SC_WUR int conf_check_seeds(const struct conf *c, char *err, size_t errlen);
 
 /* Whether the N bytes at S are a valid category name: 1 to
  * CONF_CATEGORY_NAME_MAX of A-Z a-z 0-9 . _ - (names appear in records, on

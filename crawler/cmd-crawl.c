@@ -16,14 +16,19 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sigcrawl crawl [-c FILE] [--store DIR] [--seeds FILE] [options]\n"
+		"usage: sigcrawl crawl [-c FILE] [--store DIR] [--seeds FILE|-] [options]\n"
 		"       sigcrawl crawl --recrawl [-c FILE] [--store DIR] [options]\n"
+		"       sigcrawl crawl --check-config [-c FILE] [options]\n"
 		"\n"
 		"Crawls breadth-first from the seeds until the frontier is empty or\n"
 		"a limit is reached, then prints a summary.  Run again with the same\n"
 		"store to resume.  With --recrawl, revisits every page of the store\n"
 		"once, due or not (duplicates only in the audit share), with\n"
-		"conditional requests, then ends (docs/recrawl.md).\n"
+		"conditional requests, then ends.\n"
+		"\n"
+		"Exit status: 0 success, 1 a runtime failure (also: nothing to\n"
+		"crawl, or every seed rejected), 2 bad usage or a bad config (the\n"
+		"message names FILE:LINE).\n"
 		"\n");
 	setup_usage_options(f);
 	fprintf(f, "  --recrawl             revisit the store's pages once\n"
@@ -62,6 +67,24 @@ static void print_hosts(const struct crawl_summary *s)
 		       (unsigned long long)(all - shown));
 }
 
+static bool has_seeds(const struct crawl_opts *o)
+{
+	for (size_t i = 0; i < o->n_categories; i++)
+		if (o->categories[i].seeds_file)
+			return true;
+	return false;
+}
+
+/* Whether dir holds a store a crawl could resume.  One that cannot be
+ * opened counts as there: the run says what is wrong with it. */
+static bool store_exists(const char *dir)
+{
+	MDB_env *env = NULL;
+	int rc = store_env_open(dir, STORE_RDONLY, &env);
+	store_env_close(env);
+	return rc != SC_E_NOTFOUND;
+}
+
 int cmd_crawl(int argc, char **argv)
 {
 	struct setup st;
@@ -74,6 +97,21 @@ int cmd_crawl(int argc, char **argv)
 		sc_errorf(CMD, "%s", err);
 		return rc == SC_E_NOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
+	if (st.check_config) {
+		printf("%s: ok\n", st.config ? st.config : "(defaults)");
+		setup_free(&st);
+		return EXIT_OK;
+	}
+	if (!st.recrawl && !has_seeds(&st.o) && !store_exists(st.o.store_dir)) {
+		sc_errorf(
+			CMD,
+			"nothing to crawl: no seeds (--seeds FILE, or seeds = "
+			"in a [category] section) and no store at %s to "
+			"resume",
+			st.o.store_dir);
+		setup_free(&st);
+		return EXIT_RUNTIME;
+	}
 	const struct crawl_opts o = st.o;
 
 	if (curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
@@ -84,12 +122,13 @@ int cmd_crawl(int argc, char **argv)
 	struct crawl_summary s;
 	rc = crawl_run(&o, &s);
 	curl_global_cleanup();
-	setup_free(&st);
 	if (rc) {
 		free(s.hosts);
+		setup_free(&st);
 		return rc == SC_E_PROFILE ? EXIT_USAGE : EXIT_RUNTIME;
 	}
 
+	printf("store %s\n", o.store_dir);
 	printf("pages %llu  bytes %llu  seconds %.1f  pages/s %.1f\n",
 	       (unsigned long long)s.pages, (unsigned long long)s.bytes,
 	       s.seconds, s.seconds > 0 ? (double)s.pages / s.seconds : 0.0);
@@ -160,5 +199,6 @@ int cmd_crawl(int argc, char **argv)
 		printf("warc: %llu exchanges written, %llu left out\n",
 		       (unsigned long long)s.warc_exchanges,
 		       (unsigned long long)s.warc_skipped);
+	setup_free(&st);
 	return EXIT_OK;
 }

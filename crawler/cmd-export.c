@@ -6,9 +6,11 @@
  * Records come in key order, which is the order of the URLs' hashes. */
 #include <getopt.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "commands.h"
+#include "conf.h"
 #include "store.h"
 
 #define CMD "export"
@@ -16,17 +18,24 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sigcrawl export --store DIR [--format jsonl|csv]\n"
+		"usage: sigcrawl export [--store DIR | -c FILE] [--format jsonl|csv]\n"
 		"\n"
-		"Writes every URL record of the store in DIR to stdout: one JSON\n"
-		"object per line (jsonl, the default), or CSV with a header line\n"
-		"(RFC 4180, CRLF line ends).  The store is only read.\n"
+		"Writes every URL record of the store to stdout: one JSON object\n"
+		"per line (jsonl, the default), or CSV with a header line (RFC\n"
+		"4180, CRLF line ends).  The store is only read, as one snapshot:\n"
+		"a crawl may write to it meanwhile.\n"
 		"\n"
-		"  -s, --store DIR     the store directory (required for now)\n"
+		"  -s, --store DIR     the store directory (default: the config's)\n"
+		"  -c, --config FILE   take the store from this config file's\n"
+		"                      [crawl] store\n"
 		"  -f, --format F      jsonl (default) or csv\n"
 		"  -h, --help          this text\n"
 		"\n"
-		"Exit status: 0 success, 1 the store cannot be read, 2 bad usage.\n");
+		"Without --store and -c, the store is the default config's,\n"
+		"" CONF_DEFAULT_STORE ".\n"
+		"\n"
+		"Exit status: 0 success, 1 the store cannot be read, 2 bad usage\n"
+		"or a bad config file.\n");
 }
 
 static int print_jsonl(void *arg, const struct store_record *r)
@@ -43,22 +52,24 @@ int cmd_export(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "store", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "format", required_argument, NULL, 'f' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL, *format = "jsonl";
+	const char *dir = NULL, *config = NULL, *format = "jsonl";
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:f:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:c:f:h", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 's': dir = optarg; break;
+		case 'c': config = optarg; break;
 		case 'f': format = optarg; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default:
-			sc_errorf(CMD, "bad option '%s' (see --help)",
-				  argv[optind - 1]);
+			cmd_option_error(CMD, c, argv, longopts);
 			return EXIT_USAGE;
 		}
 	}
@@ -76,15 +87,14 @@ int cmd_export(int argc, char **argv)
 		sc_errorf(CMD, "unknown format '%s' (jsonl or csv)", format);
 		return EXIT_USAGE;
 	}
-	if (!dir || !*dir) {
-		/* Config files (-c FILE) come later; until then the store
-		 * must be named. */
-		sc_errorf(CMD, "no store given: use --store DIR");
-		return EXIT_USAGE;
-	}
+	char *dir_owned = NULL;
+	int status = cmd_store_dir(CMD, dir, config, &dir_owned);
+	if (status)
+		return status;
+	dir = dir_owned;
 
 	struct cmd_store cs;
-	int status = EXIT_RUNTIME;
+	status = EXIT_RUNTIME;
 	if (cmd_store_read(CMD, dir, &cs))
 		goto out;
 
@@ -111,5 +121,6 @@ int cmd_export(int argc, char **argv)
 	status = EXIT_OK;
 out:
 	cmd_store_close(&cs);
+	free(dir_owned);
 	return status;
 }

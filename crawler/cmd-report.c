@@ -17,6 +17,7 @@
 
 #include "adapt.h"
 #include "commands.h"
+#include "conf.h"
 #include "normalize.h"
 #include "report-focus.h"
 #include "report-truth.h"
@@ -27,10 +28,10 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sigcrawl report --store DIR [--truth FILE] [--json]\n"
+		"usage: sigcrawl report [--store DIR | -c FILE] [--truth FILE] [--json]\n"
 		"\n"
-		"Prints the metrics of the crawl in DIR (docs/report.md).  They\n"
-		"count the pages: records fetched with a 2xx status.\n"
+		"Prints the metrics of the crawl in the store.  They count the\n"
+		"pages: records fetched with a 2xx status.\n"
 		"\n"
 		"  URL reduction (Soon & Lee): (U_std - U_fin) / U_std, where\n"
 		"    U_std = distinct strict-normalized forms of the pages' URLs,\n"
@@ -54,13 +55,17 @@ static void usage(FILE *f)
 		"    links pruned by scope and by relevance, URLs reached from\n"
 		"    a second category (recorded under the first).\n"
 		"\n"
-		"  -s, --store DIR     the store directory (required)\n"
+		"  -s, --store DIR     the store directory (default: the config's)\n"
+		"  -c, --config FILE   take the store from this config file's\n"
+		"                      [crawl] store (without either: the default\n"
+		"                      config's, " CONF_DEFAULT_STORE ")\n"
 		"  -t, --truth FILE    the true equivalence classes (JSONL)\n"
 		"  -j, --json          one JSON object instead of tables\n"
 		"  -h, --help          this text\n"
 		"\n"
-		"Exit status: 0 success, 1 the store cannot be read, 2 bad usage\n"
-		"or a bad truth file (the message names the line).\n");
+		"Exit status: 0 success, 1 the store cannot be read, 2 bad usage,\n"
+		"a bad config file or a bad truth file (the message names the\n"
+		"line).\n");
 }
 
 /* ---- pages ---------------------------------------------------------------
@@ -470,7 +475,7 @@ static void recrawl_print(const struct report *rep)
 	struct tm tm;
 	if (rep->re.next_due && gmtime_r(&t, &tm))
 		strftime(when, sizeof(when), "%Y-%m-%d %H:%M:%S UTC", &tm);
-	printf("\nre-crawls (docs/recrawl.md)\n  %llu pages scheduled, the "
+	printf("\nre-crawls\n  %llu pages scheduled, the "
 	       "next visit %s; %llu revisited, %llu visits in all; %llu seen "
 	       "to change, %llu gone\n  %llu duplicates kept from revisits "
 	       "(%llu of them audited)\n",
@@ -663,25 +668,27 @@ int cmd_report(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "store", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "truth", required_argument, NULL, 't' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL, *truth_path = NULL;
+	const char *dir = NULL, *config = NULL, *truth_path = NULL;
 	bool json = false;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:t:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:c:t:jh", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 's': dir = optarg; break;
+		case 'c': config = optarg; break;
 		case 't': truth_path = optarg; break;
 		case 'j': json = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default:
-			sc_errorf(CMD, "bad option '%s' (see --help)",
-				  argv[optind - 1]);
+			cmd_option_error(CMD, c, argv, longopts);
 			return EXIT_USAGE;
 		}
 	}
@@ -690,15 +697,15 @@ int cmd_report(int argc, char **argv)
 			  argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (!dir || !*dir) {
-		sc_errorf(CMD, "no store given: use --store DIR");
-		return EXIT_USAGE;
-	}
+	char *dir_owned = NULL;
+	int status = cmd_store_dir(CMD, dir, config, &dir_owned);
+	if (status)
+		return status;
+	dir = dir_owned;
 
 	struct report rep = { 0 };
 	rep.strict.steps = norm_profile_steps(NORM_PROFILE_STRICT);
 	struct truth truth = { 0 };
-	int status = EXIT_OK;
 	/* The truth first: a bad file is a usage error, whatever the store. */
 	if (truth_path) {
 		status = truth_read(truth_path, &rep.strict, &truth);
@@ -706,6 +713,7 @@ int cmd_report(int argc, char **argv)
 			status = truth_index(truth_path, &truth);
 		if (status != EXIT_OK) {
 			truth_free(&truth);
+			free(dir_owned);
 			return status;
 		}
 	}
@@ -757,5 +765,6 @@ out:
 	cmd_store_close(&cs);
 	free(rep.pages);
 	truth_free(&truth);
+	free(dir_owned);
 	return status;
 }

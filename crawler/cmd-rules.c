@@ -7,10 +7,12 @@
 #include <getopt.h>
 #include <jansson.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "adapt.h"
 #include "commands.h"
+#include "conf.h"
 #include "store.h"
 
 #define CMD "rules"
@@ -18,7 +20,7 @@
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sigcrawl rules --store DIR [--json]\n"
+		"usage: sigcrawl rules [--store DIR | -c FILE] [--json]\n"
 		"\n"
 		"Lists the rewrite rules that an adaptive crawl (profile adaptive)\n"
 		"learned on its hosts: candidates gathering evidence, active rules\n"
@@ -28,11 +30,15 @@ static void usage(FILE *f)
 		"counter-examples, audits (held-back URLs fetched all the same),\n"
 		"audits that failed, URLs it holds back and the fetches it saved.\n"
 		"\n"
-		"  -s, --store DIR     the store directory\n"
+		"  -s, --store DIR     the store directory (default: the config's)\n"
+		"  -c, --config FILE   take the store from this config file's\n"
+		"                      [crawl] store (without either: the default\n"
+		"                      config's, " CONF_DEFAULT_STORE ")\n"
 		"  -j, --json          one JSON object per rule and line\n"
 		"  -h, --help          this text\n"
 		"\n"
-		"Exit status: 0 success, 1 the store cannot be read, 2 bad usage.\n");
+		"Exit status: 0 success, 1 the store cannot be read, 2 bad usage\n"
+		"or a bad config file.\n");
 }
 
 struct totals {
@@ -103,23 +109,24 @@ int cmd_rules(int argc, char **argv)
 {
 	static const struct option longopts[] = {
 		{ "store", required_argument, NULL, 's' },
+		{ "config", required_argument, NULL, 'c' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	const char *dir = NULL;
+	const char *dir = NULL, *config = NULL;
 	struct totals t = { 0 };
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:c:jh", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': dir = optarg; break;
+		case 'c': config = optarg; break;
 		case 'j': t.json = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default:
-			sc_errorf(CMD, "bad option '%s' (see --help)",
-				  argv[optind - 1]);
+			cmd_option_error(CMD, c, argv, longopts);
 			return EXIT_USAGE;
 		}
 	}
@@ -128,13 +135,14 @@ int cmd_rules(int argc, char **argv)
 			  argv[optind]);
 		return EXIT_USAGE;
 	}
-	if (!dir || !*dir) {
-		sc_errorf(CMD, "no store given: use --store DIR");
-		return EXIT_USAGE;
-	}
+	char *dir_owned = NULL;
+	int status = cmd_store_dir(CMD, dir, config, &dir_owned);
+	if (status)
+		return status;
+	dir = dir_owned;
 
 	struct cmd_store cs;
-	int status = EXIT_RUNTIME;
+	status = EXIT_RUNTIME;
 	if (cmd_store_read(CMD, dir, &cs))
 		goto out;
 	if (!t.json)
@@ -164,5 +172,6 @@ int cmd_rules(int argc, char **argv)
 	status = EXIT_OK;
 out:
 	cmd_store_close(&cs);
+	free(dir_owned);
 	return status;
 }

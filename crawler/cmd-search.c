@@ -10,31 +10,8 @@
 #include <strings.h>
 
 #include "commands.h"
-#include "conf.h"
 #include "search.h"
 #include "store.h"
-
-/* The store directory: --store, else the config's, else the default. */
-static int store_dir(const char *cmd, const char *dir, const char *config,
-		     char **ret)
-{
-	if (dir) {
-		*ret = strdup(dir);
-		return *ret ? EXIT_OK : EXIT_RUNTIME;
-	}
-	struct conf *cf = NULL;
-	char err[512];
-	int rc = config ? conf_load(config, &cf, err, sizeof(err))
-			: conf_default(&cf);
-	if (rc) {
-		sc_errorf(cmd, "%s",
-			  config && rc != SC_E_NOMEM ? err : sc_strerror(rc));
-		return rc == SC_E_NOMEM ? EXIT_RUNTIME : EXIT_USAGE;
-	}
-	*ret = strdup(cf->crawl.store);
-	conf_free(cf);
-	return *ret ? EXIT_OK : EXIT_RUNTIME;
-}
 
 /* ---- search ------------------------------------------------------------- */
 
@@ -147,7 +124,7 @@ int cmd_search(int argc, char **argv)
 	char *end;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "+s:c:k:n:jh", longopts, NULL)) !=
+	while ((c = getopt_long(argc, argv, "+:s:c:k:n:jh", longopts, NULL)) !=
 	       -1) {
 		switch (c) {
 		case 's': dir = optarg; break;
@@ -167,8 +144,7 @@ int cmd_search(int argc, char **argv)
 		case 'j': o.json = true; break;
 		case 'h': search_usage(stdout); return EXIT_OK;
 		default:
-			sc_errorf(CMD, "bad option '%s' (see --help)",
-				  argv[optind - 1]);
+			cmd_option_error(CMD, c, argv, longopts);
 			return EXIT_USAGE;
 		}
 	}
@@ -192,7 +168,7 @@ int cmd_search(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	char *store = NULL;
-	int status = store_dir(CMD, dir, config, &store);
+	int status = cmd_store_dir(CMD, dir, config, &store);
 	if (status) {
 		free(words);
 		return status;
@@ -408,14 +384,13 @@ int cmd_index(int argc, char **argv)
 	const char *dir = NULL, *config = NULL;
 	int c;
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "s:c:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 's': dir = optarg; break;
 		case 'c': config = optarg; break;
 		case 'h': index_usage(stdout); return EXIT_OK;
 		default:
-			sc_errorf(CMD, "bad option '%s' (see --help)",
-				  argv[optind - 1]);
+			cmd_option_error(CMD, c, argv, longopts);
 			return EXIT_USAGE;
 		}
 	}
@@ -425,7 +400,7 @@ int cmd_index(int argc, char **argv)
 		return EXIT_USAGE;
 	}
 	char *store = NULL;
-	int status = store_dir(CMD, dir, config, &store);
+	int status = cmd_store_dir(CMD, dir, config, &store);
 	if (status)
 		return status;
 	status = EXIT_RUNTIME;

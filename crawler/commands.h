@@ -39,6 +39,25 @@ void cmd_store_close(struct cmd_store *cs);
 /* A message for an sc_err code; for SC_E_IO the system's reason. */
 const char *cmd_reason(int rc);
 
+/* The store directory of a command that reads one (export, report,
+ * rules, search, index; SPEC §2): dir (--store) when given, else the
+ * `[crawl] store` of the config file (-c FILE), else the default config's.
+ * Sets *ret to a malloc'ed path and returns EXIT_OK, or says why on
+ * stderr and returns EXIT_USAGE (a bad config file, with FILE:LINE) or
+ * EXIT_RUNTIME (out of memory). */
+int cmd_store_dir(const char *cmd, const char *dir, const char *config,
+		  char **ret);
+
+struct option;
+
+/* Say on stderr what is wrong with the option getopt_long() just refused
+ * (it returned c, '?' or ':'; the caller's optstring begins with ':', after
+ * a '+' if any, so that a missing value returns ':'): "--store needs an
+ * argument", or "bad option '--frob' (see --help)".  longopts are the
+ * ones given to getopt_long(). */
+void cmd_option_error(const char *cmd, int c, char **argv,
+		      const struct option *longopts);
+
 /* Print "sigcrawl CMD: message" to stderr. */
 void sc_errorf(const char *cmd, const char *fmt, ...) SC_PRINTF(2, 3);
 

@@ -33,7 +33,7 @@ enum {
 	O_CATEGORY,
 	O_QUIET,   /* crawl */
 	O_VERBOSE, /* serve */
-	O_CHECK,   /* serve */
+	O_CHECK,
 	O_RECRAWL, /* crawl */
 };
 
@@ -71,17 +71,22 @@ static const struct option longopts[] = {
 void setup_usage_options(FILE *f)
 {
 	fprintf(f,
-		"  -c, --config FILE     the config file (SPEC section 3); the options\n"
-		"                        below override it\n"
+		"  -c, --config FILE     the config file; the options below\n"
+		"                        override it\n"
+		"  --check-config        check the config, the options and the\n"
+		"                        seed lists they name, then exit\n"
 		"  --store DIR           the LMDB store (created if missing)\n"
-		"  --seeds FILE          seed URLs, one per line, '#' comments\n"
-		"  --category NAME       the category of --seeds (default: the\n"
-		"                        config's only one, or \"default\")\n"
+		"  --seeds FILE          seed URLs, one per line, '#' comments;\n"
+		"                        - reads them from standard input (crawl)\n"
+		"  --category NAME       the category of --seeds: a [category NAME]\n"
+		"                        section of the config (default: its only\n"
+		"                        one, or \"default\" when it has none)\n"
 		"  --max-pages N         stop after N fetches (default: no limit)\n"
 		"  --max-pages-per-host N  fetches per host, over every run of\n"
 		"                        the store (default: no limit)\n"
 		"  --max-depth N         hops from a seed (default 9)\n"
-		"  --profile P           strict, extended (default), aggressive\n"
+		"  --profile P           strict, extended (default), aggressive or\n"
+		"                        adaptive (rules learned per host)\n"
 		"  --steps LIST          adjust the profile: \"+step,-step\"\n"
 		"  --concurrency N       transfers in flight (default 256)\n"
 		"  --per-host-connections N  (default 2)\n"
@@ -92,7 +97,8 @@ void setup_usage_options(FILE *f)
 		"  --connect-to H1:P1:H2:P2  curl's syntax; repeatable\n"
 		"  --user-agent S        (default sigcrawl/%s)\n"
 		"  --signature S         md5_text (default), md5_text_size or off\n"
-		"  --near-duplicate N    off (default) or simhash:K, K 0..3\n"
+		"  --near-duplicate off|simhash:K  collapse pages whose SimHash is\n"
+		"                        within K bits (0..3); default off\n"
 		"  --follow-duplicate-links yes|no  queue a duplicate's links\n"
 		"                        (default yes)\n"
 		"  --warc yes|no         write WARC files into STORE/warc\n"
@@ -113,14 +119,14 @@ int setup_args(struct setup *s, const char *cmd, int argc, char **argv,
 	opterr = 0;
 	optind = 0;
 	int c;
-	while ((c = getopt_long(argc, argv, "c:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":c:h", longopts, NULL)) != -1) {
 		switch (c) {
 		case 'c': s->config = optarg; break;
 		case O_SEEDS: s->seeds = optarg; break;
 		case O_CATEGORY: s->category = optarg; break;
+		case O_CHECK: s->check_config = true; break;
 		case O_QUIET:
 		case O_VERBOSE:
-		case O_CHECK:
 		case O_RECRAWL:
 			if ((c == O_QUIET || c == O_RECRAWL) == serve) {
 				sc_errorf(cmd, "bad option '%s' (see --help)",
@@ -132,10 +138,8 @@ int setup_args(struct setup *s, const char *cmd, int argc, char **argv,
 				s->quiet = true;
 			else if (c == O_RECRAWL)
 				s->recrawl = true;
-			else if (c == O_VERBOSE)
-				s->verbose = true;
 			else
-				s->check_config = true;
+				s->verbose = true;
 			break;
 		case 'h':
 			usage(stdout);
@@ -143,8 +147,7 @@ int setup_args(struct setup *s, const char *cmd, int argc, char **argv,
 			return 1;
 		case '?':
 		case ':':
-			sc_errorf(cmd, "bad option '%s' (see --help)",
-				  argv[optind - 1]);
+			cmd_option_error(cmd, c, argv, longopts);
 			*exit_code = EXIT_USAGE;
 			return 1;
 		default: break;
@@ -160,6 +163,14 @@ int setup_args(struct setup *s, const char *cmd, int argc, char **argv,
 		*exit_code = EXIT_USAGE;
 		return 1;
 	}
+	/* The daemon reads its seed lists again on every reload, and its
+	 * standard input is not a user's: seeds go through `submit`. */
+	if (serve && s->seeds && strcmp(s->seeds, "-") == 0) {
+		sc_errorf(cmd, "--seeds -: serve does not read seeds from "
+			       "standard input (use sigcrawl submit)");
+		*exit_code = EXIT_USAGE;
+		return 1;
+	}
 	return 0;
 }
 
@@ -168,7 +179,7 @@ static int apply_overrides(struct setup *s, char *err, size_t errlen)
 	int c;
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(s->argc, s->argv, "c:h", longopts, NULL)) !=
+	while ((c = getopt_long(s->argc, s->argv, ":c:h", longopts, NULL)) !=
 	       -1) {
 		if (c < O_STORE || c > O_LAST_OVERRIDE)
 			continue;
@@ -211,7 +222,8 @@ int setup_load(struct setup *s, char *err, size_t errlen)
 			snprintf(err, errlen, "%s", sc_strerror(rc));
 		return rc;
 	}
-	if ((rc = apply_overrides(s, err, errlen)))
+	if ((rc = apply_overrides(s, err, errlen)) ||
+	    (rc = conf_check_seeds(s->cf, err, errlen)))
 		goto fail;
 	const struct conf *cf = s->cf;
 	snprintf(s->ua, sizeof(s->ua), "sigcrawl/%s", SC_VERSION);

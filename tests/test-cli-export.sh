@@ -129,10 +129,35 @@ run --store "$tmp/bad"
 expect_rc "corrupt record" 1
 expect_stderr "corrupt record" "stored data is corrupt"
 
+# ---- The store from a config file (-c) -----------------------------------
+# Its store is relative to the config file, wherever export runs.
+mkdir -p "$tmp/etc"
+printf '[crawl]\nstore = ../store\n[category cat]\nseeds = no-such-list\n' >"$tmp/etc/x.conf"
+run --store "$store"
+cp "$tmp/out" "$tmp/by-store"
+(cd / && "$SIGCRAWL" export -c "$tmp/etc/x.conf" >"$tmp/out" 2>"$tmp/err")
+rc=$?
+expect_rc "-c FILE" 0
+check_true "-c FILE: the records of the config's store" cmp -s "$tmp/out" "$tmp/by-store"
+run --config "$tmp/etc/x.conf" --format csv
+expect_rc "--config FILE --format csv" 0
+expect_lines "--config FILE --format csv" 11 "$tmp/out"
+run -c "$tmp/etc/x.conf" --store "$tmp/empty"
+expect_rc "--store over -c" 0
+expect_lines "--store over -c: the empty store" 0 "$tmp/out"
+printf '[crawl]\nstore = nowhere\n' >"$tmp/etc/y.conf"
+run -c "$tmp/etc/y.conf"
+expect_rc "-c FILE whose store is missing" 1
+expect_stderr "-c FILE whose store is missing" "$tmp/etc/nowhere: no store there"
+printf '[crawl]\nstore = %s\nstore_dir = x\n' "$store" >"$tmp/etc/bad.conf"
+run -c "$tmp/etc/bad.conf"
+expect_rc "-c a bad config" 2
+expect_stderr "-c a bad config" "$tmp/etc/bad.conf:3: [crawl] store_dir: unknown key"
+run -c "$tmp/etc/none.conf"
+expect_rc "-c a missing config" 2
+expect_stderr "-c a missing config" "$tmp/etc/none.conf: No such file or directory"
+
 # ---- Usage: exit 2 --------------------------------------------------------
-run
-expect_rc "no --store" 2
-expect_stderr "no --store" "--store DIR"
 run --store "$store" --format xml
 expect_rc "unknown format" 2
 expect_stderr "unknown format" "unknown format 'xml'"
@@ -142,6 +167,15 @@ run --store "$store" extra
 expect_rc "extra argument" 2
 run --store
 expect_rc "--store without a value" 2
+expect_stderr "--store without a value" "sigcrawl export: --store needs an argument"
+run --store "$store" -c
+expect_rc "-c without a value" 2
+expect_stderr "-c without a value" "sigcrawl export: -c needs an argument"
+run --store "$store" --format
+expect_rc "--format without a value" 2
+expect_stderr "--format without a value" "sigcrawl export: --format needs an argument"
+run --store "$store" --bogus
+expect_stderr "unknown option" "bad option '--bogus'"
 
 # ---- --help -----------------------------------------------------------------
 run --help

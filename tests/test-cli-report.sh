@@ -268,12 +268,39 @@ run --store "$store" --truth "$tmp/no-such-file"
 expect_rc "missing truth file" 2
 expect_stderr "missing truth file" "$tmp/no-such-file: No such file"
 
+# ---- the store from a config file (-c) ------------------------------------
+run --store "$store" --json
+cp "$tmp/out" "$tmp/by-store"
+printf '[crawl]\nstore = store\n' >"$tmp/r.conf"
+(cd / && "$SIGCRAWL" report -c "$tmp/r.conf" --json >"$tmp/out" 2>"$tmp/err")
+rc=$?
+expect_rc "-c FILE" 0
+check_true "-c FILE: the report of the config's store" cmp -s "$tmp/out" "$tmp/by-store"
+printf '[crawl]\nstore = elsewhere\n' >"$tmp/r2.conf"
+run --config "$tmp/r2.conf"
+expect_rc "--config FILE whose store is missing" 1
+expect_stderr "--config FILE whose store is missing" "$tmp/elsewhere: no store there"
+printf '[crawl]\nmax_depth = deep\n' >"$tmp/r3.conf"
+run -c "$tmp/r3.conf"
+expect_rc "-c a bad config" 2
+expect_stderr "-c a bad config" "$tmp/r3.conf:2: [crawl] max_depth:"
+
 # ---- usage and runtime failures -------------------------------------------
-run
-expect_rc "no store" 2
-expect_stderr "no store" "no store given"
+run --store
+expect_rc "--store without a value" 2
+expect_stderr "--store without a value" "sigcrawl report: --store needs an argument"
+run --store "$store" --truth
+expect_rc "--truth without a value" 2
+expect_stderr "--truth without a value" "sigcrawl report: --truth needs an argument"
+run --store "$store" -c
+expect_rc "-c without a value" 2
+expect_stderr "-c without a value" "sigcrawl report: -c needs an argument"
 run --store "$store" --frobnicate
 expect_rc "bad option" 2
+expect_stderr "bad option" "bad option '--frobnicate'"
+run --store "$store" --json=yes
+expect_rc "a value for --json" 2
+expect_stderr "a value for --json" "--json takes no argument"
 run --store "$store" extra
 expect_rc "extra argument" 2
 run --store "$tmp/nothing-here"
@@ -285,7 +312,8 @@ expect_rc "undecodable record" 1
 expect_stderr "undecodable record" "reading the records failed"
 run --help
 expect_rc "--help" 0
-if grep -q "coverage loss" "$tmp/out" && grep -q -- "--truth FILE" "$tmp/out"; then
+if grep -q "coverage loss" "$tmp/out" && grep -q -- "--truth FILE" "$tmp/out" &&
+	grep -q -- "-c, --config FILE" "$tmp/out"; then
 	pass "--help explains the metrics"
 else
 	fail "--help text" "$(head -c 300 "$tmp/out")"

@@ -914,31 +914,60 @@ static void test_overrides(void)
 	      SC_E_INVAL);
 	CHECK(c->crawl.host_retries == 3);
 
-	/* --seeds: the only category, a named one, a new one. */
+	/* --seeds: the only category; the line of the file's seeds is
+	 * forgotten, since the option set them. */
+	CHECK(c->categories[0].seeds_line == 7);
 	CHECK(conf_override_seeds(c, NULL, "a.txt", err, sizeof(err)) == 0);
 	snprintf(want, sizeof(want), "%s/a.txt", tmpdir);
 	CHECK_STR(c->categories[0].seeds, want);
-	CHECK(conf_override_seeds(c, "sport", "/s.txt", err, sizeof(err)) == 0);
-	CHECK(c->n_categories == 2);
-	const struct conf_category *s = conf_category_find(c, "sport");
-	/* A category no section configured is not focused. */
-	CHECK(s && strcmp(s->seeds, "/s.txt") == 0 &&
-	      s->scope == CONF_SCOPE_ANY && s->n_keywords == 0);
-	CHECK(conf_override_seeds(c, NULL, "b.txt", err, sizeof(err)) ==
+	CHECK(c->categories[0].seeds_line == 0);
+	/* A name that is no section of the config is refused, as `submit`
+	 * refuses it: a typo would crawl unfocused, anywhere. */
+	CHECK(conf_override_seeds(c, "sport", "/s.txt", err, sizeof(err)) ==
 	      SC_E_INVAL);
-	CHECK_STR(err, "--seeds: the config has 2 categories; say which with "
-		       "--category NAME");
+	CHECK_STR(err, "--category: unknown category 'sport' (the config has "
+		       "news; add a [category sport] section for a new one)");
+	CHECK(c->n_categories == 1);
+	CHECK_STR(c->categories[0].seeds, want);
+	/* "-" is standard input, kept as it is. */
+	CHECK(conf_override_seeds(c, "news", "-", err, sizeof(err)) == 0);
+	CHECK_STR(c->categories[0].seeds, "-");
 	CHECK(conf_override_seeds(c, "a b", "b.txt", err, sizeof(err)) ==
 	      SC_E_INVAL);
 	CHECK_STR(err, "--category: a category name has 1 to 40 letters, "
 		       "digits, '.', '_' or '-'");
-	CHECK(conf_override_seeds(c, "new", "", err, sizeof(err)) ==
+	CHECK(conf_override_seeds(c, "news", "", err, sizeof(err)) ==
 	      SC_E_INVAL);
 	CHECK_STR(err, "--seeds: empty path");
-	CHECK(c->n_categories == 2);
+	CHECK_STR(c->categories[0].seeds, "-");
 	conf_free(c);
 
-	/* With no category at all, --seeds makes one named "default". */
+	/* Several categories: --seeds must say which. */
+	c = LOAD_OK("[category news]\n[category sport]\n[category a1]\n"
+		    "[category a2]\n[category a3]\n[category a4]\n"
+		    "[category a5]\n");
+	if (c) {
+		CHECK(conf_override_seeds(c, NULL, "b.txt", err, sizeof(err)) ==
+		      SC_E_INVAL);
+		CHECK_STR(err, "--seeds: the config has 7 categories; say "
+			       "which with --category NAME");
+		CHECK(conf_override_seeds(c, "sport", "/s.txt", err,
+					  sizeof(err)) == 0);
+		const struct conf_category *s = conf_category_find(c, "sport");
+		CHECK(s && strcmp(s->seeds, "/s.txt") == 0 &&
+		      s->scope == CONF_SCOPE_HOST);
+		/* The names in the refusal stop after a few. */
+		CHECK(conf_override_seeds(c, "spot", "/s.txt", err,
+					  sizeof(err)) == SC_E_INVAL);
+		CHECK_STR(err, "--category: unknown category 'spot' (the "
+			       "config has news, sport, a1, a2, a3, ...; add a "
+			       "[category spot] section for a new one)");
+		CHECK(c->n_categories == 7);
+	}
+	conf_free(c);
+
+	/* With no category at all, --seeds makes one named "default", or
+	 * the one --category names: there is nothing to mistype. */
 	c = NULL;
 	CHECK(conf_default(&c) == 0);
 	if (c) {
@@ -947,6 +976,75 @@ static void test_overrides(void)
 		CHECK(c->n_categories == 1 &&
 		      strcmp(c->categories[0].name, "default") == 0);
 	}
+	conf_free(c);
+	c = NULL;
+	CHECK(conf_default(&c) == 0);
+	if (c) {
+		CHECK(conf_override_seeds(c, "sport", "/x", err, sizeof(err)) ==
+		      0);
+		/* A category no section configured is not focused. */
+		CHECK(c->n_categories == 1 &&
+		      strcmp(c->categories[0].name, "sport") == 0 &&
+		      c->categories[0].scope == CONF_SCOPE_ANY &&
+		      c->categories[0].n_keywords == 0);
+	}
+	conf_free(c);
+}
+
+/* conf_check_seeds(): every seed list must be readable, and a failure
+ * names the file's line or the option. */
+static void test_check_seeds(void)
+{
+	char want[2048];
+	int rc;
+	struct conf *c = LOAD_OK("[crawl]\n[category news]\nkeywords = x\n"
+				 "seeds = gone.txt\n[category b]\n");
+	if (!c)
+		return;
+	CHECK(conf_check_seeds(c, err, sizeof(err)) == SC_E_INVAL);
+	snprintf(want, sizeof(want),
+		 "%s/t.conf:4: [category news] seeds: cannot read "
+		 "%s/gone.txt: No such file or directory",
+		 tmpdir, tmpdir);
+	CHECK_STR(err, want);
+	write_file("gone.txt", "http://a.test/\n");
+	CHECK(conf_check_seeds(c, err, sizeof(err)) == 0);
+	CHECK_STR(err, "");
+	unlink("gone.txt");
+	conf_free(c);
+
+	/* A directory opens, but cannot be read. */
+	CHECK(mkdir("sd", 0700) == 0);
+	c = load("[category d]\nseeds = sd\n", &rc);
+	CHECK(c != NULL);
+	if (c) {
+		CHECK(conf_check_seeds(c, err, sizeof(err)) == SC_E_INVAL);
+		snprintf(want, sizeof(want),
+			 "%s/t.conf:2: [category d] seeds: cannot read %s/sd: "
+			 "Is a directory",
+			 tmpdir, tmpdir);
+		CHECK_STR(err, want);
+		/* --seeds: the message names the option. */
+		CHECK(conf_override_seeds(c, NULL, "nothere", err,
+					  sizeof(err)) == 0);
+		CHECK(conf_check_seeds(c, err, sizeof(err)) == SC_E_INVAL);
+		snprintf(want, sizeof(want),
+			 "--seeds: cannot read %s/nothere: No such file or "
+			 "directory",
+			 tmpdir);
+		CHECK_STR(err, want);
+		/* Standard input is not checked. */
+		CHECK(conf_override_seeds(c, NULL, "-", err, sizeof(err)) == 0);
+		CHECK(conf_check_seeds(c, err, sizeof(err)) == 0);
+	}
+	conf_free(c);
+	rmdir("sd");
+
+	/* No category, or none with seeds: nothing to check. */
+	c = NULL;
+	CHECK(conf_default(&c) == 0);
+	if (c)
+		CHECK(conf_check_seeds(c, err, sizeof(err)) == 0);
 	conf_free(c);
 }
 
@@ -995,10 +1093,12 @@ static void test_shipped(const char *srcroot)
 
 static void cleanup(void)
 {
-	static const char *const files[] = { "t.conf", "etc/r.conf" };
+	static const char *const files[] = { "t.conf", "etc/r.conf",
+					     "gone.txt" };
 	for (size_t i = 0; i < sizeof(files) / sizeof(files[0]); i++)
 		unlink(files[i]);
 	rmdir("etc");
+	rmdir("sd");
 	if (chdir("/") == 0)
 		rmdir(tmpdir);
 }
@@ -1036,6 +1136,7 @@ int main(int argc, char **argv)
 	test_lines_and_bounds();
 	test_relative_paths();
 	test_overrides();
+	test_check_seeds();
 	test_shipped(srcroot);
 	test_category_names();
 	cleanup();

@@ -1,0 +1,119 @@
+#!/bin/bash
+# test-cli-crawl.sh SIGCRAWL FIXTURE — `sigcrawl crawl` as an operator
+# meets it, against a two-page web served by sc-fixture: seeds from
+# standard input (--seeds -), rejected seed lines shown with their text
+# (escaped, cut) and a total, a crawl with nothing to crawl (no seed and
+# nothing queued; every seed rejected) ending with exit status 1 and
+# fetching nothing, a rerun of a complete crawl, and the summary naming its
+# store.  The last line is "N passed, N failed"; any failure exits 1.
+set -u
+sigcrawl=$1
+fixture=$2
+. "$(dirname "$0")/crawl-lib.sh"
+
+cat >"$tmp/web" <<'EOF'
+host a.test
+page /            200 text/html  title="Home" links=/b
+page /b           200 text/html  title="B"
+page /robots.txt  200 text/plain body="User-agent: *\nAllow: /\n"
+default 404
+EOF
+start_fixture "$tmp/web" "$tmp/log"
+opts=(--connect-to "::127.0.0.1:$port" --per-host-delay-ms 0 --quiet)
+
+# crawl ARGS... — a crawl from $tmp with stdin from $tmp/in (empty unless
+# a check wrote it); leaves $tmp/out, $tmp/err and $rc.
+: >"$tmp/in"
+crawl()
+{
+	(cd "$tmp" && timeout 60 "$sigcrawl" crawl "${opts[@]}" "$@" \
+		<"$tmp/in" >"$tmp/out" 2>"$tmp/err")
+	rc=$?
+}
+page_requests() { awk -F'\t' '$3 == "req" && $6 != "/robots.txt"' "$tmp/log" | wc -l; }
+
+# ---- --seeds - reads standard input; the summary names the store --------
+printf '# from a pipe\nhttp://a.test/\n' >"$tmp/in"
+crawl --store s1 --seeds -
+expect_rc "--seeds -" 0
+check_true "--seeds -: the seed on standard input was fetched" \
+	[ "$(requests a.test / "$tmp/log")" -eq 1 ]
+check_true "--seeds -: and the page it links to" \
+	[ "$(requests a.test /b "$tmp/log")" -eq 1 ]
+check_true "the summary names the store, made absolute" \
+	grep -qxF "store $tmp/s1" "$tmp/out"
+check_true "the summary's other lines follow" grep -q "^pages 2 " "$tmp/out"
+r=$(record "$tmp/s1" http://a.test/)
+check_true "the seed from standard input is recorded at depth 0" \
+	eval 'echo "$r" | grep -q "\"depth\":0"'
+: >"$tmp/in"
+
+# ---- rejected seed lines: their text, escaped and cut, and a total ------
+long=$(head -c 300 /dev/zero | tr '\0' a)
+printf 'http://a.test/\nnot a url\n# a comment\nftp://x/"\033[31m\\\n  http://[%s\n\n' \
+	"$long" >"$tmp/seeds"
+crawl --store s2 --seeds "$tmp/seeds"
+expect_rc "some seeds rejected" 0
+expect_stderr "a rejected line: its text and the reason" \
+	"$tmp/seeds:2: \"not a url\": relative reference without a base URL"
+expect_stderr "quotes, backslashes and control bytes are escaped" \
+	"$tmp/seeds:4: \"ftp://x/\\\"\\x1b[31m\\\\\": unsupported scheme"
+check_true "no control byte reaches the terminal" \
+	bash -c '! grep -q "$(printf "\033")" "$1"' _ "$tmp/err"
+expect_stderr "a long line is cut, with its length" \
+	"$tmp/seeds:5: \"http://[$(head -c 72 /dev/zero | tr '\0' a)\"... (308 bytes): bad IPv6 literal"
+expect_stderr "the total of the list" "$tmp/seeds: 3 of 4 seed lines rejected"
+check_true "the good seed was crawled" grep -q "^pages 2 " "$tmp/out"
+
+# Many rejected lines: the first 100 listed, all counted.
+{
+	echo http://a.test/
+	for i in $(seq 150); do echo "bad line $i"; done
+} >"$tmp/many"
+crawl --store s3 --seeds "$tmp/many"
+expect_rc "150 rejected lines" 0
+check_true "the first 100 rejected lines are listed" \
+	[ "$(grep -c '"bad line [0-9]*": ' "$tmp/err")" -eq 100 ]
+check_true "the 100th is listed, the 101st not" \
+	bash -c 'grep -qF "many:101: \"bad line 100\"" "$1" && ! grep -qF "\"bad line 101\"" "$1"' _ "$tmp/err"
+expect_stderr "the total says how many were listed" \
+	"$tmp/many: 150 of 151 seed lines rejected (the first 100 listed)"
+
+# ---- nothing to crawl: exit 1, nothing fetched ----------------------------
+before=$(page_requests)
+printf 'not a url\nmailto:a@b.test\n' >"$tmp/bad-seeds"
+crawl --store s4 --seeds "$tmp/bad-seeds"
+expect_rc "every seed rejected" 1
+expect_stderr "every seed rejected: says so" "nothing to crawl: every seed line was rejected (2)"
+expect_stderr "every seed rejected: the lines are shown" "bad-seeds:2: \"mailto:a@b.test\""
+check_true "every seed rejected: no summary" test ! -s "$tmp/out"
+crawl --store s5
+expect_rc "no seed and no store" 1
+expect_stderr "no seed and no store: says so" \
+	"nothing to crawl: no seeds (--seeds FILE, or seeds = in a [category] section) and no store at $tmp/s5 to resume"
+check_true "no seed and no store: no store created" test ! -e "$tmp/s5"
+# s4 exists (the run above opened it) but holds nothing.
+crawl --store s4
+expect_rc "no seed and an empty store" 1
+expect_stderr "no seed and an empty store: says so" "nothing queued in $tmp/s4"
+printf '# only comments\n\n' >"$tmp/empty-seeds"
+crawl --store s4 --seeds "$tmp/empty-seeds"
+expect_rc "a seed list without a URL" 1
+check_true "none of these runs fetched a page" [ "$(page_requests)" -eq "$before" ]
+
+# ---- resumes without seeds -----------------------------------------------
+echo http://a.test/ >"$tmp/one"
+crawl --store s6 --seeds "$tmp/one" --max-pages 1
+expect_rc "one page of two" 0
+crawl --store s6
+expect_rc "resumed without seeds" 0
+check_true "the resumed crawl fetched the queued page" grep -q "^pages 1 " "$tmp/out"
+crawl --store s6
+expect_rc "a complete crawl run again" 0
+expect_stderr "a complete crawl run again: says so" "nothing queued in $tmp/s6: its crawl is complete"
+check_true "a complete crawl run again: the summary names the store" \
+	grep -qxF "store $tmp/s6" "$tmp/out"
+check_true "a complete crawl run again fetches nothing" grep -q "^pages 0 " "$tmp/out"
+
+stop_fixture
+finish
