@@ -25,6 +25,7 @@
 #include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -804,6 +805,46 @@ static int set_recrawl_audit_share(struct setctx *x, const char *v)
 	return 0;
 }
 
+/* A URL pattern: a POSIX extended regular expression that compiles. */
+static int add_pattern(struct setctx *x, const char *v, char ***list, size_t *n)
+{
+	if (!*v)
+		return fail(x, "empty pattern");
+	if (strlen(v) > CONF_PATTERN_MAX)
+		return fail(x, "longer than %d bytes", CONF_PATTERN_MAX);
+	if (*n >= CONF_PATTERNS_MAX)
+		return fail(x, "more than %d patterns", CONF_PATTERNS_MAX);
+	regex_t re;
+	int rc = regcomp(&re, v, REG_EXTENDED | REG_NOSUB);
+	if (rc) {
+		char why[128];
+		regerror(rc, &re, why, sizeof(why));
+		return fail(x,
+			    "not a POSIX extended regular expression (%s): "
+			    "\"%s\"",
+			    why, show(v).s);
+	}
+	regfree(&re);
+	char **a = realloc(*list, (*n + 1) * sizeof(*a));
+	if (!a)
+		return SC_E_NOMEM;
+	*list = a;
+	if (!(a[*n] = strdup(v)))
+		return SC_E_NOMEM;
+	(*n)++;
+	return 0;
+}
+
+static int set_include(struct setctx *x, const char *v)
+{
+	return add_pattern(x, v, &x->cat->include, &x->cat->n_include);
+}
+
+static int set_exclude(struct setctx *x, const char *v)
+{
+	return add_pattern(x, v, &x->cat->exclude, &x->cat->n_exclude);
+}
+
 static int set_tunnel(struct setctx *x, const char *v)
 {
 	uint64_t n;
@@ -869,6 +910,8 @@ static const struct key recrawl_keys[] = {
 static const struct key category_keys[] = {
 	{ "seeds", set_seeds, false },
 	{ "keywords", set_keywords, false },
+	{ "include", set_include, true },
+	{ "exclude", set_exclude, true },
 	{ "scope", set_scope, false },
 	{ "min_relevance", set_min_relevance, false },
 	{ "tunnel", set_tunnel, false },
@@ -906,6 +949,8 @@ static void category_clear(struct conf_category *cat)
 	free(cat->name);
 	free(cat->seeds);
 	free_words(cat->keywords, cat->n_keywords);
+	free_words(cat->include, cat->n_include);
+	free_words(cat->exclude, cat->n_exclude);
 }
 
 void conf_free(struct conf *c)

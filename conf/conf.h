@@ -80,8 +80,15 @@ struct conf_category {
 	enum conf_scope scope; /* default CONF_SCOPE_HOST */
 	double min_relevance;  /* 0.0..1.0, default 0.0 */
 	unsigned tunnel;       /* 0..CONF_TUNNEL_MAX, default 0 */
+	/* URL patterns (POSIX extended regular expressions, as written;
+	 * repeatable keys): a new URL of the category is queued only if it
+	 * matches one of include (when there is any) and none of exclude. */
+	char **include, **exclude;
+	size_t n_include, n_exclude;
 };
 #define CONF_TUNNEL_MAX 100
+#define CONF_PATTERNS_MAX 64
+#define CONF_PATTERN_MAX 1024
 
 /* The whole config.  Every string and array is owned by the struct and
  * lives until conf_free().  Treat it as const once it is shared. */

@@ -54,6 +54,11 @@ struct crawl_category {
 	enum crawl_scope scope;
 	double min_relevance;
 	unsigned tunnel;
+	/* URL patterns (POSIX extended regular expressions): a new URL is
+	 * queued only if it matches one of include (when any) and none of
+	 * exclude (focus_wanted()). */
+	const char *const *include, *const *exclude;
+	size_t n_include, n_exclude;
 };
 
 struct crawl;
@@ -169,6 +174,7 @@ struct crawl_summary {
 	uint64_t pruned_relevance; /* links of off-topic pages, past the
 				    * tunnel */
 	uint64_t also;             /* URLs reached from a second category */
+	uint64_t pruned_pattern;   /* links refused by include/exclude */
 	/* Adaptive normalization (crawler/adapt.h), this run: URLs held
 	 * back by a learned rule instead of fetched, URLs queued under a
 	 * rule's key, audits started. */

@@ -3,6 +3,7 @@
 #include "log.h"
 
 #include <libpsl.h>
+#include <regex.h>
 #include <stdatomic.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -15,6 +16,9 @@ struct view {
 	const struct crawl_opts *o;
 	size_t n;
 	struct parse_keywords **kw; /* per category; NULL: none */
+	/* Per category: its include patterns, then its exclude ones,
+	 * compiled (regexec() on a compiled pattern is thread-safe). */
+	regex_t **re;
 	struct view *prev;
 };
 
@@ -36,6 +40,14 @@ static void view_free(struct view *v)
 		for (size_t i = 0; v->kw && i < v->n; i++)
 			parse_keywords_free(v->kw[i]);
 		free(v->kw);
+		for (size_t i = 0; v->re && i < v->n; i++) {
+			const struct crawl_category *c = &v->o->categories[i];
+			for (size_t k = 0;
+			     v->re[i] && k < c->n_include + c->n_exclude; k++)
+				regfree(&v->re[i][k]);
+			free(v->re[i]);
+		}
+		free(v->re);
 		free(v);
 		v = prev;
 	}
@@ -48,9 +60,37 @@ static int view_new(const struct crawl_opts *o, struct view **ret)
 		return SC_E_NOMEM;
 	v->o = o;
 	v->n = o->n_categories;
-	if (!(v->kw = calloc(v->n ? v->n : 1, sizeof(*v->kw)))) {
+	if (!(v->kw = calloc(v->n ? v->n : 1, sizeof(*v->kw))) ||
+	    !(v->re = calloc(v->n ? v->n : 1, sizeof(*v->re)))) {
+		free(v->kw);
 		free(v);
 		return SC_E_NOMEM;
+	}
+	for (size_t i = 0; i < v->n; i++) {
+		const struct crawl_category *cat = &o->categories[i];
+		size_t n = cat->n_include + cat->n_exclude;
+		if (!n)
+			continue;
+		if (!(v->re[i] = calloc(n, sizeof(regex_t)))) {
+			view_free(v);
+			return SC_E_NOMEM;
+		}
+		for (size_t k = 0; k < n; k++) {
+			const char *p =
+				k < cat->n_include
+					? cat->include[k]
+					: cat->exclude[k - cat->n_include];
+			if (regcomp(&v->re[i][k], p,
+				    REG_EXTENDED | REG_NOSUB)) {
+				/* The config checked it; only memory fails. */
+				for (size_t m = 0; m < k; m++)
+					regfree(&v->re[i][m]);
+				free(v->re[i]);
+				v->re[i] = NULL;
+				view_free(v);
+				return SC_E_NOMEM;
+			}
+		}
 	}
 	for (size_t i = 0; i < v->n; i++) {
 		const struct crawl_category *cat = &o->categories[i];
@@ -160,6 +200,32 @@ static const char *domain_of(const psl_ctx_t *psl, const char *host)
 {
 	const char *d = psl ? psl_registrable_domain(psl, host) : NULL;
 	return d ? d : host;
+}
+
+bool focus_wanted(const struct focus *f, uint16_t cat, const char *url,
+		  size_t len)
+{
+	const struct view *v = view_of(f);
+	if (cat >= v->n || !v->re[cat])
+		return true;
+	const struct crawl_category *c = &v->o->categories[cat];
+	/* Keys are NUL-terminated where the crawl keeps them, but the
+	 * length is the caller's word: copy when it is not. */
+	char buf[NORM_URL_MAX + 1];
+	if (url[len] != '\0') {
+		if (len > NORM_URL_MAX)
+			return false;
+		memcpy(buf, url, len);
+		buf[len] = '\0';
+		url = buf;
+	}
+	bool in = c->n_include == 0;
+	for (size_t k = 0; !in && k < c->n_include; k++)
+		in = regexec(&v->re[cat][k], url, 0, NULL, 0) == 0;
+	for (size_t k = 0; in && k < c->n_exclude; k++)
+		in = regexec(&v->re[cat][c->n_include + k], url, 0, NULL, 0) !=
+		     0;
+	return in;
 }
 
 bool focus_in_scope(const struct focus *f, uint16_t cat, const char *page,

@@ -48,6 +48,11 @@ bool focus_in_scope(const struct focus *f, uint16_t cat, const char *page,
 		    const struct norm_url *pu, const char *link,
 		    const struct norm_url *lu);
 
+/* May a new URL (normalized, len bytes) of category cat be queued, by
+ * its include and exclude patterns?  Safe from any thread. */
+bool focus_wanted(const struct focus *f, uint16_t cat, const char *url,
+		  size_t len);
+
 /* Are the links of a page followed?  A page is off topic when it has a
  * relevance under its category's min_relevance; its links are followed
  * while the off-topic pages in a row, itself included, are at most the

@@ -210,6 +210,10 @@ void category_from_conf(struct crawl_category *c,
 							  : CRAWL_SCOPE_HOST,
 		.min_relevance = cc->min_relevance,
 		.tunnel = cc->tunnel,
+		.include = (const char *const *)cc->include,
+		.n_include = cc->n_include,
+		.exclude = (const char *const *)cc->exclude,
+		.n_exclude = cc->n_exclude,
 	};
 }
 

@@ -19,7 +19,8 @@ static int queue_sitemaps(struct crawl *c, MDB_txn *txn, const struct job *j)
 		    norm_url(&norm_as_found, NULL, s, strlen(s), found,
 			     sizeof(found), &fu) ||
 		    !focus_in_scope(c->focus, j->lease.category, j->lease.url,
-				    &j->lease_u, url, &u))
+				    &j->lease_u, url, &u) ||
+		    !focus_wanted(c->focus, j->lease.category, url, u.len))
 			continue;
 		struct frontier_url f = {
 			.url = url,
@@ -568,12 +569,17 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 	int rc;
 	if ((rc = batch_grow(b, b->n + j->n_links + 1)))
 		return rc;
+	uint64_t refused = 0;
 	/* A redirect out of scope is recorded, not followed. */
 	if (j->has_redirect && !j->error &&
 	    !focus_in_scope(c->focus, j->lease.category, j->lease.url,
 			    &j->lease_u, j->redirect, &j->redirect_u))
 		focus_count(c->focus, j->lease.category,
 			    STORE_FOCUS_PRUNED_SCOPE, 1);
+	else if (j->has_redirect && !j->error &&
+		 !focus_wanted(c->focus, j->lease.category, j->redirect,
+			       j->redirect_u.len))
+		refused++;
 	else if (j->has_redirect && !j->error) {
 		/* A redirect target is never rewritten back onto its source
 		 * by a learned rule: that would loop. */
@@ -620,6 +626,11 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 					    STORE_FOCUS_PRUNED_SCOPE, 1);
 				continue;
 			}
+			if (!focus_wanted(c->focus, j->lease.category,
+					  j->link_text.p + l->off, l->u.len)) {
+				refused++;
+				continue;
+			}
 			/* A page a sitemap says changed since it was
 			 * fetched is due at once. */
 			if (l->lastmod_ms &&
@@ -648,6 +659,11 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 				.last_modified_len = l->lastmod_len,
 			};
 		}
+	}
+	if (refused) {
+		pthread_mutex_lock(&c->mu);
+		c->sum.pruned_pattern += refused;
+		pthread_mutex_unlock(&c->mu);
 	}
 	return 0;
 }

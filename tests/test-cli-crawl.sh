@@ -4,8 +4,8 @@
 # standard input (--seeds -), rejected seed lines shown with their text
 # (escaped, cut) and a total, a crawl with nothing to crawl (no seed and
 # nothing queued; every seed rejected) ending with exit status 1 and
-# fetching nothing, a rerun of a complete crawl, and the summary naming its
-# store.  The last line is "N passed, N failed"; any failure exits 1.
+# fetching nothing, a rerun of a complete crawl, the summary naming its
+# store, and a category's include and exclude patterns.  The last line is "N passed, N failed"; any failure exits 1.
 set -u
 sigcrawl=$1
 fixture=$2
@@ -115,5 +115,51 @@ check_true "a complete crawl run again: the summary names the store" \
 	grep -qxF "store $tmp/s6" "$tmp/out"
 check_true "a complete crawl run again fetches nothing" grep -q "^pages 0 " "$tmp/out"
 
+stop_fixture
+
+# ---- include and exclude patterns (per category) -------------------------
+cat >"$tmp/web2" <<'EOF'
+host p.test
+page /            200 text/html  title="Home" links=/blog/1,/blog/2,/shop/1,/private/x,/blog/2?print=1,/old
+page /blog/1      200 text/html  title="B1" links=/blog/3
+page /blog/2      200 text/html  title="B2"
+page /blog/3      200 text/html  title="B3"
+page /blog/2?print=1 200 text/html  title="B2 print"
+page /shop/1      200 text/html  title="S1"
+page /private/x   200 text/html  title="P"
+page /old         301 location=/blog/3?ref=old
+page /robots.txt  200 text/plain body="User-agent: *\nAllow: /\n"
+default 404
+EOF
+start_fixture "$tmp/web2" "$tmp/log2"
+cat >"$tmp/pat.conf" <<EOF
+[crawl]
+store = $tmp/pat-store
+per_host_delay_ms = 0
+connect_to = ::127.0.0.1:$port
+[category blog]
+include = ^http://p\.test/(blog/|old\$|\$)
+exclude = [?&](print|ref)=
+EOF
+echo http://p.test/ >"$tmp/pat-seeds"
+(cd "$tmp" && timeout 60 "$sigcrawl" crawl -c pat.conf --seeds pat-seeds --category blog --quiet >"$tmp/out" 2>"$tmp/err")
+rc=$?
+expect_rc "patterns: the crawl" 0
+for p in / /blog/1 /blog/2 /blog/3 /old; do
+	check_true "patterns: $p, included, is fetched" [ "$(requests p.test "$p" "$tmp/log2")" -eq 1 ]
+done
+for p in /shop/1 /private/x "/blog/2?print=1" "/blog/3?ref=old"; do
+	check_true "patterns: $p is not fetched" [ "$(requests p.test "$p" "$tmp/log2")" -eq 0 ]
+done
+check_true "patterns: the summary counts the links refused" \
+	grep -q "^focus: links pruned by scope 0, by relevance 0, by pattern 4;" "$tmp/out"
+check_true "patterns: a refused link is not recorded" \
+	bash -c '! "$1" export --store "$2" | grep -q "shop/1"' _ "$sigcrawl" "$tmp/pat-store"
+printf '[category blog]\ninclude = (unclosed\n' >"$tmp/bad.conf"
+(cd "$tmp" && "$sigcrawl" crawl -c bad.conf --check-config >"$tmp/out" 2>"$tmp/err")
+rc=$?
+expect_rc "patterns: a pattern that does not compile" 2
+expect_stderr "patterns: the message names the line and the pattern" \
+	"bad.conf:2: [category blog] include: not a POSIX extended regular expression"
 stop_fixture
 finish

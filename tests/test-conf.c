@@ -221,6 +221,12 @@ static const struct bad_case bad_cases[] = {
 	{ "[recrawl]\nmin_interval = -1h\n",
 	  "t.conf:2: [recrawl] min_interval: expected a duration like 90s, "
 	  "30m, 1h, 7d or 2w (1 s to 3650 d), got \"-1h\"" },
+	/* include, exclude */
+	{ "[category c]\ninclude = (a\n",
+	  "t.conf:2: [category c] include: not a POSIX extended regular "
+	  "expression (Unmatched ( or \\(): \"(a\"" },
+	{ "[category c]\nexclude =\n",
+	  "t.conf:2: [category c] exclude: empty pattern" },
 	{ "[recrawl]\naudit_share = 2\n",
 	  "t.conf:2: [recrawl] audit_share: expected a number from 0.0 to "
 	  "1.0, got \"2\"" },
@@ -618,6 +624,19 @@ static void test_values_accepted(void)
 		    "audit_share = 0\n");
 	CHECK(c && c->adaptive.min_support == 5 &&
 	      c->adaptive.confidence == 0.99 && c->adaptive.audit_share == 0.0);
+	conf_free(c);
+
+	/* Patterns: repeatable, in order, kept as written. */
+	c = LOAD_OK("[category c]\ninclude = ^http://a\\.test/\n"
+		    "include = /blog/\nexclude = \\?print=1\n");
+	CHECK(c && c->n_categories == 1 &&
+	      c->categories[0].n_include == 2 &&
+	      c->categories[0].n_exclude == 1);
+	if (c && c->n_categories == 1 && c->categories[0].n_include == 2) {
+		CHECK_STR(c->categories[0].include[0], "^http://a\\.test/");
+		CHECK_STR(c->categories[0].include[1], "/blog/");
+		CHECK_STR(c->categories[0].exclude[0], "\\?print=1");
+	}
 	conf_free(c);
 
 	/* [recrawl]: the defaults, and values as given. */
