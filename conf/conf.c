@@ -28,6 +28,7 @@
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -261,6 +262,17 @@ static int set_store(struct setctx *x, const char *v)
 	return 0;
 }
 
+static int set_cookie_jar(struct setctx *x, const char *v)
+{
+	char *p;
+	int rc = resolve_path(x, v, PATH_BYTES_MAX, &p);
+	if (rc)
+		return rc;
+	free(x->c->crawl.cookie_jar);
+	x->c->crawl.cookie_jar = p;
+	return 0;
+}
+
 #define UINT_SETTER(fn, field, type, min, max)                                 \
 	static int fn(struct setctx *x, const char *v)                         \
 	{                                                                      \
@@ -342,6 +354,61 @@ static bool connect_port(const char **p)
 	}
 	*p = s + n;
 	return true;
+}
+
+static int set_proxy(struct setctx *x, const char *v)
+{
+	static const char *const schemes[] = { "http://",   "https://",
+					       "socks4://", "socks4a://",
+					       "socks5://", "socks5h://" };
+	if (!*v)
+		return fail(x, "empty value");
+	if (has_control(v) || strchr(v, ' '))
+		return fail(x, "a space or control character in \"%s\"",
+			    show(v).s);
+	if (strlen(v) > 1024)
+		return fail(x, "longer than 1024 bytes");
+	const char *sep = strstr(v, "://");
+	bool ok = !sep;
+	for (size_t i = 0; !ok && i < sizeof(schemes) / sizeof(*schemes); i++)
+		ok = strncasecmp(v, schemes[i], strlen(schemes[i])) == 0;
+	if (!ok || !v[sep ? (size_t)(sep - v) + 3 : 0])
+		return fail(x,
+			    "expected [SCHEME://]HOST[:PORT] with scheme http, "
+			    "https, socks4, socks4a, socks5 or socks5h, got "
+			    "\"%s\"",
+			    show(v).s);
+	return set_string(&x->c->crawl.proxy, v);
+}
+
+/* An extra request header: a token, ':', a value without control
+ * characters. */
+static int set_header(struct setctx *x, const char *v)
+{
+	struct conf *c = x->c;
+	const char *colon = strchr(v, ':');
+	bool ok = colon && colon > v;
+	for (const char *p = v; ok && p < colon; p++)
+		ok = (*p >= 'A' && *p <= 'Z') || (*p >= 'a' && *p <= 'z') ||
+		     (*p >= '0' && *p <= '9') || strchr("!#$%&'*+-.^_`|~", *p);
+	if (!ok || has_control(v))
+		return fail(x,
+			    "expected \"Name: value\" (a header name, a colon, "
+			    "a value without control characters), got \"%s\"",
+			    show(v).s);
+	if (strlen(v) > 1024)
+		return fail(x, "longer than 1024 bytes");
+	if (c->crawl.n_headers >= 32)
+		return fail(x, "more than 32 headers");
+	char **a = realloc(c->crawl.headers,
+			   (c->crawl.n_headers + 1) * sizeof(*a));
+	if (!a)
+		return SC_E_NOMEM;
+	c->crawl.headers = a;
+	if (!(a[c->crawl.n_headers] = strdup(v)))
+		return SC_E_NOMEM;
+	c->crawl.n_headers++;
+	return 0;
 }
 
 static int set_connect_to(struct setctx *x, const char *v)
@@ -869,6 +936,9 @@ static const struct key crawl_keys[] = {
 	{ "user_agent", set_user_agent, false },
 	{ "obey_robots", set_obey_robots, false },
 	{ "connect_to", set_connect_to, true },
+	{ "proxy", set_proxy, false },
+	{ "header", set_header, true },
+	{ "cookie_jar", set_cookie_jar, false },
 	{ "max_pages_per_host", set_max_pages_per_host, false },
 	{ "host_retries", set_host_retries, false },
 	{ "host_backoff_ms", set_host_backoff_ms, false },
@@ -918,7 +988,17 @@ static const struct key category_keys[] = {
 	{ NULL, NULL, false },
 };
 /* The most keys of one section, for the "given twice" bookkeeping. */
-#define SECTION_KEYS_MAX 16
+#define SECTION_KEYS_MAX 24
+#define KEYS_OF(t) (sizeof(t) / sizeof((t)[0]) - 1)
+_Static_assert(KEYS_OF(crawl_keys) <= SECTION_KEYS_MAX &&
+		       KEYS_OF(normalize_keys) <= SECTION_KEYS_MAX &&
+		       KEYS_OF(dedup_keys) <= SECTION_KEYS_MAX &&
+		       KEYS_OF(store_keys) <= SECTION_KEYS_MAX &&
+		       KEYS_OF(control_keys) <= SECTION_KEYS_MAX &&
+		       KEYS_OF(adaptive_keys) <= SECTION_KEYS_MAX &&
+		       KEYS_OF(recrawl_keys) <= SECTION_KEYS_MAX &&
+		       KEYS_OF(category_keys) <= SECTION_KEYS_MAX,
+	       "a section has more keys than SECTION_KEYS_MAX");
 
 static const struct {
 	const char *name;
@@ -961,6 +1041,9 @@ void conf_free(struct conf *c)
 	free(c->crawl.store);
 	free(c->crawl.user_agent);
 	free_words(c->crawl.connect_to, c->crawl.n_connect_to);
+	free(c->crawl.proxy);
+	free_words(c->crawl.headers, c->crawl.n_headers);
+	free(c->crawl.cookie_jar);
 	free(c->normalize.steps_list);
 	free(c->control.listen);
 	free(c->control.unix_path);

@@ -121,6 +121,19 @@ struct conf {
 		 * to CURLOPT_CONNECT_TO unchanged. */
 		char **connect_to;
 		size_t n_connect_to;
+		/* A proxy for every fetch (libcurl's syntax:
+		 * [SCHEME://]HOST[:PORT], scheme http, https, socks4,
+		 * socks4a, socks5 or socks5h), or NULL. */
+		char *proxy;
+		/* Extra request headers, "Name: value" as written
+		 * (repeatable), sent with every fetch. */
+		char **headers;
+		size_t n_headers;
+		/* A cookie jar: cookies are kept for the crawl (shared by
+		 * all its fetches), read from this file at the start if it
+		 * exists, written back at the end (Netscape format).  An
+		 * absolute path, or NULL: no cookies. */
+		char *cookie_jar;
 	} crawl;
 
 	struct {

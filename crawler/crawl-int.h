@@ -310,6 +310,12 @@ struct crawl {
 	struct event *curl_timer, *sched_timer, *tick, *wakeup;
 	struct event *sigint, *sigterm;
 	struct curl_slist *connect_to;
+	/* [crawl] header lines, for every fetch (NULL: none), and the share
+	 * handle that keeps the crawl's cookies ([crawl] cookie_jar), with
+	 * whether the jar's file was loaded into it yet. */
+	struct curl_slist *headers;
+	CURLSH *share;
+	bool jar_loaded;
 	MDB_env *env;
 	struct store *store;
 	struct frontier *fr;

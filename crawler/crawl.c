@@ -275,6 +275,24 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		}
 		c->connect_to = l;
 	}
+	for (size_t i = 0; i < o->n_headers; i++) {
+		struct curl_slist *l = curl_slist_append(c->headers,
+							 o->headers[i]);
+		if (!l) {
+			rc = SC_E_NOMEM;
+			goto out;
+		}
+		c->headers = l;
+	}
+	/* The cookie jar: one share handle for every transfer (all on the
+	 * loop's thread, so it needs no locks). */
+	if (o->cookie_jar &&
+	    (!(c->share = curl_share_init()) ||
+	     curl_share_setopt(c->share, CURLSHOPT_SHARE,
+			       CURL_LOCK_DATA_COOKIE) != CURLSHE_OK)) {
+		rc = SC_E_NOMEM;
+		goto out;
+	}
 
 	c->multi = curl_multi_init();
 	c->curl_timer = evtimer_new(c->base, on_curl_timer, c);
@@ -389,6 +407,18 @@ out:
 		free(t);
 	}
 	curl_slist_free_all(c->connect_to);
+	curl_slist_free_all(c->headers);
+	if (c->share) {
+		/* The cookies back into the jar's file. */
+		CURL *e = curl_easy_init();
+		if (e) {
+			curl_easy_setopt(e, CURLOPT_SHARE, c->share);
+			curl_easy_setopt(e, CURLOPT_COOKIEJAR, o->cookie_jar);
+			curl_easy_setopt(e, CURLOPT_COOKIELIST, "FLUSH");
+			curl_easy_cleanup(e);
+		}
+		curl_share_cleanup(c->share);
+	}
 	if (c->curl_timer)
 		event_free(c->curl_timer);
 	if (c->sched_timer)

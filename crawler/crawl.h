@@ -148,6 +148,13 @@ struct crawl_opts {
 	bool search_index;             /* STORE/search.sqlite kept up to date */
 	const char *const *connect_to; /* curl's HOST1:PORT1:HOST2:PORT2 */
 	size_t n_connect_to;
+	/* [crawl] proxy, header, cookie_jar (conf.h): a proxy for every
+	 * fetch (NULL: none), extra request headers ("Name: value"), and a
+	 * cookie file (NULL: no cookies).  Fixed for a run. */
+	const char *proxy;
+	const char *const *headers;
+	size_t n_headers;
+	const char *cookie_jar;
 	unsigned parser_threads; /* 0: one per core */
 	bool quiet;              /* no progress lines */
 	/* Long-running mode (`sigcrawl serve`): NULL for a crawl that ends

@@ -71,11 +71,17 @@ static bool validator_ok(const char *v)
 
 /* A revisit's conditional request (RFC 9110 §13.1): If-None-Match with
  * the stored ETag, If-Modified-Since with the stored Last-Modified. */
-static int conditional_headers(struct xfer *x)
+static int conditional_headers(struct crawl *c, struct xfer *x)
 {
 	const struct frontier_lease *l = &x->job->lease;
 	char h[FRONTIER_ETAG_MAX + 32];
 	struct curl_slist *n;
+	/* The crawl's own headers first: one list per transfer. */
+	for (const struct curl_slist *e = c->headers; e; e = e->next) {
+		if (!(n = curl_slist_append(x->headers, e->data)))
+			return SC_E_NOMEM;
+		x->headers = n;
+	}
 	if (validator_ok(l->etag)) {
 		snprintf(h, sizeof(h), "If-None-Match: %s", l->etag);
 		if (!(n = curl_slist_append(x->headers, h)))
@@ -132,17 +138,29 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)o->timeout_s * 1000L);
 	if (c->connect_to)
 		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
+	if (o->proxy)
+		curl_easy_setopt(e, CURLOPT_PROXY, o->proxy);
+	if (c->share) {
+		/* Cookies: the crawl's, in the share handle; the jar's file
+		 * is read into it by the first transfer. */
+		curl_easy_setopt(e, CURLOPT_SHARE, c->share);
+		curl_easy_setopt(e, CURLOPT_COOKIEFILE,
+				 c->jar_loaded ? "" : o->cookie_jar);
+		c->jar_loaded = true;
+	}
 	if (x->job->kind == JOB_PAGE) {
 		/* Redirects are the crawler's: the target is queued. */
 		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 		if (x->job->lease.revisit) {
-			if (conditional_headers(x)) {
+			if (conditional_headers(c, x)) {
 				curl_easy_cleanup(e);
 				return SC_E_NOMEM;
 			}
 			if (x->headers)
 				curl_easy_setopt(e, CURLOPT_HTTPHEADER,
 						 x->headers);
+		} else if (c->headers) {
+			curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers);
 		}
 		if (c->warc) {
 			curl_easy_setopt(e, CURLOPT_HEADERFUNCTION, header_cb);
@@ -154,6 +172,8 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	} else {
 		/* robots.txt: RFC 9309 §2.3.1.2, follow at least five. */
 		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+		if (c->headers)
+			curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers);
 		curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
 	}
 	if (curl_multi_add_handle(c->multi, e) != CURLM_OK) {

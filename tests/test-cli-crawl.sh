@@ -5,7 +5,8 @@
 # (escaped, cut) and a total, a crawl with nothing to crawl (no seed and
 # nothing queued; every seed rejected) ending with exit status 1 and
 # fetching nothing, a rerun of a complete crawl, the summary naming its
-# store, and a category's include and exclude patterns.  The last line is "N passed, N failed"; any failure exits 1.
+# store, a category's include and exclude patterns, and [crawl]'s proxy,
+# extra headers and cookie jar.  The last line is "N passed, N failed"; any failure exits 1.
 set -u
 sigcrawl=$1
 fixture=$2
@@ -161,5 +162,53 @@ rc=$?
 expect_rc "patterns: a pattern that does not compile" 2
 expect_stderr "patterns: the message names the line and the pattern" \
 	"bad.conf:2: [category blog] include: not a POSIX extended regular expression"
+stop_fixture
+
+# ---- a proxy, extra headers and a cookie jar ([crawl]) -------------------
+cat >"$tmp/web3" <<'EOF'
+host h.test
+page /            200 text/html  title="Home" links=/token,/members header="Set-Cookie: sess=abc123; Path=/"
+page /token       200 text/html  title="T" require="X-Token: s3cret"
+page /members     200 text/html  title="M" require="Cookie: sess=abc123"
+page /robots.txt  200 text/plain body="User-agent: *\nAllow: /\n"
+default 404
+EOF
+start_fixture "$tmp/web3" "$tmp/log3"
+echo http://h.test/ >"$tmp/h-seeds"
+# hcrawl NAME [LINES...] — a crawl of h.test through the fixture as a
+# proxy (no connect_to: h.test resolves nowhere), with LINES in [crawl].
+hcrawl()
+{
+	local name=$1
+	shift
+	{
+		printf '[crawl]\nstore = %s\nper_host_delay_ms = 0\nproxy = http://127.0.0.1:%s\n' \
+			"$tmp/$name-store" "$port"
+		printf '%s\n' "$@"
+	} >"$tmp/$name.conf"
+	(cd "$tmp" && timeout 60 "$sigcrawl" crawl -c "$name.conf" --seeds h-seeds --quiet >"$tmp/out" 2>"$tmp/err")
+	rc=$?
+}
+status_of() { "$sigcrawl" export --store "$tmp/$1-store" | grep -F "\"normalized\":\"http://h.test$2\"" | sed 's/.*"status":\([0-9]*\).*/\1/'; }
+hcrawl plain
+expect_rc "proxy: the crawl through it" 0
+check_true "proxy: the home page came through the proxy" [ "$(status_of plain /)" = 200 ]
+check_true "without the header, /token is refused" [ "$(status_of plain /token)" = 403 ]
+check_true "without cookies, /members is refused" [ "$(status_of plain /members)" = 403 ]
+hcrawl extra "header = X-Token: s3cret" "cookie_jar = jar.txt"
+expect_rc "header and cookie jar: the crawl" 0
+check_true "header: /token is served" [ "$(status_of extra /token)" = 200 ]
+check_true "cookie jar: the cookie set by / is sent to /members" [ "$(status_of extra /members)" = 200 ]
+check_true "cookie jar: written back at the end" grep -q "sess" "$tmp/jar.txt"
+printf '[crawl]\nheader = X Bad: 1\n' >"$tmp/bad-h.conf"
+(cd "$tmp" && "$sigcrawl" crawl -c bad-h.conf --check-config >"$tmp/out" 2>"$tmp/err")
+rc=$?
+expect_rc "a bad header line" 2
+expect_stderr "a bad header line: its line" "bad-h.conf:2: [crawl] header: expected \"Name: value\""
+printf '[crawl]\nproxy = ftp://x\n' >"$tmp/bad-p.conf"
+(cd "$tmp" && "$sigcrawl" crawl -c bad-p.conf --check-config >"$tmp/out" 2>"$tmp/err")
+rc=$?
+expect_rc "a proxy of another scheme" 2
+expect_stderr "a proxy of another scheme: its line" "bad-p.conf:2: [crawl] proxy: expected [SCHEME://]HOST[:PORT]"
 stop_fixture
 finish
