@@ -629,8 +629,7 @@ static void test_values_accepted(void)
 	/* Patterns: repeatable, in order, kept as written. */
 	c = LOAD_OK("[category c]\ninclude = ^http://a\\.test/\n"
 		    "include = /blog/\nexclude = \\?print=1\n");
-	CHECK(c && c->n_categories == 1 &&
-	      c->categories[0].n_include == 2 &&
+	CHECK(c && c->n_categories == 1 && c->categories[0].n_include == 2 &&
 	      c->categories[0].n_exclude == 1);
 	if (c && c->n_categories == 1 && c->categories[0].n_include == 2) {
 		CHECK_STR(c->categories[0].include[0], "^http://a\\.test/");
