@@ -4,6 +4,8 @@
 #include <curl/curl.h>
 #include <getopt.h>
 #include <jansson.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -15,9 +17,13 @@
 /* The largest answer read. */
 #define ANSWER_MAX (16 * 1024 * 1024)
 /* A submission is sent in requests of at most this many lines and bytes,
- * well inside the daemon's limits. */
+ * well inside the daemon's limits (CONTROL_SEEDS_MAX, CONTROL_BODY_MAX):
+ * a line longer than a URL may be (NORM_INPUT_MAX) is rejected here and
+ * not sent, so no request grows past CHUNK_BYTES + NORM_INPUT_MAX. */
 #define CHUNK_LINES 5000
 #define CHUNK_BYTES (512 * 1024)
+/* Bytes of a line rejected here that its message shows. */
+#define REJECTED_SHOWN 60
 
 static size_t on_data(char *data, size_t size, size_t nmemb, void *arg)
 {
@@ -210,10 +216,15 @@ static void submit_usage(FILE *f)
 		"                       [URL... | -]\n"
 		"\n"
 		"Submits seed URLs to the running daemon, as arguments or one per\n"
-		"line on stdin ('-', or no URL argument).  Prints how many were\n"
-		"accepted (queued), how many were already known, and each rejected\n"
-		"line with its reason.  Exit status: 0 done, 1 the daemon cannot\n"
-		"be reached, 2 bad usage (an unknown category, say).\n"
+		"line on stdin ('-', or no URL argument; '#' comments and blank\n"
+		"lines skipped), in requests of at most 5000 lines.  Prints each\n"
+		"rejected line with its number and reason, then how many were\n"
+		"accepted (queued), already known and rejected.\n"
+		"\n"
+		"Exit status: 0 every line taken, 1 some lines rejected (the others\n"
+		"were submitted) or the daemon cannot be reached, 2 bad usage (an\n"
+		"unknown category, say).  Interrupted (Ctrl-C), it says how far it\n"
+		"got, then dies of the signal; a second Ctrl-C stops it at once.\n"
 		"\n"
 		"  --category NAME  a [category NAME] of the daemon's config\n"
 		"  --control ADDR   unix:PATH or tcp:HOST:PORT\n"
@@ -222,49 +233,159 @@ static void submit_usage(FILE *f)
 
 struct totals {
 	long long accepted, known, rejected;
+	unsigned sent; /* input lines submitted */
 };
 
-/* Send one chunk whose first line is line first_line of the input. */
+/* A line rejected here rather than by the daemon: too long to be a URL.
+ * Kept until its request's answer, to be listed in line order. */
+struct local_reject {
+	unsigned line;
+	char text[REJECTED_SHOWN + 1];
+	size_t len;
+};
+
+/* A chunk of the input: at most CHUNK_LINES lines and CHUNK_BYTES bytes,
+ * its first line being line first of the input. */
+struct chunk {
+	struct sc_dynbuf text;
+	unsigned lines, first;
+	struct local_reject local[CHUNK_LINES];
+	size_t n_local;
+};
+
+/* The signal that interrupted the submission, or 0. */
+static volatile sig_atomic_t interrupted;
+
+static void on_interrupt(int sig)
+{
+	interrupted = sig;
+}
+
+/* Bytes outside printable ASCII as '?', as the daemon shows lines. */
+static void printable(char *t, const char *p, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		t[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+	t[n] = '\0';
+}
+
+static void print_local(const struct local_reject *r)
+{
+	printf("rejected line %u: %s...: line too long (%zu bytes, at most "
+	       "%d)\n",
+	       r->line, r->text, r->len, NORM_INPUT_MAX);
+}
+
+/* Send a chunk and print its rejected lines, the daemon's and those
+ * rejected here, in line order. */
 static int send_chunk(const struct conf *cf, const char *path,
-		      const struct sc_dynbuf *chunk, unsigned first_line,
-		      struct totals *t)
+		      const struct chunk *ch, struct totals *t)
 {
 	struct sc_dynbuf ans;
 	sc_dyn_init(&ans, ANSWER_MAX + 1);
 	long status;
-	request("submit", cf, path, chunk->p ? chunk->p : "", chunk->len, &ans,
-		&status);
+	request("submit", cf, path, ch->text.p ? ch->text.p : "", ch->text.len,
+		&ans, &status);
 	int rc = EXIT_OK;
+	json_t *o = NULL;
 	if (!status) {
 		rc = EXIT_RUNTIME;
 	} else if (status != 200) {
 		rc = answer_error("submit", status, &ans);
-	} else {
-		json_t *o = json_loads(ans.p ? ans.p : "", 0, NULL);
-		json_t *list = json_object_get(o, "rejected_lines");
-		t->accepted += json_integer_value(
-			json_object_get(o, "accepted"));
-		t->known += json_integer_value(json_object_get(o, "known"));
-		t->rejected += json_integer_value(
-			json_object_get(o, "rejected"));
-		size_t i;
-		json_t *r;
-		json_array_foreach(list, i, r)
-		{
-			printf("rejected line %lld: %s: %s\n",
-			       (long long)json_integer_value(
-				       json_object_get(r, "line")) +
-				       first_line - 1,
-			       json_string_value(json_object_get(r, "url")),
-			       json_string_value(json_object_get(r, "reason")));
-		}
-		if (!o) {
-			sc_errorf("submit", "the daemon's answer is not JSON");
-			rc = EXIT_RUNTIME;
-		}
-		json_decref(o);
+	} else if (!(o = json_loads(ans.p ? ans.p : "", 0, NULL))) {
+		sc_errorf("submit", "the daemon's answer is not JSON");
+		rc = EXIT_RUNTIME;
 	}
+	if (rc) {
+		sc_dyn_free(&ans);
+		return rc;
+	}
+	json_t *list = json_object_get(o, "rejected_lines");
+	long long rejected = json_integer_value(json_object_get(o, "rejected"));
+	t->accepted += json_integer_value(json_object_get(o, "accepted"));
+	t->known += json_integer_value(json_object_get(o, "known"));
+	t->rejected += rejected + (long long)ch->n_local;
+	t->sent = ch->first + ch->lines - 1;
+	size_t i = 0, k = 0, n = json_array_size(list);
+	while (i < n || k < ch->n_local) {
+		json_t *r = json_array_get(list, i);
+		long long line = i < n ? json_integer_value(
+						 json_object_get(r, "line")) +
+						 ch->first - 1
+				       : LLONG_MAX;
+		if (k < ch->n_local && ch->local[k].line < line) {
+			print_local(&ch->local[k++]);
+			continue;
+		}
+		const char *url = json_string_value(json_object_get(r, "url"));
+		const char *why = json_string_value(
+			json_object_get(r, "reason"));
+		printf("rejected line %lld: %s: %s\n", line, url ? url : "",
+		       why ? why : "rejected");
+		i++;
+	}
+	/* A daemon lists every rejected line of a request; one with a
+	 * lower bound on the list says how many it left out. */
+	if (rejected > (long long)n)
+		printf("(%lld more rejected lines among lines %u-%u not "
+		       "listed)\n",
+		       rejected - (long long)n, ch->first,
+		       ch->first + ch->lines - 1);
+	json_decref(o);
 	sc_dyn_free(&ans);
+	return EXIT_OK;
+}
+
+/* The next line of f into buf (room for cap bytes), without its newline.
+ * Returns its whole length, which may be more than cap (the rest was
+ * read and dropped), or -1 at the end of the input, or when a signal
+ * interrupted the reading. */
+static ssize_t read_line(FILE *f, char *buf, size_t cap)
+{
+	size_t n = 0;
+	int ch;
+	while ((ch = getc(f)) != EOF && ch != '\n') {
+		if (n < cap)
+			buf[n] = (char)ch;
+		n++;
+	}
+	if (ch == EOF && (n == 0 || interrupted))
+		return -1;
+	return (ssize_t)n;
+}
+
+/* Add one input line (p, n bytes) to the chunk.  A line that cannot be a
+ * URL (longer than NORM_INPUT_MAX) is rejected here; an empty line takes
+ * its place, so that the daemon's line numbers still count the input's. */
+static int chunk_add(struct chunk *ch, unsigned lineno, const char *p, size_t n)
+{
+	if (n > NORM_INPUT_MAX) {
+		struct local_reject *r = &ch->local[ch->n_local++];
+		r->line = lineno;
+		r->len = n;
+		printable(r->text, p, REJECTED_SHOWN);
+		n = 0;
+	}
+	/* A line break inside a URL argument would shift the numbers:
+	 * what follows it is not sent. */
+	const char *nl = memchr(p, '\n', n);
+	if (nl)
+		n = (size_t)(nl - p);
+	ch->lines++;
+	if (sc_dyn_add(&ch->text, p, n) || sc_dyn_add(&ch->text, "\n", 1))
+		return EXIT_RUNTIME;
+	return EXIT_OK;
+}
+
+/* Send the chunk, then start the next one after it. */
+static int chunk_send(const struct conf *cf, const char *path, struct chunk *ch,
+		      struct totals *t)
+{
+	int rc = send_chunk(cf, path, ch, t);
+	sc_dyn_reset(&ch->text);
+	ch->first += ch->lines;
+	ch->lines = 0;
+	ch->n_local = 0;
 	return rc;
 }
 
@@ -295,57 +416,88 @@ int cmd_submit(int argc, char **argv)
 	}
 	curl_free(esc);
 
+	/* Ctrl-C: the request under way finishes (its answer says what
+	 * the daemon took), nothing more is sent, and the totals so far are
+	 * printed.  One-shot, so that a second one stops at once. */
+	struct sigaction sa = { .sa_handler = on_interrupt,
+				.sa_flags = (int)SA_RESETHAND },
+			 old;
+	sigemptyset(&sa.sa_mask);
+	for (int sig = SIGINT; sig; sig = sig == SIGINT ? SIGTERM : 0) {
+		/* One ignored (a background job of a script, nohup) stays
+		 * ignored. */
+		if (sigaction(sig, NULL, &old) == 0 &&
+		    old.sa_handler != SIG_IGN)
+			sigaction(sig, &sa, NULL);
+	}
+
 	struct totals t = { 0 };
-	/* Not bounded here: a body over CONTROL_BODY_MAX (one huge line) is
-	 * the daemon's to refuse, and its answer says why. */
-	struct sc_dynbuf chunk;
-	sc_dyn_init(&chunk, SIZE_MAX);
-	unsigned lines = 0, first = 1, lineno = 0;
-	int rc = EXIT_OK;
-	char *line = NULL;
-	size_t cap = 0;
-	for (int i = optind;; i++) {
+	struct chunk *ch = calloc(1, sizeof(*ch));
+	char *line = malloc(NORM_INPUT_MAX + 1);
+	int rc = ch && line ? EXIT_OK : EXIT_RUNTIME;
+	if (ch) {
+		sc_dyn_init(&ch->text, CHUNK_BYTES + NORM_INPUT_MAX + 2);
+		ch->first = 1;
+	}
+	unsigned lineno = 0;
+	for (int i = optind; !rc && !interrupted; i++) {
 		const char *l;
 		size_t n;
 		if (from_stdin) {
-			ssize_t got = getline(&line, &cap, stdin);
+			ssize_t got = read_line(stdin, line, NORM_INPUT_MAX);
 			if (got < 0)
 				break;
 			l = line;
 			n = (size_t)got;
-			if (n && l[n - 1] == '\n')
-				n--;
 		} else {
 			if (i >= argc)
 				break;
 			l = argv[i];
 			n = strlen(l);
 		}
-		lineno++;
-		/* A line break inside a URL argument would shift the
-		 * numbers: send it as it is, on one line. */
-		if (sc_dyn_add(&chunk, l,
-			       strcspn(l, "\n") < n ? strcspn(l, "\n") : n) ||
-		    sc_dyn_add(&chunk, "\n", 1)) {
-			rc = EXIT_RUNTIME;
+		/* No room for the line: send what the chunk holds first. */
+		if (ch->text.len + (n > NORM_INPUT_MAX ? 0 : n) + 1 >
+			    CHUNK_BYTES &&
+		    (rc = chunk_send(cf, path, ch, &t)))
 			break;
-		}
-		if (++lines >= CHUNK_LINES || chunk.len >= CHUNK_BYTES) {
-			if ((rc = send_chunk(cf, path, &chunk, first, &t)))
-				break;
-			sc_dyn_reset(&chunk);
-			lines = 0;
-			first = lineno + 1;
-		}
+		if ((rc = chunk_add(ch, ++lineno, l, n)))
+			break;
+		/* Full: sent at once, not when the next line comes. */
+		if (ch->lines == CHUNK_LINES &&
+		    (rc = chunk_send(cf, path, ch, &t)))
+			break;
 	}
-	if (!rc && (lines || t.accepted + t.known + t.rejected == 0))
-		rc = send_chunk(cf, path, &chunk, first, &t);
+	/* The last chunk; and one request even for an empty input, so that
+	 * a wrong category or address is said. */
+	if (!rc && !interrupted && (ch->lines || !t.sent))
+		rc = chunk_send(cf, path, ch, &t);
+	if (ch)
+		sc_dyn_free(&ch->text);
+	free(ch);
 	free(line);
-	sc_dyn_free(&chunk);
 	conf_free(cf);
+	bool some = t.sent > 0;
+	if (some || (!rc && !interrupted))
+		printf("accepted %lld\nalready known %lld\nrejected %lld\n",
+		       t.accepted, t.known, t.rejected);
+	if (interrupted || (rc && some)) {
+		fflush(stdout);
+		if (some)
+			sc_errorf("submit",
+				  "%s after line %u of the input: lines 1-%u "
+				  "were submitted, the rest was not sent",
+				  interrupted ? "interrupted" : "stopped",
+				  t.sent, t.sent);
+		else
+			sc_errorf("submit", "interrupted: nothing was "
+					    "submitted");
+	}
+	if (interrupted) {
+		fflush(stdout);
+		signal(interrupted, SIG_DFL);
+		raise(interrupted);
+	}
 	if (rc)
 		return rc;
-	printf("accepted %lld\nalready known %lld\nrejected %lld\n", t.accepted,
-	       t.known, t.rejected);
-	return EXIT_OK;
+	return t.rejected ? EXIT_RUNTIME : EXIT_OK;
 }

@@ -18,15 +18,448 @@
 /* A rejected line is shown with at most this many bytes. */
 #define REJECTED_TEXT_MAX 200
 
+/* Reals in answers: 15 significant digits, so that a figure rounded to
+ * 0.1 prints as 16.4, not 16.399999999999999 (jansson's default is 17). */
+#define JSON_FLAGS (JSON_COMPACT | JSON_REAL_PRECISION(15))
+
 void control_error(struct control_answer *ans, int status, const char *msg)
 {
 	json_t *o = json_pack("{s:s}", "error", msg);
 	if (!o) /* msg is not UTF-8 */
 		o = json_pack("{s:s}", "error", "bad request");
-	ans->status = status;
-	ans->content_type = JSON_TYPE;
-	ans->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	*ans = (struct control_answer){
+		.status = status,
+		.content_type = JSON_TYPE,
+		.body = o ? json_dumps(o, JSON_FLAGS) : NULL,
+	};
 	json_decref(o);
+}
+
+const char *control_reason(int status)
+{
+	switch (status) {
+	case 100: return "Continue";
+	case 200: return "OK";
+	case 400: return "Bad Request";
+	case 404: return "Not Found";
+	case 405: return "Method Not Allowed";
+	case 408: return "Request Timeout";
+	case 413: return "Content Too Large";
+	case 415: return "Unsupported Media Type";
+	case 417: return "Expectation Failed";
+	case 431: return "Request Header Fields Too Large";
+	case 500: return "Internal Server Error";
+	case 501: return "Not Implemented";
+	case 503: return "Service Unavailable";
+	case 505: return "HTTP Version Not Supported";
+	default: return status >= 500 ? "Server Error" : "Client Error";
+	}
+}
+
+/* ---------------------------------------------------------------------
+ * HTTP/1.1 framing
+ */
+
+size_t control_head_skip(const char *buf, size_t len)
+{
+	size_t n = 0;
+	while (n < len && (buf[n] == '\r' || buf[n] == '\n'))
+		n++;
+	return n;
+}
+
+size_t control_head_end(const char *buf, size_t len, size_t from)
+{
+	/* The end is "\n\n" or "\n\r\n": a search that stopped at len
+	 * looks again at the last two bytes it saw. */
+	size_t i = from > 2 ? from - 2 : 0;
+	for (; i < len; i++) {
+		const char *nl = memchr(buf + i, '\n', len - i);
+		if (!nl)
+			break;
+		i = (size_t)(nl - buf);
+		if (i + 1 < len && buf[i + 1] == '\n')
+			return i + 2;
+		if (i + 2 < len && buf[i + 1] == '\r' && buf[i + 2] == '\n')
+			return i + 3;
+	}
+	return 0;
+}
+
+/* RFC 9110 §5.6.2: a token's characters. */
+static bool tchar(unsigned char ch)
+{
+	return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
+	       (ch >= '0' && ch <= '9') ||
+	       (ch && strchr("!#$%&'*+-.^_`|~", ch));
+}
+
+static bool token(const char *p)
+{
+	if (!*p)
+		return false;
+	for (; *p; p++)
+		if (!tchar((unsigned char)*p))
+			return false;
+	return true;
+}
+
+/* Does the comma-separated list value hold the token t (any case)? */
+static bool list_has(const char *value, const char *t)
+{
+	size_t n = strlen(t);
+	for (const char *p = value; *p;) {
+		p += strspn(p, " \t,");
+		size_t len = strcspn(p, ",");
+		size_t end = len;
+		while (end && (p[end - 1] == ' ' || p[end - 1] == '\t'))
+			end--;
+		if (end == n && strncasecmp(p, t, n) == 0)
+			return true;
+		p += len;
+	}
+	return false;
+}
+
+/* The request target (RFC 9112 §3.2): origin-form "/path?query", or
+ * absolute-form "http://host/path?query", whose authority is skipped (a
+ * proxy would need it; the control API has one host).  The asterisk-form
+ * of OPTIONS is kept as the path "*", which no route has. */
+static int split_target(char *t, struct control_head *h)
+{
+	if (strncasecmp(t, "http://", 7) == 0 ||
+	    strncasecmp(t, "https://", 8) == 0) {
+		char *p = strstr(t, "//") + 2;
+		p += strcspn(p, "/?");
+		if (!*p) { /* no path: "/" (RFC 9112 §3.2.2) */
+			h->path = "/";
+			h->query = NULL;
+			return 0;
+		}
+		if (*p == '?') /* the authority's last byte becomes the "/" */
+			*--p = '/';
+		t = p;
+	} else if (*t != '/' && strcmp(t, "*") != 0) {
+		return SC_E_INVAL;
+	}
+	char *hash = strchr(t, '#'); /* not sent by clients; dropped */
+	if (hash)
+		*hash = '\0';
+	char *q = strchr(t, '?');
+	if (q)
+		*q++ = '\0';
+	h->path = t;
+	h->query = q;
+	return 0;
+}
+
+static int head_error(struct control_answer *ans, int status, const char *msg)
+{
+	control_error(ans, status, msg);
+	return status == 413 || status == 431 ? SC_E_LIMIT : SC_E_INVAL;
+}
+
+/* One header field of the head: what the control API reads of it. */
+static int header_field(char *line, struct control_head *h, bool *has_length,
+			bool *keep_alive, struct control_answer *ans)
+{
+	char *colon = strchr(line, ':');
+	if (line[0] == ' ' || line[0] == '\t')
+		return head_error(ans, 400,
+				  "obsolete line folding in a header "
+				  "field");
+	if (!colon)
+		return head_error(ans, 400, "a header line without a colon");
+	*colon = '\0';
+	if (!token(line))
+		return head_error(ans, 400, "bad header field name");
+	char *v = colon + 1;
+	v += strspn(v, " \t");
+	size_t n = strlen(v);
+	while (n && (v[n - 1] == ' ' || v[n - 1] == '\t'))
+		n--;
+	v[n] = '\0';
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)v[i] < 0x20 && v[i] != '\t')
+			return head_error(ans, 400,
+					  "a control character in a header "
+					  "field");
+	if (strcasecmp(line, "Content-Length") == 0) {
+		uint64_t len = 0;
+		if (!n || strspn(v, "0123456789") != n)
+			return head_error(ans, 400, "bad Content-Length");
+		for (size_t i = 0; i < n && len <= CONTROL_BODY_MAX; i++)
+			len = len * 10 + (uint64_t)(v[i] - '0');
+		if (*has_length && len != h->length)
+			return head_error(ans, 400,
+					  "two Content-Length values");
+		if (len > CONTROL_BODY_MAX)
+			return head_error(ans, 413,
+					  "request body too large (at most "
+					  "1048576 bytes)");
+		h->length = len;
+		*has_length = true;
+	} else if (strcasecmp(line, "Transfer-Encoding") == 0) {
+		if (h->chunked || strcasecmp(v, "chunked") != 0)
+			return head_error(ans, 501,
+					  "unsupported transfer coding (only "
+					  "chunked)");
+		h->chunked = true;
+	} else if (strcasecmp(line, "Content-Type") == 0) {
+		if (!h->content_type)
+			h->content_type = v;
+	} else if (strcasecmp(line, "Connection") == 0) {
+		if (list_has(v, "close"))
+			h->close = true;
+		if (list_has(v, "keep-alive"))
+			*keep_alive = true;
+	} else if (strcasecmp(line, "Expect") == 0) {
+		if (strcasecmp(v, "100-continue") != 0)
+			return head_error(ans, 417, "unsupported expectation");
+		h->expect_continue = true;
+	}
+	return 0;
+}
+
+/* The next line of the head at *p (its end made a NUL; a CR before the
+ * LF is dropped), or NULL after the last.  A CR elsewhere is malformed
+ * (RFC 9112 §2.2): *bad is set. */
+static char *next_line(char **p, char *end, bool *bad)
+{
+	char *l = *p;
+	char *nl = l < end ? memchr(l, '\n', (size_t)(end - l)) : NULL;
+	if (!nl)
+		return NULL;
+	*p = nl + 1;
+	if (nl > l && nl[-1] == '\r')
+		nl--;
+	*nl = '\0';
+	if (strchr(l, '\r'))
+		*bad = true;
+	return l;
+}
+
+int control_parse_head(char *buf, size_t len, struct control_head *ret,
+		       struct control_answer *ans)
+{
+	struct control_head h = { 0 };
+	bool has_length = false, keep_alive = false, bad = false;
+	if (len > CONTROL_HEAD_MAX)
+		return head_error(ans, 431,
+				  "request head too large (at most 16384 "
+				  "bytes)");
+	if (memchr(buf, '\0', len))
+		return head_error(ans, 400, "a NUL byte in the request head");
+	char *p = buf, *end = buf + len;
+	char *line = next_line(&p, end, &bad);
+	if (!line || bad)
+		return head_error(ans, 400, "bad request line");
+	/* method SP request-target SP HTTP-version, words split on runs of
+	 * spaces as RFC 9112 §3 allows. */
+	char *words[3];
+	int n = 0;
+	for (char *w = line; *w && n < 4;) {
+		w += strspn(w, " ");
+		if (!*w)
+			break;
+		if (n == 3)
+			return head_error(ans, 400, "bad request line");
+		words[n++] = w;
+		w += strcspn(w, " ");
+		if (*w)
+			*w++ = '\0';
+	}
+	if (n != 3 || !token(words[0]) || strlen(words[0]) > 32)
+		return head_error(ans, 400, "bad request line");
+	const char *v = words[2];
+	if (strncmp(v, "HTTP/", 5) != 0 || !(v[5] >= '0' && v[5] <= '9') ||
+	    v[6] != '.' || !(v[7] >= '0' && v[7] <= '9') || v[8])
+		return head_error(ans, 400, "bad HTTP version");
+	if (v[5] != '1')
+		return head_error(ans, 505, "HTTP/1.1 only");
+	h.minor = (unsigned)(v[7] - '0');
+	for (const char *t = words[1]; *t; t++)
+		if ((unsigned char)*t <= 0x20 || *t == 0x7f)
+			return head_error(ans, 400, "bad request target");
+	if (split_target(words[1], &h))
+		return head_error(ans, 400, "bad request target");
+	h.method = words[0];
+	while ((line = next_line(&p, end, &bad)) && *line) {
+		if (bad)
+			return head_error(ans, 400, "a bare CR in the head");
+		int rc = header_field(line, &h, &has_length, &keep_alive, ans);
+		if (rc)
+			return rc;
+	}
+	if (bad)
+		return head_error(ans, 400, "a bare CR in the head");
+	if (h.chunked && has_length)
+		return head_error(ans, 400,
+				  "both Content-Length and Transfer-Encoding");
+	if (h.minor == 0) {
+		/* HTTP/1.0 knows no chunked coding nor 100-continue, and
+		 * closes unless asked to keep alive. */
+		if (h.chunked)
+			return head_error(ans, 400,
+					  "Transfer-Encoding in HTTP/1.0");
+		h.expect_continue = false;
+		h.close = h.close || !keep_alive;
+	}
+	*ret = h;
+	return 0;
+}
+
+/* The states of a chunked body (RFC 9112 §7.1). */
+enum {
+	CH_SIZE,     /* chunk-size: hex digits */
+	CH_EXT,      /* chunk extensions, up to the line's end */
+	CH_SIZE_LF,  /* after the CR of the size line */
+	CH_DATA,     /* chunk data */
+	CH_DATA_END, /* CRLF after the data */
+	CH_DATA_LF,  /* LF after its CR */
+	CH_TRAILER,  /* at the start of a trailer line, or the final CRLF */
+	CH_FIELD,    /* in a trailer line */
+	CH_FIELD_LF, /* LF after a trailer line's CR */
+	CH_END_LF,   /* LF after the final CR */
+	CH_DONE,
+};
+
+/* Longest chunk-size line (extensions included), as the server allows. */
+#define CHUNK_LINE_MAX 4096
+
+int control_chunked_feed(struct control_chunked *c, const char *in, size_t len,
+			 size_t *used, char *out, size_t *out_len,
+			 struct control_answer *ans)
+{
+	size_t i = 0, o = 0;
+	int rc = 0;
+	while (i < len && c->state != CH_DONE && !rc) {
+		unsigned char ch = (unsigned char)in[i];
+		switch (c->state) {
+		case CH_SIZE: {
+			int d = ch >= '0' && ch <= '9'   ? ch - '0'
+				: ch >= 'a' && ch <= 'f' ? ch - 'a' + 10
+				: ch >= 'A' && ch <= 'F' ? ch - 'A' + 10
+							 : -1;
+			if (d < 0 &&
+			    (c->line == 0 || !strchr(" \t;\r\n", ch) || !ch)) {
+				rc = head_error(ans, 400, "bad chunk size");
+				break;
+			}
+			if (d < 0) {
+				c->state = CH_EXT;
+				continue; /* this byte again */
+			}
+			if (c->line == CHUNK_LINE_MAX) {
+				rc = head_error(ans, 400, "bad chunk size");
+				break;
+			}
+			c->left = c->left * 16 + (uint64_t)d;
+			if (c->left > CONTROL_BODY_MAX - c->total) {
+				rc = head_error(ans, 413,
+						"request body too large (at "
+						"most 1048576 bytes)");
+				break;
+			}
+			c->line++;
+			i++;
+			break;
+		}
+		case CH_EXT:
+			if (ch == '\r' || ch == '\n') {
+				c->state = ch == '\r' ? CH_SIZE_LF : CH_DATA;
+				if (ch == '\n' && !c->left)
+					c->state = CH_TRAILER;
+				c->line = 0;
+			} else if (++c->line > CHUNK_LINE_MAX ||
+				   (ch < 0x20 && ch != '\t')) {
+				rc = head_error(ans, 400,
+						"bad chunk extension");
+				break;
+			}
+			i++;
+			break;
+		case CH_SIZE_LF:
+			if (ch != '\n') {
+				rc = head_error(ans, 400,
+						"bad chunk size line");
+				break;
+			}
+			c->state = c->left ? CH_DATA : CH_TRAILER;
+			i++;
+			break;
+		case CH_DATA: {
+			size_t n = len - i;
+			if (n > c->left)
+				n = (size_t)c->left;
+			memcpy(out + o, in + i, n);
+			o += n;
+			i += n;
+			c->left -= n;
+			c->total += n;
+			if (!c->left)
+				c->state = CH_DATA_END;
+			break;
+		}
+		case CH_DATA_END:
+		case CH_DATA_LF:
+			if (ch == '\r' && c->state == CH_DATA_END) {
+				c->state = CH_DATA_LF;
+			} else if (ch == '\n') {
+				c->state = CH_SIZE;
+			} else {
+				rc = head_error(ans, 400,
+						"chunk data longer than its "
+						"size");
+				break;
+			}
+			i++;
+			break;
+		case CH_TRAILER:
+			c->state = ch == '\r'   ? CH_END_LF
+				   : ch == '\n' ? CH_DONE
+						: CH_FIELD;
+			if (c->state != CH_FIELD)
+				i++;
+			break;
+		case CH_FIELD:
+		case CH_FIELD_LF:
+			if (++c->trailer > CONTROL_HEAD_MAX) {
+				rc = head_error(ans, 431,
+						"trailer fields too large");
+				break;
+			}
+			if (ch == '\n')
+				c->state = CH_TRAILER;
+			else if (c->state == CH_FIELD_LF)
+				rc = head_error(ans, 400,
+						"a bare CR in a "
+						"trailer field");
+			else if (ch == '\r')
+				c->state = CH_FIELD_LF;
+			else if (ch < 0x20 && ch != '\t')
+				rc = head_error(ans, 400,
+						"a control character in a "
+						"trailer field");
+			i++;
+			break;
+		case CH_END_LF:
+			if (ch != '\n') {
+				rc = head_error(ans, 400,
+						"bad end of a chunked "
+						"body");
+				break;
+			}
+			c->state = CH_DONE;
+			i++;
+			break;
+		}
+	}
+	*used = i;
+	*out_len = o;
+	if (rc)
+		return rc;
+	return c->state == CH_DONE;
 }
 
 const char *control_state_name(enum crawl_state s)
@@ -63,6 +496,7 @@ int control_route(const char *method, const char *path, enum control_route *ret,
 		if (!ok) {
 			control_error(ans, 405,
 				      routes[i].post ? "use POST" : "use GET");
+			ans->allow = routes[i].post ? "POST" : "GET, HEAD";
 			return SC_E_NOTFOUND;
 		}
 		*ret = routes[i].route;
@@ -367,9 +801,11 @@ void control_seeds_answer(const struct control_seeds *s,
 		"{s:s,s:I,s:I,s:I,s:o*}", "category", s->category, "accepted",
 		(json_int_t)accepted, "known", (json_int_t)(s->n - accepted),
 		"rejected", (json_int_t)s->n_rejected, "rejected_lines", list);
-	ans->status = o ? 200 : 500;
-	ans->content_type = JSON_TYPE;
-	ans->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	*ans = (struct control_answer){
+		.status = o ? 200 : 500,
+		.content_type = JSON_TYPE,
+		.body = o ? json_dumps(o, JSON_FLAGS) : NULL,
+	};
 	json_decref(o);
 }
 
@@ -391,6 +827,31 @@ static json_t *host_string(const char *p, size_t cap)
 	return json_stringn(t, n);
 }
 
+/* v (>= 0) to the nearest multiple of 1/scale, for figures that mean
+ * nothing past a decimal or three; jansson then prints it short
+ * (JSON_FLAGS).  Done without libm, and 0 for anything not a number. */
+static double rounded(double v, double scale)
+{
+	if (!(v > 0))
+		return 0;
+	if (v > 1e12)
+		return 1e12;
+	return (double)(uint64_t)(v * scale + 0.5) / scale;
+}
+
+/* obj with key set to v (taken), or NULL when either is missing or the
+ * member cannot be set (out of memory); obj is dropped then. */
+static json_t *with(json_t *obj, const char *key, json_t *v)
+{
+	if (obj && (!v || json_object_set_new(obj, key, v))) {
+		json_decref(obj);
+		return NULL;
+	}
+	if (!obj)
+		json_decref(v);
+	return obj;
+}
+
 /* The hosts held because they could not be reached (crawl.h). */
 static json_t *held_hosts(const struct crawl_status *st)
 {
@@ -401,7 +862,7 @@ static json_t *held_hosts(const struct crawl_status *st)
 		const struct crawl_host *h = &st->held[i];
 		const char *why = store_error_name((enum store_error)h->reason);
 		double in = h->retry_in_s >= 0 && h->retry_in_s < 1e9
-				    ? h->retry_in_s
+				    ? rounded(h->retry_in_s, 10)
 				    : 0;
 		json_t *o = json_pack("{s:o?,s:s,s:o?,s:I,s:f}", "host",
 				      host_string(h->name, sizeof(h->name)),
@@ -409,6 +870,62 @@ static json_t *held_hosts(const struct crawl_status *st)
 				      host_string(h->detail, sizeof(h->detail)),
 				      "tries", (json_int_t)h->tries,
 				      "retry_in_s", in);
+		if (!o || json_array_append_new(a, o)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* The hosts held back on purpose (crawl.h, struct crawl_waiting). */
+static json_t *waiting_hosts(const struct crawl_status *st)
+{
+	json_t *a = json_array();
+	size_t n = st->n_waiting_listed < CRAWL_HOSTS_LISTED
+			   ? st->n_waiting_listed
+			   : CRAWL_HOSTS_LISTED;
+	for (size_t i = 0; a && i < n; i++) {
+		const struct crawl_waiting *w = &st->waiting[i];
+		bool robots = w->reason == CRAWL_WAIT_ROBOTS;
+		char detail[128];
+		if (robots)
+			snprintf(detail, sizeof(detail),
+				 "%u URLs wait for its robots.txt", w->count);
+		else
+			snprintf(detail, sizeof(detail),
+				 "answered 429 or 503 with Retry-After, %u "
+				 "times in a row",
+				 w->count);
+		json_t *o = json_pack(
+			"{s:o?,s:s,s:s,s:I}", "host",
+			host_string(w->name, sizeof(w->name)), "reason",
+			robots ? "robots_txt" : "retry_after", "detail", detail,
+			"count", (json_int_t)w->count);
+		if (!o || json_array_append_new(a, o)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* The categories' figures (crawl.h, struct crawl_category_status). */
+static json_t *categories(const struct crawl_status *st)
+{
+	json_t *a = json_array();
+	size_t n = st->n_cats_listed < CRAWL_CATEGORIES_LISTED
+			   ? st->n_cats_listed
+			   : CRAWL_CATEGORIES_LISTED;
+	for (size_t i = 0; a && i < n; i++) {
+		const struct crawl_category_status *c = &st->cats[i];
+		json_t *o = json_pack(
+			"{s:o?,s:I,s:I,s:I,s:I}", "name",
+			host_string(c->name, sizeof(c->name)), "keywords",
+			(json_int_t)c->keywords, "pruned_scope",
+			(json_int_t)c->pruned_scope, "pruned_relevance",
+			(json_int_t)c->pruned_relevance, "also",
+			(json_int_t)c->also);
 		if (!o || json_array_append_new(a, o)) {
 			json_decref(a);
 			return NULL;
@@ -432,8 +949,8 @@ void control_status_answer(const struct crawl_status *st, double rate,
 		"duplicates_exact", (json_int_t)s->dup_exact, "duplicates_near",
 		(json_int_t)s->dup_near, "errors", (json_int_t)s->errors,
 		"robots_disallowed", (json_int_t)s->robots_disallowed,
-		"queued_new", (json_int_t)s->queued, "rate", rate, "uptime",
-		s->seconds, "host_budget",
+		"queued_new", (json_int_t)s->queued, "rate", rounded(rate, 10),
+		"uptime", rounded(s->seconds, 1000), "host_budget",
 		(json_int_t)s->by_error[STORE_ERROR_HOST_BUDGET], "hosts_held",
 		(json_int_t)s->hosts_held, "held", held_hosts(st));
 	/* Adaptive normalization: the learned rules (crawler/adapt.h). */
@@ -449,10 +966,7 @@ void control_status_answer(const struct crawl_status *st, double rate,
 				    (json_int_t)st->rules.audits, "requeued",
 				    (json_int_t)st->rules.requeued)
 			: json_null();
-	if (o && (!rules || json_object_set_new(o, "rules", rules))) {
-		json_decref(o);
-		o = NULL;
-	}
+	o = with(o, "rules", rules);
 	/* Re-crawls (docs/recrawl.md): null unless this daemon revisits. */
 	const struct crawl_recrawl_stats *re = &s->re;
 	json_t *rec =
@@ -473,13 +987,25 @@ void control_status_answer(const struct crawl_status *st, double rate,
 				    (json_int_t)re->audited, "diverged",
 				    (json_int_t)re->diverged)
 			: json_null();
-	if (o && (!rec || json_object_set_new(o, "recrawl", rec))) {
-		json_decref(o);
-		o = NULL;
+	o = with(o, "recrawl", rec);
+	if (st->detail) {
+		/* Every run of the store counted, where the counters above
+		 * count since the start (docs/daemon.md). */
+		o = with(o, "store",
+			 json_pack("{s:I,s:I}", "records",
+				   (json_int_t)st->store_records, "fetches",
+				   (json_int_t)st->store_fetches));
+		o = with(o, "hosts_waiting",
+			 json_integer((json_int_t)st->hosts_retry_after +
+				      (json_int_t)st->hosts_robots));
+		o = with(o, "waiting", waiting_hosts(st));
+		o = with(o, "categories", categories(st));
 	}
-	ans->status = o ? 200 : 500;
-	ans->content_type = JSON_TYPE;
-	ans->body = o ? json_dumps(o, JSON_COMPACT) : NULL;
+	*ans = (struct control_answer){
+		.status = o ? 200 : 500,
+		.content_type = JSON_TYPE,
+		.body = o ? json_dumps(o, JSON_FLAGS) : NULL,
+	};
 	json_decref(o);
 }
 
@@ -496,9 +1022,8 @@ void control_metrics_answer(const struct crawl_status *st,
 	char *buf = NULL;
 	size_t len = 0;
 	FILE *f = open_memstream(&buf, &len);
-	ans->content_type = METRICS_TYPE;
-	ans->body = NULL;
-	ans->status = 500;
+	*ans = (struct control_answer){ .status = 500,
+					.content_type = METRICS_TYPE };
 	if (!f)
 		return;
 	static const char *const classes[6] = { "none", "1xx", "2xx",
@@ -525,6 +1050,23 @@ void control_metrics_answer(const struct crawl_status *st,
 	metric_head(f, "sigcrawl_hosts_held", "gauge",
 		    "Hosts held because they could not be reached.");
 	fprintf(f, "sigcrawl_hosts_held %u\n", s->hosts_held);
+	if (st->detail) {
+		metric_head(f, "sigcrawl_hosts_waiting", "gauge",
+			    "Hosts held back on purpose, by reason.");
+		fprintf(f,
+			"sigcrawl_hosts_waiting{reason=\"retry_after\"} %u\n"
+			"sigcrawl_hosts_waiting{reason=\"robots_txt\"} %u\n",
+			st->hosts_retry_after, st->hosts_robots);
+		metric_head(f, "sigcrawl_store_records", "gauge",
+			    "URL records in the store, every run counted.");
+		fprintf(f, "sigcrawl_store_records %llu\n",
+			(unsigned long long)st->store_records);
+		metric_head(f, "sigcrawl_store_fetches", "gauge",
+			    "Fetches committed to the store, every run "
+			    "counted.");
+		fprintf(f, "sigcrawl_store_fetches %llu\n",
+			(unsigned long long)st->store_fetches);
+	}
 	metric_head(f, "sigcrawl_paused", "gauge",
 		    "1 while paused by POST /pause.");
 	fprintf(f, "sigcrawl_paused %d\n", st->state == CRAWL_PAUSED);

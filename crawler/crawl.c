@@ -475,8 +475,92 @@ void crawl_pause(struct crawl *c, bool paused)
 	}
 }
 
-void crawl_status(struct crawl *c, struct crawl_status *ret)
+/* crawl_status()'s detail: hosts held back on purpose.  A host with a
+ * trouble is held for a failure instead (held[]), and listed there. */
+static void status_waiting(struct crawl *c, MDB_txn *txn,
+			   struct crawl_status *ret)
 {
+	for (size_t h = 1; h < c->n_robots; h++) {
+		const struct robots_slot *s = &c->robots[h];
+		int why;
+		unsigned count;
+		if (s->trouble)
+			continue;
+		if (s->backoffs) {
+			why = CRAWL_WAIT_RETRY_AFTER;
+			count = s->backoffs;
+			ret->hosts_retry_after++;
+		} else if (s->state == R_FETCHING && s->parked.n) {
+			why = CRAWL_WAIT_ROBOTS;
+			count = (unsigned)s->parked.n;
+			ret->hosts_robots++;
+		} else {
+			continue;
+		}
+		if (ret->n_waiting_listed == CRAWL_HOSTS_LISTED || !txn)
+			continue;
+		struct crawl_waiting *w = &ret->waiting[ret->n_waiting_listed];
+		if (frontier_host_name(c->fr, txn, (uint32_t)h, w->name,
+				       sizeof(w->name)) != 0)
+			continue;
+		w->reason = why;
+		w->count = count;
+		ret->n_waiting_listed++;
+	}
+}
+
+/* crawl_status()'s detail: the categories of the running config, with
+ * their focus counters from the store. */
+static void status_categories(struct crawl *c, MDB_txn *txn,
+			      struct crawl_status *ret)
+{
+	const struct crawl_opts *o = c->o;
+	ret->n_categories = o->n_categories;
+	for (size_t i = 0; i < o->n_categories &&
+			   ret->n_cats_listed < CRAWL_CATEGORIES_LISTED;
+	     i++) {
+		const struct crawl_category *cat = &o->categories[i];
+		struct crawl_category_status *cs =
+			&ret->cats[ret->n_cats_listed++];
+		size_t len = strlen(cat->name);
+		if (len > STORE_CATEGORY_NAME_MAX)
+			len = STORE_CATEGORY_NAME_MAX;
+		memcpy(cs->name, cat->name, len);
+		cs->name[len] = '\0';
+		cs->keywords = (unsigned)cat->n_keywords;
+		uint64_t k[STORE_FOCUS_COUNTERS] = { 0 };
+		if (txn && store_focus_count_get(c->store, txn, cat->name,
+						 strlen(cat->name), k) != 0)
+			memset(k, 0, sizeof(k));
+		cs->pruned_scope = k[STORE_FOCUS_PRUNED_SCOPE];
+		cs->pruned_relevance = k[STORE_FOCUS_PRUNED_RELEVANCE];
+		cs->also = k[STORE_FOCUS_ALSO];
+	}
+}
+
+/* crawl_status()'s detail: everything that reads the store (one read
+ * transaction; LMDB readers never wait for the writer) or walks every
+ * host.  Without a transaction, the figures that need one stay 0. */
+static void status_detail(struct crawl *c, uint32_t hosts,
+			  struct crawl_status *ret)
+{
+	MDB_txn *txn = NULL;
+	size_t records = 0;
+	if (store_txn_begin(c->env, MDB_RDONLY, &txn) != 0)
+		txn = NULL;
+	if (txn && store_count(c->store, txn, &records) == 0)
+		ret->store_records = records;
+	for (uint32_t h = 1; h <= hosts; h++)
+		ret->store_fetches += frontier_host_fetched(c->fr, h);
+	status_waiting(c, txn, ret);
+	status_categories(c, txn, ret);
+	if (txn)
+		mdb_txn_abort(txn);
+}
+
+void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret)
+{
+	memset(ret, 0, sizeof(*ret));
 	struct frontier_stats st;
 	frontier_stats(c->fr, &st);
 	pthread_mutex_lock(&c->mu);
@@ -523,6 +607,9 @@ void crawl_status(struct crawl *c, struct crawl_status *ret)
 		ret->state = CRAWL_IDLE;
 	else
 		ret->state = CRAWL_RUNNING;
+	ret->detail = detail;
+	if (detail)
+		status_detail(c, st.hosts, ret);
 }
 
 int crawl_add_seeds(struct crawl *c, struct crawl_seeds *s)

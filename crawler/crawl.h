@@ -269,6 +269,31 @@ struct crawl_rule_stats {
 	uint64_t requeued; /* URLs re-queued when their rule retired */
 };
 
+/* A host the crawl holds back on purpose rather than for a failure
+ * (crawl_status() with detail). */
+enum crawl_wait {
+	CRAWL_WAIT_RETRY_AFTER, /* it answered 429 or 503 with Retry-After */
+	CRAWL_WAIT_ROBOTS,      /* its robots.txt is being fetched */
+};
+
+struct crawl_waiting {
+	char name[CRAWL_HOST_NAME_MAX + 1];
+	int reason; /* enum crawl_wait */
+	/* retry_after: such answers in a row; robots: URLs waiting for it */
+	unsigned count;
+};
+
+/* Categories that crawl_status() describes (the first ones). */
+#define CRAWL_CATEGORIES_LISTED 64
+
+/* A category's figures, every run of the store counted (its focus
+ * counters, store.h). */
+struct crawl_category_status {
+	char name[STORE_CATEGORY_NAME_MAX + 1];
+	unsigned keywords; /* how many the running config gives it */
+	uint64_t pruned_scope, pruned_relevance, also;
+};
+
 struct crawl_status {
 	enum crawl_state state;
 	struct crawl_summary sum; /* .seconds: uptime */
@@ -297,11 +322,33 @@ struct crawl_status {
 	 * CRAWL_DUE_COUNT_MAX) and the revisits queued, not yet done. */
 	bool recrawl;
 	uint64_t scheduled, due, revisits_queued;
+	/* The rest is filled only with detail (it reads the store and walks
+	 * every host: O(hosts), for /status rather than every tick). */
+	bool detail;
+	/* The store, every run counted: the URL records (fetched or not:
+	 * errors and refusals too), and the fetches committed (the count the
+	 * per-host page budget keeps). */
+	uint64_t store_records, store_fetches;
+	/* Hosts held back on purpose (unreachable ones are in held): after
+	 * Retry-After, and waiting for their robots.txt; the first
+	 * CRAWL_HOSTS_LISTED of them, by host id. */
+	uint32_t hosts_retry_after, hosts_robots;
+	struct crawl_waiting waiting[CRAWL_HOSTS_LISTED];
+	size_t n_waiting_listed;
+	/* The running config's categories, the first CRAWL_CATEGORIES_LISTED
+	 * of n_categories. */
+	size_t n_categories;
+	struct crawl_category_status cats[CRAWL_CATEGORIES_LISTED];
+	size_t n_cats_listed;
 };
 
 #define CRAWL_DUE_COUNT_MAX 100000
 
-void crawl_status(struct crawl *c, struct crawl_status *ret);
+/* The crawl's state and counters now, on the loop's thread.  detail: also
+ * the store's figures, the hosts held back on purpose and the categories'
+ * figures, which cost a read transaction and a walk over every host; the
+ * one-second tick does without. */
+void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret);
 
 /* The one definition of "pages per second" while a crawl runs, for the
  * progress line, /status and the daemon's systemd status: the pages

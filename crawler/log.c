@@ -1,9 +1,17 @@
 /* log.c — see log.h. */
 #include "log.h"
 
+#include <event2/event.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <sys/stat.h>
+#include <time.h>
+
+/* libevent's own messages: at most this many a second reach the log; the
+ * others are counted, and the count said with the next message after the
+ * second is over. */
+#define LIBEVENT_LINES_PER_S 10
 
 static const char *command;
 static bool as_daemon, to_journal, verbose_on;
@@ -25,12 +33,15 @@ static bool stderr_is_journal(void)
 	       (unsigned long long)st.st_ino == ino;
 }
 
+static void libevent_log(int severity, const char *msg);
+
 void log_init(const char *cmd, bool daemon, bool verbose)
 {
 	command = cmd;
 	as_daemon = daemon;
 	to_journal = daemon && stderr_is_journal();
 	verbose_on = verbose;
+	event_set_log_callback(libevent_log);
 }
 
 static SC_PRINTF(3, 0) void emit(const char *cmd, int level, const char *fmt,
@@ -83,4 +94,39 @@ void log_progress(const char *line, bool tty, bool final)
 	} else {
 		fprintf(stderr, "%s\n", line);
 	}
+}
+
+/* libevent's messages ("[warn] ..." on stderr by default) take the one
+ * path, with a level and a bound: a condition it meets in a loop (its
+ * accept() failing, say) must not flood the journal.  It may call this
+ * from any thread, hence the lock; and never a libevent function from in
+ * here (event_set_log_callback()). */
+static void libevent_log(int severity, const char *msg)
+{
+	static pthread_mutex_t mu = PTHREAD_MUTEX_INITIALIZER;
+	static time_t second;
+	static unsigned lines, dropped;
+	int level = severity == EVENT_LOG_DEBUG  ? LOG_DEBUG
+		    : severity == EVENT_LOG_MSG  ? LOG_INFO
+		    : severity == EVENT_LOG_WARN ? LOG_WARNING
+						 : LOG_ERR;
+	struct timespec now;
+	clock_gettime(CLOCK_MONOTONIC, &now);
+	pthread_mutex_lock(&mu);
+	if (now.tv_sec != second) {
+		if (dropped)
+			log_msg(LOG_WARNING,
+				"libevent: %u more messages not logged",
+				dropped);
+		second = now.tv_sec;
+		lines = dropped = 0;
+	}
+	bool show = lines < LIBEVENT_LINES_PER_S;
+	if (show)
+		lines++;
+	else
+		dropped++;
+	pthread_mutex_unlock(&mu);
+	if (show)
+		log_msg(level, "libevent: %s", msg);
 }

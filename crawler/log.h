@@ -20,7 +20,9 @@
 
 /* Decide the command, the prefixes and the verbosity; main() calls it
  * once for the command, serve again for the daemon.  cmd is borrowed and
- * must outlive the logging. */
+ * must outlive the logging.  libevent's own messages are routed here too
+ * (event_set_log_callback()): "libevent: ..." at their level, at most 10
+ * a second, the others counted in a line that says so. */
 void log_init(const char *cmd, bool daemon, bool verbose);
 
 /* level: LOG_ERR, LOG_WARNING, LOG_NOTICE, LOG_INFO or LOG_DEBUG. */

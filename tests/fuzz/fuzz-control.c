@@ -1,13 +1,18 @@
 /* fuzz-control.c — libFuzzer target for the control API's request layer
- * (crawler/control.c): routing, POST /seeds parsing and normalization,
- * and every answer it builds.
+ * (crawler/control.c): the HTTP framing, routing, POST /seeds parsing and
+ * normalization, and every answer it builds.
  *
- * The input is a request in four parts separated by NUL bytes: method,
- * target (path and query), content type, body.  Checked: an error answer
- * is 4xx/5xx with a JSON {"error"} body; a parsed submission's counts add
- * up and its answer is valid JSON with those counts; the status and
- * metrics answers built from counters taken from the input are well
- * formed. */
+ * The whole input is first read as the bytes a connection sends: a
+ * request head (its end found in one pass and in pieces, which must
+ * agree; then parsed), and a chunked body (fed in two pieces split where
+ * the first byte says).  Then it is a request in four parts separated by
+ * NUL bytes: method, target (path and query), content type, body.
+ * Checked: an error answer is 4xx/5xx with a JSON {"error"} body; a
+ * parsed head's fields are within the limits; the chunked decoder never
+ * writes more than it reads nor past the body limit; a parsed
+ * submission's counts add up and its answer is valid JSON with those
+ * counts; the status and metrics answers built from counters taken from
+ * the input are well formed. */
 #include <jansson.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -77,6 +82,64 @@ static void check_seeds(struct control_seeds *s, const uint8_t *data,
 	free(a.body);
 }
 
+/* The input as a connection's bytes: a request head, a chunked body. */
+static void check_framing(const uint8_t *data, size_t size)
+{
+	char *buf = exact_copy(data, size);
+	size_t skip = control_head_skip(buf, size);
+	ASSERT(skip <= size, NULL);
+	char *head = buf + skip;
+	size_t len = size - skip, end = control_head_end(head, len, 0);
+	ASSERT(end <= len, NULL);
+	/* In pieces, as a slow client sends it. */
+	size_t from = 0, piecewise = 0;
+	for (size_t n = 1; n <= len && !piecewise; n += 1 + n / 3) {
+		piecewise = control_head_end(head, n, from);
+		from = n;
+	}
+	ASSERT(!piecewise || piecewise == end, NULL);
+	struct control_answer a;
+	if (end) {
+		struct control_head h;
+		if (control_parse_head(head, end, &h, &a)) {
+			check_error(&a);
+			free(a.body);
+		} else {
+			ASSERT(h.method && h.path, NULL);
+			ASSERT(h.length <= CONTROL_BODY_MAX, NULL);
+			ASSERT(!(h.chunked && h.length), NULL);
+			ASSERT(h.minor <= 9, NULL);
+		}
+	}
+	free(buf);
+
+	buf = exact_copy(data, size);
+	char *out = malloc(size ? size : 1);
+	if (!out)
+		abort();
+	struct control_chunked c = { 0 };
+	size_t split = size ? data[0] % (size + 1) : 0, at = 0, total = 0;
+	for (int piece = 0; piece < 2; piece++) {
+		size_t n = piece ? size - at : split, used = 0, got = 0;
+		int rc = control_chunked_feed(&c, buf + at, n, &used, out, &got,
+					      &a);
+		ASSERT(used <= n && got <= used, NULL);
+		total += got;
+		ASSERT(total == c.total && total <= CONTROL_BODY_MAX, NULL);
+		if (rc < 0) {
+			check_error(&a);
+			free(a.body);
+			break;
+		}
+		ASSERT(rc == 1 || used == n, NULL);
+		if (rc == 1)
+			break;
+		at += used;
+	}
+	free(out);
+	free(buf);
+}
+
 static void check_reports(const uint8_t *data, size_t size)
 {
 	struct crawl_status st;
@@ -103,6 +166,7 @@ static void check_reports(const uint8_t *data, size_t size)
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
+	check_framing(data, size);
 	const uint8_t *p = data, *end = data + size;
 	char *method = part(&p, end), *target = part(&p, end),
 	     *ctype = part(&p, end);
