@@ -872,11 +872,58 @@ static int set_recrawl_audit_share(struct setctx *x, const char *v)
 	return 0;
 }
 
+/* The repetitions of a pattern (*, +, ?, {m,n}) outside bracket
+ * expressions, or -1 when a bound of {m,n} is over CONF_PATTERN_BOUND:
+ * glibc's regcomp() copies a repeated subexpression for each repetition,
+ * so nested or stacked ones ("a+++++", "((a+)+)+") grow its automaton
+ * exponentially, and a hostile config could exhaust memory. */
+#define CONF_PATTERN_REPEATS 8
+#define CONF_PATTERN_BOUND 100
+static int pattern_repeats(const char *v)
+{
+	int n = 0;
+	for (const char *p = v; *p; p++) {
+		if (*p == '\\' && p[1]) {
+			p++;
+		} else if (*p == '[') {
+			/* A bracket expression: its first ']' (or the one
+			 * after "[]" / "[^]") ends it. */
+			p++;
+			if (*p == '^')
+				p++;
+			if (*p == ']')
+				p++;
+			while (*p && *p != ']')
+				p++;
+			if (!*p)
+				return n;
+		} else if (*p == '*' || *p == '+' || *p == '?') {
+			n++;
+		} else if (*p == '{') {
+			n++;
+			for (p++; *p && *p != '}'; p++)
+				if (*p >= '0' && *p <= '9' &&
+				    strtoul(p, NULL, 10) > CONF_PATTERN_BOUND)
+					return -1;
+			if (!*p)
+				return n;
+		}
+	}
+	return n;
+}
+
 /* A URL pattern: a POSIX extended regular expression that compiles. */
 static int add_pattern(struct setctx *x, const char *v, char ***list, size_t *n)
 {
 	if (!*v)
 		return fail(x, "empty pattern");
+	int reps = pattern_repeats(v);
+	if (reps < 0 || reps > CONF_PATTERN_REPEATS)
+		return fail(x,
+			    "more than %d repetitions (*, +, ?, {m,n}) or a "
+			    "bound over %d: \"%s\"",
+			    CONF_PATTERN_REPEATS, CONF_PATTERN_BOUND,
+			    show(v).s);
 	if (strlen(v) > CONF_PATTERN_MAX)
 		return fail(x, "longer than %d bytes", CONF_PATTERN_MAX);
 	if (*n >= CONF_PATTERNS_MAX)

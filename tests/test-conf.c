@@ -227,6 +227,12 @@ static const struct bad_case bad_cases[] = {
 	  "expression (Unmatched ( or \\(): \"(a\"" },
 	{ "[category c]\nexclude =\n",
 	  "t.conf:2: [category c] exclude: empty pattern" },
+	{ "[category c]\nexclude = a+++++++++++++++++\n",
+	  "t.conf:2: [category c] exclude: more than 8 repetitions (*, +, ?, "
+	  "{m,n}) or a bound over 100: \"a+++++++++++++++++\"" },
+	{ "[category c]\ninclude = a{1,1000}\n",
+	  "t.conf:2: [category c] include: more than 8 repetitions (*, +, ?, "
+	  "{m,n}) or a bound over 100: \"a{1,1000}\"" },
 	{ "[recrawl]\naudit_share = 2\n",
 	  "t.conf:2: [recrawl] audit_share: expected a number from 0.0 to "
 	  "1.0, got \"2\"" },
