@@ -86,6 +86,27 @@ audit_share = $2
 EOF
 }
 
+# daemon_conf SCOPE [RECRAWL_LINE] — a daemon's config for the store $d.store
+# on the socket $sock, re-crawling from 1 h to 30 d, one category "web".
+daemon_conf()
+{
+	cat <<EOF
+[crawl]
+store = $d.store
+per_host_delay_ms = 0
+connect_to = ::127.0.0.1:$port
+[control]
+listen = unix:$sock
+[recrawl]
+enabled = yes
+min_interval = 1h
+max_interval = 30d
+${2:-}
+[category web]
+scope = $1
+EOF
+}
+
 # --- 1 and 2. crawl --recrawl ---------------------------------------------
 # pass SEED HOSTS PAGES AUDIT
 pass_of()
@@ -200,21 +221,7 @@ cp "$d/gen1.web" "$tmp/live.web"
 start_fixture "$tmp/live.web" "$d.log"
 sock=$tmp/ctl.sock
 echo 0 >"$tmp/clock"
-cat >"$d.conf" <<EOF
-[crawl]
-store = $d.store
-per_host_delay_ms = 0
-connect_to = ::127.0.0.1:$port
-[control]
-listen = unix:$sock
-[recrawl]
-enabled = yes
-min_interval = 1h
-max_interval = 30d
-audit_share = 0
-[category web]
-scope = any
-EOF
+daemon_conf any "audit_share = 0" >"$d.conf"
 SIGCRAWL_TEST_CLOCK=$tmp/clock "$sigcrawl" serve -c "$d.conf" 2>"$d.err" &
 spid=$!
 wait_socket() { [ -S "$sock" ]; }
@@ -383,20 +390,7 @@ cp "$d/web" "$tmp/live.web"
 start_fixture "$tmp/live.web" "$d.log"
 sock=$tmp/ctl2.sock
 echo 0 >"$tmp/clock"
-cat >"$d.conf" <<EOF
-[crawl]
-store = $d.store
-per_host_delay_ms = 0
-connect_to = ::127.0.0.1:$port
-[control]
-listen = unix:$sock
-[recrawl]
-enabled = yes
-min_interval = 1h
-max_interval = 30d
-[category web]
-scope = host
-EOF
+daemon_conf host >"$d.conf"
 echo http://s.test/ >"$d.seeds"
 "$sigcrawl" crawl -c "$d.conf" --seeds "$d.seeds" --category web >"$d.out" 2>&1
 check_true "sitemaps: the crawl succeeds" [ $? -eq 0 ]
