@@ -316,6 +316,14 @@ static int set_obey_robots(struct setctx *x, const char *v)
 	return parse_bool(x, v, &x->c->crawl.obey_robots);
 }
 
+static int set_url_credentials(struct setctx *x, const char *v)
+{
+	if (strcmp(v, "mask") && strcmp(v, "use"))
+		return fail(x, "expected mask or use, got \"%s\"", show(v).s);
+	x->c->crawl.url_credentials_use = strcmp(v, "use") == 0;
+	return 0;
+}
+
 /* One host field of a connect_to rule at *p: empty, a name or IPv4
  * address without ':', or an [IPv6] literal.  Advances *p past it. */
 static bool connect_host(const char **p)
@@ -986,6 +994,7 @@ static const struct key crawl_keys[] = {
 	{ "proxy", set_proxy, false },
 	{ "header", set_header, true },
 	{ "cookie_jar", set_cookie_jar, false },
+	{ "url_credentials", set_url_credentials, false },
 	{ "max_pages_per_host", set_max_pages_per_host, false },
 	{ "host_retries", set_host_retries, false },
 	{ "host_backoff_ms", set_host_backoff_ms, false },

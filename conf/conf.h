@@ -134,6 +134,13 @@ struct conf {
 		 * exists, written back at the end (Netscape format).  An
 		 * absolute path, or NULL: no cookies. */
 		char *cookie_jar;
+		/* A password in a URL's userinfo is never stored, exported
+		 * or logged (it is recorded "user:***@").  false (mask, the
+		 * default): such URLs are fetched without their userinfo.
+		 * true (use): the passwords found in seeds and links are
+		 * kept in memory for the run and sent with the fetches of
+		 * their scheme, user, host and port. */
+		bool url_credentials_use;
 	} crawl;
 
 	struct {

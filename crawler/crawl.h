@@ -155,6 +155,9 @@ struct crawl_opts {
 	const char *const *headers;
 	size_t n_headers;
 	const char *cookie_jar;
+	/* [crawl] url_credentials = use: passwords found in URLs are sent
+	 * (crawl_creds_wire()); norm.on_password is crawl_creds_note. */
+	bool url_credentials_use;
 	unsigned parser_threads; /* 0: one per core */
 	bool quiet;              /* no progress lines */
 	/* Long-running mode (`sigcrawl serve`): NULL for a crawl that ends
@@ -373,6 +376,19 @@ uint64_t crawl_ticks(const struct crawl *c);
 SC_WUR int crawl_seed_url(const struct norm_opts *norm, const char *p,
 			  size_t len, char *url, struct norm_url *u,
 			  char *found, struct norm_url *fu);
+
+/* Passwords in URLs (crawler/creds.c): norm_url() masks them; with
+ * `[crawl] url_credentials = use` the crawl's norm_opts report them to
+ * crawl_creds_note() (its on_password; any thread), which keeps them in
+ * memory for the process.  crawl_creds_wire() writes the URL libcurl is
+ * to fetch: with use and a known password, the password put back in
+ * place of "***"; with use and a user alone, the URL as it is; otherwise
+ * the URL without its userinfo.  out holds cap bytes; returns 0 or
+ * SC_E_NOSPC.  crawl_creds_wipe() clears and frees the table. */
+void crawl_creds_note(void *arg, const char *url, const struct norm_url *u,
+		      const char *pw, size_t len);
+SC_WUR int crawl_creds_wire(bool use, const char *url, char *out, size_t cap);
+void crawl_creds_wipe(void);
 
 /* Seeds submitted at run time.  The caller normalizes them
  * (crawl_seed_url(), as the seed files are) and

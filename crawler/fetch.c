@@ -47,10 +47,48 @@ static int debug_cb(CURL *e, curl_infotype type, char *data, size_t size,
 	struct job *j = arg;
 	if (type != CURLINFO_HEADER_OUT || size > WARC_HEAD_MAX)
 		return 0;
-	char *r = malloc(size ? size : 1);
+	/* Credentials are not kept: the value of an Authorization or
+	 * Proxy-Authorization header (a URL's password, or a configured
+	 * token) is written "SCHEME ***" in the WARC request record.  A
+	 * line so written is at most 6 bytes longer than it was, and at
+	 * least 15 bytes long: twice the size is room enough. */
+	char *r = malloc(2 * size + 1);
 	if (!r)
 		return 0;
-	memcpy(r, data, size);
+	size_t n = 0;
+	for (size_t i = 0; i < size;) {
+		const char *line = data + i;
+		const char *eol = memchr(line, '\n', size - i);
+		size_t ln = eol ? (size_t)(eol - line) + 1 : size - i;
+		const char *colon = memchr(line, ':', ln);
+		size_t name = colon ? (size_t)(colon - line) : 0;
+		i += ln;
+		if (!((name == 13 && !strncasecmp(line, "Authorization", 13)) ||
+		      (name == 19 &&
+		       !strncasecmp(line, "Proxy-Authorization", 19)))) {
+			memcpy(r + n, line, ln);
+			n += ln;
+			continue;
+		}
+		const char *v = colon + 1, *end = line + ln;
+		while (v < end && *v == ' ')
+			v++;
+		size_t sch = 0;
+		while (v + sch < end && v[sch] != ' ' && v[sch] != '\r' &&
+		       v[sch] != '\n')
+			sch++;
+		memcpy(r + n, line, name);
+		n += name;
+		memcpy(r + n, ": ", 2);
+		n += 2;
+		if (v + sch < end && v[sch] == ' ') { /* "Basic ***" */
+			memcpy(r + n, v, sch + 1);
+			n += sch + 1;
+		}
+		memcpy(r + n, "***\r\n", 5);
+		n += eol ? 5 : 3;
+	}
+	size = n;
 	free(j->req_head);
 	j->req_head = r;
 	j->req_len = size;
@@ -122,7 +160,13 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	x->easy = e;
 	x->c = c;
 	x->started_ms = mono_ms();
-	curl_easy_setopt(e, CURLOPT_URL, url);
+	/* The URL with the password the key masks, or without userinfo. */
+	char wire[NORM_URL_MAX + NORM_PASSWORD_MAX + 1];
+	if (crawl_creds_wire(o->url_credentials_use, url, wire, sizeof(wire))) {
+		curl_easy_cleanup(e);
+		return SC_E_NOSPC;
+	}
+	curl_easy_setopt(e, CURLOPT_URL, wire);
 	curl_easy_setopt(e, CURLOPT_PRIVATE, x);
 	curl_easy_setopt(e, CURLOPT_WRITEFUNCTION, write_cb);
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);

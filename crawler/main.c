@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "commands.h"
+#include "crawl.h"
 #include "log.h"
 
 static const struct command {
@@ -71,7 +72,9 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < sizeof(commands) / sizeof(*commands); i++)
 		if (strcmp(cmd, commands[i].name) == 0) {
 			log_init(commands[i].name, false, false);
-			return commands[i].run(argc - 1, argv + 1);
+			int rc = commands[i].run(argc - 1, argv + 1);
+			crawl_creds_wipe();
+			return rc;
 		}
 	log_msg(LOG_ERR, "unknown command '%s'\n", cmd);
 	usage(stderr);

@@ -247,7 +247,11 @@ int setup_load(struct setup *s, char *err, size_t errlen)
 		.max_pages = cf->crawl.max_pages,
 		.max_depth = cf->crawl.max_depth,
 		.profile = cf->normalize.profile,
-		.norm = { .steps = cf->normalize.steps },
+		.norm = { .steps = cf->normalize.steps,
+			  .on_password = cf->crawl.url_credentials_use
+						 ? crawl_creds_note
+						 : NULL },
+		.url_credentials_use = cf->crawl.url_credentials_use,
 		.adaptive = { cf->adaptive.min_support, cf->adaptive.confidence,
 			      cf->adaptive.audit_share },
 		.proxy = cf->crawl.proxy,

@@ -1374,8 +1374,15 @@ static int parse_port(struct span s, long *port)
  * Assembly
  */
 
+/* A password emit() masked, for on_password. */
+struct masked {
+	char p[NORM_PASSWORD_MAX];
+	size_t n;
+	bool set;
+};
+
 static int emit(const struct parts *pt, const struct norm_opts *o,
-		struct buf *b, struct norm_url *u)
+		struct buf *b, struct norm_url *u, struct masked *pw)
 {
 	uint32_t steps = o->steps;
 	bool fold = pt->https && (steps & NORM_FOLD_HTTPS);
@@ -1404,8 +1411,24 @@ static int emit(const struct parts *pt, const struct norm_opts *o,
 			u->user_off = (uint16_t)b->n;
 			put_encoded(b, pt->user.p, un, C_USER, steps);
 			if (pn) {
+				/* Encoded where it would stand, copied out
+				 * for the caller, then written over. */
 				putc_(b, ':');
+				size_t at = b->n;
 				put_encoded(b, c + 1, pn, C_USER, steps);
+				size_t n = b->n - at;
+				if (o->on_password && !pt->auth_from_base &&
+				    n <= sizeof(pw->p) &&
+				    !(n == sizeof(NORM_PASSWORD_MASK) - 1 &&
+				      !memcmp(b->p + at, NORM_PASSWORD_MASK,
+					      n))) {
+					pw->n = n;
+					memcpy(pw->p, b->p + at, pw->n);
+					pw->set = true;
+				}
+				b->n = at;
+				put(b, NORM_PASSWORD_MASK,
+				    sizeof(NORM_PASSWORD_MASK) - 1);
 			}
 			u->user_len = (uint16_t)(b->n - u->user_off);
 			u->has_user = 1;
@@ -1566,9 +1589,14 @@ int norm_url(const struct norm_opts *opts, const struct norm_base *base,
 		return SC_E_NOHOST;
 
 	struct buf b = { scratch, 0 };
-	if ((rc = emit(&pt, opts, &b, u)))
+	struct masked pwd;
+	pwd.set = false;
+	if ((rc = emit(&pt, opts, &b, u, &pwd)) ||
+	    (rc = finish(&b, u, out, cap)))
 		return rc;
-	return finish(&b, u, out, cap);
+	if (pwd.set)
+		opts->on_password(opts->on_password_arg, out, u, pwd.p, pwd.n);
+	return 0;
 }
 
 /* Under fold_https the URL to fetch is longer than the key ("https", maybe

@@ -94,6 +94,8 @@ enum norm_profile {
 	NORM_PROFILE_ADAPTIVE,
 };
 
+struct norm_url;
+
 /* How to normalize.  Zero-initialized means "no steps, default lists". */
 struct norm_opts {
 	uint32_t steps; /* enum norm_step bits */
@@ -103,7 +105,26 @@ struct norm_opts {
 	 * Borrowed: must stay valid while the opts are used. */
 	const char *const *tracking;
 	size_t n_tracking;
+	/* A password in the userinfo is never written: "user:pass@" comes out
+	 * "user:***@" under every set of steps (SPEC §4: no store, export or
+	 * log holds it in clear).  A caller that is to fetch with it gets it
+	 * here: on_password, if set, is called once a norm_url() that masked a
+	 * password has succeeded, with the URL it wrote (masked), its
+	 * components and the password as the URL would have carried it
+	 * (percent-encoded as the steps encode a userinfo; at most
+	 * NORM_PASSWORD_MAX bytes, a longer one is not reported).  Not called
+	 * for a password taken from the base, which is masked already.  May
+	 * run on any thread that calls norm_url(). */
+	void (*on_password)(void *arg, const char *url,
+			    const struct norm_url *u, const char *password,
+			    size_t len);
+	void *on_password_arg;
 };
+
+/* What a masked password is written as. */
+#define NORM_PASSWORD_MASK "***"
+/* The longest password reported to on_password, percent-encoded. */
+#define NORM_PASSWORD_MAX 256
 
 /* The components of a normalized URL, as offsets into the output buffer
  * that norm_url() wrote.  Delimiters are not included: the host of

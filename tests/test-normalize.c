@@ -235,7 +235,7 @@ static const struct row parse_rows[] = {
 	{ 0, NULL, "http://a.com/x?", "http://a.com/x?", 0 },
 	{ 0, NULL, "http://a.com/x#", "http://a.com/x#", 0 },
 	{ 0, NULL, "http://a.com/%7e%41", "http://a.com/%7e%41", 0 },
-	{ 0, NULL, "https://u:p@a.com/", "https://u:p@a.com/", 0 },
+	{ 0, NULL, "https://u:p@a.com/", "https://u:***@a.com/", 0 },
 	{ 0, NULL, "http://a.com/a@b:c;d=e,f!$&'()*+~",
 	  "http://a.com/a@b:c;d=e,f!$&'()*+~", 0 },
 	{ 0, NULL, "http://a.com/?a?b/c:d@e", "http://a.com/?a?b/c:d@e", 0 },
@@ -279,7 +279,7 @@ static const struct row parse_rows[] = {
 	{ 0, NULL, "http://a.com:65535/", "http://a.com:65535/", 0 },
 	/* An empty userinfo is dropped, a real one kept as it is. */
 	{ 0, NULL, "http://@a.com/", "http://a.com/", 0 },
-	{ 0, NULL, "http://User:Pw@A.com/", "http://User:Pw@A.com/", 0 },
+	{ 0, NULL, "http://User:Pw@A.com/", "http://User:***@A.com/", 0 },
 	/* Hosts are percent-decoded. */
 	{ 0, NULL, "http://%61%62.com/", "http://ab.com/", 0 },
 	/* IPv4 in every browser form, written dotted decimal. */
@@ -336,7 +336,7 @@ static const struct row step_rows[] = {
 	{ NORM_LOWERCASE_SCHEME_HOST, NULL, "HtTpS://WWW.A.COM:8080/",
 	  "https://www.a.com:8080/", 0 },
 	{ NORM_LOWERCASE_SCHEME_HOST, NULL, "http://User:PW@A.com/",
-	  "http://User:PW@a.com/", 0 },
+	  "http://User:***@a.com/", 0 },
 	{ NORM_LOWERCASE_SCHEME_HOST, NULL, "http://%41.com/%41",
 	  "http://a.com/%41", 0 },
 	{ NORM_LOWERCASE_SCHEME_HOST, NULL, "http://a.com/", "http://a.com/",
@@ -1671,20 +1671,20 @@ static void test_components(void)
 
 	CHECK(norm_ok(STRICT_FRAG, "http://u:p@A.com:8080/x?q#f", out,
 		      sizeof(out), &u) == 0);
-	CHECK_STR(out, "http://u:p@a.com:8080/x?q#f");
-	CHECK(u.len == 27 && u.scheme_len == 4);
-	CHECK(u.has_user && span_is(out, u.user_off, u.user_len, "u:p"));
+	CHECK_STR(out, "http://u:***@a.com:8080/x?q#f");
+	CHECK(u.len == 29 && u.scheme_len == 4);
+	CHECK(u.has_user && span_is(out, u.user_off, u.user_len, "u:***"));
 	CHECK(u.user_off == 7);
 	CHECK(span_is(out, u.host_off, u.host_len, "a.com"));
-	CHECK(u.host_off == 11 && u.host_type == NORM_HOST_NAME);
+	CHECK(u.host_off == 13 && u.host_type == NORM_HOST_NAME);
 	CHECK(span_is(out, u.port_off, u.port_len, "8080") && u.port == 8080);
 	CHECK(u.has_port);
-	CHECK(u.port_off == 17);
-	CHECK(span_is(out, u.path_off, u.path_len, "/x") && u.path_off == 21);
+	CHECK(u.port_off == 19);
+	CHECK(span_is(out, u.path_off, u.path_len, "/x") && u.path_off == 23);
 	CHECK(u.has_query && span_is(out, u.query_off, u.query_len, "q"));
-	CHECK(u.query_off == 24);
+	CHECK(u.query_off == 26);
 	CHECK(u.has_fragment && span_is(out, u.frag_off, u.frag_len, "f"));
-	CHECK(u.frag_off == 26);
+	CHECK(u.frag_off == 28);
 	CHECK(!u.https);
 
 	/* Default ports, no userinfo, no query, no fragment. */
@@ -1944,6 +1944,97 @@ static void test_split(void)
 	CHECK_STR(out, "");
 }
 
+/* ------------------------------------------------------------------ */
+/* Passwords: masked in every output, reported to on_password          */
+
+struct seen_pw {
+	int calls;
+	char url[NORM_URL_MAX + 1];
+	char pw[NORM_PASSWORD_MAX + 1];
+	size_t user_len;
+};
+
+static void note_pw(void *arg, const char *url, const struct norm_url *u,
+		    const char *pw, size_t len)
+{
+	struct seen_pw *s = arg;
+	s->calls++;
+	snprintf(s->url, sizeof(s->url), "%s", url);
+	memcpy(s->pw, pw, len);
+	s->pw[len] = '\0';
+	s->user_len = u->user_len;
+}
+
+static void test_passwords(void)
+{
+	char out[NORM_URL_MAX + 1], again[NORM_URL_MAX + 1];
+	struct seen_pw s = { 0 };
+	struct norm_opts o = { .steps = norm_profile_steps(NORM_PROFILE_STRICT),
+			       .on_password = note_pw,
+			       .on_password_arg = &s };
+	struct norm_url u;
+
+	/* Masked, reported encoded as the userinfo would carry it. */
+	CHECK(norm_url(&o, NULL, "http://Ann:s3cr%65t w@A.com/x", 29, out,
+		       sizeof(out), &u) == 0);
+	CHECK_STR(out, "http://Ann:***@a.com/x");
+	CHECK(s.calls == 1);
+	CHECK_STR(s.url, out);
+	CHECK_STR(s.pw, "s3cret%20w");
+	CHECK(s.user_len == 7);
+	/* Idempotent, and a masked password is not reported again. */
+	CHECK(norm_url(&o, NULL, out, strlen(out), again, sizeof(again),
+		       NULL) == 0);
+	CHECK_STR(again, out);
+	CHECK(s.calls == 1);
+	/* No password, an empty one, a user alone: nothing to mask. */
+	CHECK(norm_url(&o, NULL, "http://ann@a.com/", 17, out, sizeof(out),
+		       NULL) == 0);
+	CHECK_STR(out, "http://ann@a.com/");
+	CHECK(norm_url(&o, NULL, "http://ann:@a.com/", 18, out, sizeof(out),
+		       NULL) == 0);
+	CHECK_STR(out, "http://ann@a.com/");
+	CHECK(s.calls == 1);
+	/* A password without a user. */
+	CHECK(norm_url(&o, NULL, "http://:pw@a.com/", 17, out, sizeof(out),
+		       NULL) == 0);
+	CHECK_STR(out, "http://:***@a.com/");
+	CHECK(s.calls == 2);
+	CHECK_STR(s.pw, "pw");
+	/* A relative link takes the page's userinfo, masked already: not
+	 * reported. */
+	struct norm_base base;
+	CHECK(norm_base_set(&base, NULL, "http://ann:pw@a.com/d/", 22) == 0);
+	CHECK_STR(base.buf, "http://ann:***@a.com/d/");
+	CHECK(norm_url(&o, &base, "p.html", 6, out, sizeof(out), NULL) == 0);
+	CHECK_STR(out, "http://ann:***@a.com/d/p.html");
+	CHECK(s.calls == 2);
+	/* As found, without steps: masked all the same. */
+	CHECK(norm_url(&norm_as_found, NULL, "HTTP://a:b@A.com", 16, out,
+		       sizeof(out), NULL) == 0);
+	CHECK_STR(out, "HTTP://a:***@A.com");
+	/* remove_userinfo: nothing written, nothing reported. */
+	o.steps |= NORM_REMOVE_USERINFO;
+	CHECK(norm_url(&o, NULL, "http://a:b@a.com/", 17, out, sizeof(out),
+		       NULL) == 0);
+	CHECK_STR(out, "http://a.com/");
+	CHECK(s.calls == 2);
+	o.steps &= ~(uint32_t)NORM_REMOVE_USERINFO;
+	/* A password longer than NORM_PASSWORD_MAX: masked, not reported. */
+	char in[NORM_PASSWORD_MAX + 64];
+	int n = snprintf(in, sizeof(in), "http://a:");
+	memset(in + n, 'p', NORM_PASSWORD_MAX + 1);
+	n += NORM_PASSWORD_MAX + 1;
+	n += snprintf(in + n, sizeof(in) - (size_t)n, "@a.com/");
+	CHECK(norm_url(&o, NULL, in, (size_t)n, out, sizeof(out), NULL) == 0);
+	CHECK_STR(out, "http://a:***@a.com/");
+	CHECK(s.calls == 2);
+	/* A failed norm_url() reports nothing. */
+	CHECK(norm_url(&o, NULL, "http://a:b@a.com:99999/", 23, out,
+		       sizeof(out), NULL) != 0);
+	CHECK(s.calls == 2);
+}
+
 int main(void)
 {
 	test_profiles();
@@ -1973,6 +2064,7 @@ int main(void)
 	test_components();
 	test_fetch_url();
 	test_split();
+	test_passwords();
 
 	return check_done();
 }

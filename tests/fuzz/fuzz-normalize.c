@@ -170,6 +170,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	}
 	check_parts(out, &u);
 
+	/* No password is written: a userinfo with ':' ends ":***". */
+	if (u.has_user) {
+		const char *c = memchr(out + u.user_off, ':', u.user_len);
+		ASSERT(!c || (size_t)(out + u.user_off + u.user_len - c) == 4,
+		       out);
+		ASSERT(!c || memcmp(c, ":***", 4) == 0, out);
+	}
+
 	/* The same steps change nothing more (SPEC §4). */
 	r = norm_url(&opts, NULL, out, n, again, sizeof(again), &u2);
 	ASSERT(r == 0, out);
