@@ -926,6 +926,16 @@ static json_t *categories(const struct crawl_status *st)
 			(json_int_t)c->pruned_scope, "pruned_relevance",
 			(json_int_t)c->pruned_relevance, "also",
 			(json_int_t)c->also);
+		/* Since the start; harvest is null without keywords or a
+		 * scored page. */
+		o = with(o, "pages", json_integer((json_int_t)c->pages));
+		o = with(o, "on_topic", json_integer((json_int_t)c->on_topic));
+		o = with(o, "harvest",
+			 c->keywords && c->scored
+				 ? json_real(rounded((double)c->on_topic /
+							     (double)c->scored,
+						     1000))
+				 : json_null());
 		if (!o || json_array_append_new(a, o)) {
 			json_decref(a);
 			return NULL;

@@ -340,6 +340,11 @@ struct crawl {
 	uint64_t t0;
 
 	pthread_mutex_t mu;
+	/* Per category index (the first CRAWL_CATEGORIES_LISTED), under
+	 * mu: struct crawl_category_status's counters since the start. */
+	struct {
+		uint64_t pages, scored, on_topic;
+	} cat_since[CRAWL_CATEGORIES_LISTED];
 	pthread_cond_t parse_cv, write_cv;
 	struct jobq to_parse, to_write;
 	struct jobq to_loop; /* robots.txt jobs coming back to the loop */

@@ -535,6 +535,11 @@ static void status_categories(struct crawl *c, MDB_txn *txn,
 		cs->pruned_scope = k[STORE_FOCUS_PRUNED_SCOPE];
 		cs->pruned_relevance = k[STORE_FOCUS_PRUNED_RELEVANCE];
 		cs->also = k[STORE_FOCUS_ALSO];
+		pthread_mutex_lock(&c->mu);
+		cs->pages = c->cat_since[i].pages;
+		cs->scored = c->cat_since[i].scored;
+		cs->on_topic = c->cat_since[i].on_topic;
+		pthread_mutex_unlock(&c->mu);
 	}
 }
 

@@ -948,6 +948,24 @@ static int index_batch(struct crawl *c, struct job **batch, size_t n)
 }
 
 /* Room for n entries in the writer's other[] (frontier_add_batch_cat). */
+
+/* A page first fetched with a 2xx answer, for its category's figures
+ * since the start (under c->mu). */
+static void count_category(struct crawl *c, const struct job *b)
+{
+	const struct crawl_opts *o = c->o;
+	uint16_t k = b->lease.category;
+	if (k >= CRAWL_CATEGORIES_LISTED)
+		return;
+	c->cat_since[k].pages++;
+	if (!b->has_relevance)
+		return;
+	c->cat_since[k].scored++;
+	if (k < o->n_categories &&
+	    b->relevance >= o->categories[k].min_relevance)
+		c->cat_since[k].on_topic++;
+}
+
 static int grow_other(uint16_t **other, size_t *cap, size_t n)
 {
 	if (n <= *cap)
@@ -1071,6 +1089,9 @@ void *writer_main(void *arg)
 				re->diverged += b->diverged;
 			}
 			if (!rc) {
+				if (b->fetched && !b->lease.revisit &&
+				    b->status >= 200 && b->status <= 299)
+					count_category(c, b);
 				if (b->fetched) {
 					c->sum.pages++;
 					c->sum.bytes += b->bytes;

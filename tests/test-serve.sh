@@ -30,7 +30,7 @@ site s1.test pages=200 links=3-6 fanout=3 cross=0 seed=21 size=1500
 site s2.test pages=100 links=3-6 fanout=3 cross=0 seed=22 size=1500
 site r.test pages=30 links=2-4 fanout=3 cross=0 seed=23 size=1000
 host rx.test
-page / 200 text/html links=http://ry.test/
+page / 200 text/html links=http://ry.test/ title="alpha alpha news"
 host ry.test
 page / 200 text/html
 site k1.test pages=400 links=4-8 fanout=4 cross=0 seed=11 size=2000
@@ -293,12 +293,20 @@ echo 'http://r.test/' >"$tmp/r-seeds"
 echo 'http://rx.test/' >"$tmp/rx-seeds"
 write_conf 5
 printf '[category rcat]\nseeds = r-seeds\nscope = any\n' >>"$tmp/serve.conf"
-printf '[category rxcat]\nseeds = rx-seeds\nscope = host\n' >>"$tmp/serve.conf"
+printf '[category rxcat]\nseeds = rx-seeds\nscope = host\nkeywords = alpha\n' >>"$tmp/serve.conf"
 sed -i 's|^store = store|store = elsewhere|' "$tmp/serve.conf"
 kill -HUP "$spid"
 check_true "after the reload, r.test's 30 pages and rx.test/ are crawled (frontier kept)" wait_status '"state":"idle","pages":332,'
 check_true "the reload is logged" grep -q 'reloaded .*serve.conf: 3 categories' "$tmp/serve.err"
 check_true "a category added by a reload keeps to its scope (ry.test not fetched)" [ "$(requests ry.test / "$tmp/log")" -eq 0 ]
+"$sigcrawl" status "${ctl[@]}" >"$tmp/status"
+cat_of() { grep -o "{\"name\":\"$1\"[^}]*}" "$tmp/status"; }
+check_true "status: web's pages since the start, no harvest without keywords ($(cat_of web))" \
+	sh -c "echo '$(cat_of web)' | grep -q '\"pages\":300,\"on_topic\":0,\"harvest\":null'"
+check_true "status: rcat's pages ($(cat_of rcat))" \
+	sh -c "echo '$(cat_of rcat)' | grep -q '\"keywords\":0,.*\"pages\":30,\"on_topic\":0,\"harvest\":null'"
+check_true "status: rxcat's page on topic, harvest 1 ($(cat_of rxcat))" \
+	sh -c "echo '$(cat_of rxcat)' | grep -q '\"keywords\":1,.*\"pages\":1,\"on_topic\":1,\"harvest\":1'"
 check_true "a changed store is refused with a log line" grep -q 'warning: reload: .*\[crawl\] store cannot change' "$tmp/serve.err"
 # [control] listen cannot change while the daemon runs: a reload asking
 # for another socket is refused naming the one in use, and one that
