@@ -176,7 +176,12 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* all curl has */
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");
 	curl_easy_setopt(e, CURLOPT_HTTP_VERSION, (long)CURL_HTTP_VERSION_2TLS);
-	curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
+	/* Waiting for a connection to multiplex on pays only over HTTP/2,
+	 * which http:// URLs never get (2TLS): there it would hold a
+	 * request back until another transfer to the same address is done
+	 * (many hosts behind one address: a CDN, a proxy). */
+	if (!strncmp(url, "https:", 6))
+		curl_easy_setopt(e, CURLOPT_PIPEWAIT, 1L);
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
 			 (long)(o->timeout_s < 10 ? o->timeout_s : 10) * 1000L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)o->timeout_s * 1000L);

@@ -341,6 +341,22 @@ check "site: every page reachable from /" "${#seen[@]}" 200
 check_true "site: links to other hosts" \
 	grep -q 'href="http://[ab].test/"' "$tmp/allbodies"
 
+# A site's delay holds its pages and its 404s alike.
+t0=$(now_ms)
+get http://d.test/p1 >/dev/null
+t_d=$(($(now_ms) - t0))
+check "delayed site page" "$(code)" 200
+check_true "site delay honoured for a page (${t_d} ms >= 300)" test "$t_d" -ge 300
+t0=$(now_ms)
+get http://d.test/robots.txt >/dev/null
+t_d=$(($(now_ms) - t0))
+check "delayed site 404" "$(code)" 404
+check_true "site delay honoured for a 404 (${t_d} ms >= 300)" test "$t_d" -ge 300
+t0=$(now_ms)
+get http://c.test/p1 >/dev/null
+t_d=$(($(now_ms) - t0))
+check_true "a site without delay answers at once (${t_d} ms < 300)" test "$t_d" -lt 300
+
 # ---- the request log -----------------------------------------------------
 
 log=$tmp/log

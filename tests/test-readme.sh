@@ -77,5 +77,11 @@ check_true "step 3: the daemon stopped" wait_until 100 gone
 step 4
 check_true "step 4 runs" [ $? -eq 0 ]
 check_true "step 4: every page revisited" grep -q "^re-crawl: 4 revisited" "$tmp/out4"
+if ! grep -q "^re-crawl: 4 revisited" "$tmp/out4"; then
+	# What the pass said and what the fixture saw, to tell why.
+	sed 's/^/  out4: /' "$tmp/out4"
+	sed 's/^/  err4: /' "$tmp/err4"
+	tail -20 "$tmp/log" | sed 's/^/  fixture: /'
+fi
 stop_fixture
 finish

@@ -6,7 +6,10 @@ retries or redirects, a larger reactor thread pool, the downloader-aware
 priority queue, breadth-first order (DEPTH_PRIORITY 1 with FIFO queues),
 nothing stored.
 
-usage: spider.py SEEDS STATS_OUT [CONCURRENCY [PER_HOST]]
+usage: spider.py SEEDS STATS_OUT [CONCURRENCY [PER_HOST [DELAY_S]]]
+
+DELAY_S (default 0) is DOWNLOAD_DELAY, the least time between requests
+to one host, not randomized (bench/crawl/latency.py's polite crawl).
 
 Writes the number of responses received to STATS_OUT.
 """
@@ -43,10 +46,12 @@ def main():
     seeds, stats_out = sys.argv[1], sys.argv[2]
     conc = int(sys.argv[3]) if len(sys.argv) > 3 else 64
     per_host = int(sys.argv[4]) if len(sys.argv) > 4 else 8
+    delay = float(sys.argv[5]) if len(sys.argv) > 5 else 0
     process = CrawlerProcess(settings={
         "CONCURRENT_REQUESTS": conc,
         "CONCURRENT_REQUESTS_PER_DOMAIN": per_host,
-        "DOWNLOAD_DELAY": 0,
+        "DOWNLOAD_DELAY": delay,
+        "RANDOMIZE_DOWNLOAD_DELAY": False,
         "AUTOTHROTTLE_ENABLED": False,
         "ROBOTSTXT_OBEY": False,
         "LOG_LEVEL": "WARNING",
