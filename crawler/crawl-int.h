@@ -410,6 +410,9 @@ void robots_done(struct crawl *c, struct xfer *x, CURLcode cc);
 void robots_back(struct crawl *c, struct job *j);
 
 /* fetch.c */
+/* When x's request went out (CLOCK_MONOTONIC ms): its start, or later
+ * when libcurl waited for a connection.  Call once it is done. */
+uint64_t xfer_sent_ms(struct xfer *x);
 int start_xfer(struct crawl *c, struct xfer *x, const char *url);
 void xfer_unlink(struct crawl *c, struct xfer *x);
 int error_kind(CURLcode cc);

@@ -281,11 +281,33 @@ static void record_latency(struct crawl *c, uint64_t ms)
 	c->latency_sum += s;
 }
 
+uint64_t xfer_sent_ms(struct xfer *x)
+{
+	/* libcurl's clock starts when the transfer does, which may be
+	 * after a wait for a connection; pretransfer is when the request
+	 * was about to be sent. */
+	curl_off_t pre = 0, total = 0;
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	uint64_t now_us = (uint64_t)t.tv_sec * 1000000 +
+			  (uint64_t)t.tv_nsec / 1000;
+	if (curl_easy_getinfo(x->easy, CURLINFO_PRETRANSFER_TIME_T, &pre) !=
+		    CURLE_OK ||
+	    curl_easy_getinfo(x->easy, CURLINFO_TOTAL_TIME_T, &total) !=
+		    CURLE_OK ||
+	    pre <= 0 || total < pre || now_us < (uint64_t)(total - pre))
+		return x->started_ms;
+	/* Rounded up: the delay is a least gap. */
+	uint64_t sent = (now_us - (uint64_t)(total - pre) + 999) / 1000;
+	return sent > x->started_ms ? sent : x->started_ms;
+}
+
 static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 {
 	struct job *j = x->job;
 	struct robots_slot *s = robots_slot(c, j->lease.host_id);
 	record_latency(c, mono_ms() - x->started_ms);
+	frontier_sent(c->fr, j->lease.host_id, xfer_sent_ms(x));
 	long status = 0;
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
 

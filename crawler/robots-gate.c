@@ -273,18 +273,7 @@ void robots_done(struct crawl *c, struct xfer *x, CURLcode cc)
 	j->fetched = true;
 	j->fetched_at = wall_ms();
 	j->status = status;
-	/* When the request went out: libcurl's clock starts once the
-	 * transfer does, which may be after a wait for a connection. */
-	curl_off_t pre = 0, total = 0;
-	uint64_t now = mono_ms();
-	j->robots_started_ms = x->started_ms;
-	if (curl_easy_getinfo(x->easy, CURLINFO_PRETRANSFER_TIME_T, &pre) ==
-		    CURLE_OK &&
-	    curl_easy_getinfo(x->easy, CURLINFO_TOTAL_TIME_T, &total) ==
-		    CURLE_OK &&
-	    total >= pre && pre >= 0 && now >= (uint64_t)(total - pre) / 1000 &&
-	    now - (uint64_t)(total - pre) / 1000 > x->started_ms)
-		j->robots_started_ms = now - (uint64_t)(total - pre) / 1000;
+	j->robots_started_ms = xfer_sent_ms(x);
 	j->robots_expires = (int64_t)(j->fetched_at + ROBOTS_TTL_MS);
 	bool answered = cc == CURLE_OK || x->truncated;
 	if ((answered && ((status >= 200 && status < 300) ||

@@ -1143,6 +1143,25 @@ void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms)
 	pthread_mutex_unlock(&f->lock);
 }
 
+void frontier_sent(struct frontier *f, uint32_t host_id, uint64_t sent_ms)
+{
+	pthread_mutex_lock(&f->lock);
+	if (host_id < f->n_host && !f->host[host_id].drain) {
+		struct host *h = &f->host[host_id];
+		uint32_t delay = h->delay_ms ? h->delay_ms
+					     : f->opts.per_host_delay_ms;
+		if (h->ready_ms < sent_ms + delay) {
+			h->ready_ms = sent_ms + delay;
+			if (h->state == H_READY) {
+				heap_remove(f, &f->ready, host_id);
+				h->state = H_IDLE;
+			}
+			(void)host_place(f, host_id);
+		}
+	}
+	pthread_mutex_unlock(&f->lock);
+}
+
 void frontier_drain(struct frontier *f, uint32_t host_id, bool on,
 		    uint64_t now_ms)
 {

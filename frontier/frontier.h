@@ -318,6 +318,13 @@ void frontier_set_opts(struct frontier *f, const struct frontier_opts *opts);
 /* Hold a host back until until_ms (Retry-After, a robots.txt fetch). */
 void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms);
 
+/* A request to the host went out at sent_ms: its next may not start
+ * before sent_ms + its delay.  The delay runs from each lease already;
+ * this moves it on when the request left later than it was leased (a
+ * wait for a connection, a busy loop), so the gaps the host sees between
+ * requests are never shorter than the delay. */
+void frontier_sent(struct frontier *f, uint32_t host_id, uint64_t sent_ms);
+
 /* Drain a host (on) or stop draining it: a drained host's URLs are
  * recorded by the caller, not fetched (a host given up, or over its page
  * budget), so they are offered one after another without its delay, and

@@ -115,11 +115,18 @@ static void test_order_and_politeness(void)
 	CHECK(wait == UINT64_MAX);
 
 	/* Host b's fetch ends; it may start again 1000 ms after its last
-	 * start, not before. */
+	 * start, not before.  Its request went out at 40 (a wait for a
+	 * connection): then not before 1040. */
+	frontier_sent(f, lb.host_id, 40);
 	done(env, f, &lb);
 	CHECK(frontier_next(f, 500, &l, &wait) == SC_E_AGAIN);
-	CHECK(wait == 500);
-	CHECK(frontier_next(f, 1000, &l, &wait) == 0);
+	CHECK(wait == 540);
+	CHECK(frontier_next(f, 1000, &l, &wait) == SC_E_AGAIN);
+	CHECK(wait == 40);
+	/* A request that went out earlier than the hold moves nothing. */
+	frontier_sent(f, lb.host_id, 10);
+	CHECK(frontier_next(f, 1039, &l, &wait) == SC_E_AGAIN);
+	CHECK(frontier_next(f, 1040, &l, &wait) == 0);
 	CHECK_STR(l.url, "http://b.test/b1");
 
 	/* A longer delay of its own (Crawl-delay) and a hold. */
