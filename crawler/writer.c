@@ -947,8 +947,6 @@ static int index_batch(struct crawl *c, struct job **batch, size_t n)
 	return rc;
 }
 
-/* Room for n entries in the writer's other[] (frontier_add_batch_cat). */
-
 /* A page first fetched with a 2xx answer, for its category's figures
  * since the start (under c->mu). */
 static void count_category(struct crawl *c, const struct job *b)
@@ -966,6 +964,7 @@ static void count_category(struct crawl *c, const struct job *b)
 		c->cat_since[k].on_topic++;
 }
 
+/* Room for n entries in the writer's other[] (frontier_add_batch_cat). */
 static int grow_other(uint16_t **other, size_t *cap, size_t n)
 {
 	if (n <= *cap)
