@@ -418,6 +418,69 @@ static void test_simhash(void)
 }
 
 /* Over PARSE_TEXT_MAX: the text is cut, the signatures cover all. */
+/* Random runs of text, spaces of every kind (U+00A0 among them) and
+ * other two-byte characters that start like it, words longer than the
+ * text sink's stage: the text is the words joined by one space, and the
+ * MD5 is of that text (several seeds). */
+static void test_runs(void)
+{
+	static const char *const spaces[] = { " ",  "\t",       "\n",   "\f",
+					      "\r", "\xc2\xa0", "  \n " };
+	static const char *const chars[] = { "a",        "Z",        "7",
+					     "\xc2\xa9", "\xc3\xa9", "-" };
+	size_t cap = 64 * 1024;
+	char *html = malloc(cap), *want = malloc(cap);
+	struct parse_page p;
+	unsigned char md[16];
+	uint64_t x = 0x9e3779b97f4a7c15u;
+	int bad = 0;
+
+	if (!html || !want)
+		abort();
+	for (int round = 0; round < 300; round++) {
+		size_t n = (size_t)sprintf(html, "<p>"), w = 0;
+		unsigned words = 0;
+		bool sep = true;
+		while (n < cap - 16 * 1024) {
+			x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+			if (x % 4 == 0) {
+				const char *sp = spaces[(x >> 8) % 7];
+				memcpy(html + n, sp, strlen(sp));
+				n += strlen(sp);
+				sep = true;
+				continue;
+			}
+			/* A word: mostly short, now and then past the
+			 * stage (TEXT_STAGE, 4096 bytes). */
+			size_t len = (x >> 8) % 16 == 0 ? 1 + (x >> 16) % 9000
+							: 1 + (x >> 16) % 12;
+			if (sep && words)
+				want[w++] = ' ';
+			if (sep)
+				words++;
+			sep = false;
+			for (size_t i = 0; i < len; i++) {
+				x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+				const char *c = chars[x % 6];
+				memcpy(html + n, c, strlen(c));
+				memcpy(want + w, c, strlen(c));
+				n += strlen(c);
+				w += strlen(c);
+			}
+		}
+		if (doc_n(html, n, NULL, PARSE_TEXT | PARSE_MD5, 0, &p) != 0 ||
+		    text.len != w || memcmp(text.buf, want, w) != 0) {
+			bad++;
+			continue;
+		}
+		md5_of(want, w, md);
+		bad += p.text_bytes != w || memcmp(p.md5, md, 16) != 0;
+	}
+	CHECK(bad == 0);
+	free(html);
+	free(want);
+}
+
 static void test_big(void)
 {
 	size_t words = 400000, n = 0;
@@ -474,6 +537,7 @@ int main(void)
 	test_md5();
 	test_simhash();
 	test_big();
+	test_runs();
 	test_errors();
 	parse_text_free(&text);
 	CHECK(text.buf == NULL && text.cap == 0);
