@@ -251,11 +251,11 @@ int search_open(const char *store_dir, unsigned flags,
 	sqlite3_busy_timeout(s->db, BUSY_TIMEOUT_MS);
 	/* Pages of 32 KiB, set before anything is written (a file that
 	 * exists keeps its own): a crawl writes each page's text and its
-	 * index entries, and larger pages take a third of the pwrite and
-	 * pread calls of 4 KiB ones and 15 % less room; the crawl gains 5
-	 * to 9 % pages/s for queries a little slower in the median
-	 * (docs/bench.md, issue 16).  WAL: the crawl writes while `search`
-	 * reads.  synchronous=FULL fsyncs the WAL at each commit, so a
+	 * index entries, and larger pages take half the pwrite calls and a
+	 * sixth of the pread calls of 4 KiB ones, and 15 % less room; the
+	 * crawl gains 6 to 11 % pages/s for queries a little slower in the
+	 * median (docs/bench.md, issue 16).  WAL: the crawl writes while
+	 * `search` reads.  synchronous=FULL fsyncs the WAL at each commit, so a
 	 * committed batch survives a power cut as the LMDB commit after it
 	 * does. */
 	if (!s->rdonly && ((err = exec(s, "PRAGMA page_size = 32768")) ||
