@@ -370,8 +370,10 @@ double crawl_rate(struct crawl *c);
  * multiple of it, as Redis's serverCron does with run_with_period. */
 uint64_t crawl_ticks(const struct crawl *c);
 
-/* One seed as the crawl takes it, from a seed file or the control socket
- * (p, len: the URL, white space around it allowed): url (NORM_URL_MAX + 1
+/* One absolute URL as the crawl takes it from outside a page: a seed
+ * (a seed file, the control socket), a robots.txt Sitemap line or a
+ * sitemap's <loc> (p, len: the URL, white space around it allowed): url
+ * (NORM_URL_MAX + 1
  * bytes) gets its key under norm and u its components; found (as many
  * bytes) the URL as written, made absolute (norm_as_found, the export's
  * `url`), and fu its components.  Returns 0, or why it is no seed:

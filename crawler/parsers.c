@@ -54,10 +54,8 @@ static int keep_sitemap_entry(void *arg, const struct parse_sitemap_entry *e)
 	char url[NORM_URL_MAX + 1], found[NORM_URL_MAX + 1], date[40];
 	struct norm_url u, fu;
 	/* Sitemaps give absolute URLs (sitemaps.org): nothing resolves. */
-	if (norm_url(&x->c->o->norm, NULL, e->loc, e->loc_len, url, sizeof(url),
-		     &u) ||
-	    norm_url(&norm_as_found, NULL, e->loc, e->loc_len, found,
-		     sizeof(found), &fu)) {
+	if (crawl_seed_url(&x->c->o->norm, e->loc, e->loc_len, url, &u, found,
+			   &fu)) {
 		j->links_bad++;
 		return 0;
 	}

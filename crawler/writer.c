@@ -14,10 +14,8 @@ static int queue_sitemaps(struct crawl *c, MDB_txn *txn, const struct job *j)
 	for (size_t i = 0; (s = parse_robots_sitemap(j->rules, i)); i++) {
 		char url[NORM_URL_MAX + 1], found[NORM_URL_MAX + 1];
 		struct norm_url u, fu;
-		if (norm_url(&c->o->norm, NULL, s, strlen(s), url, sizeof(url),
-			     &u) ||
-		    norm_url(&norm_as_found, NULL, s, strlen(s), found,
-			     sizeof(found), &fu) ||
+		if (crawl_seed_url(&c->o->norm, s, strlen(s), url, &u, found,
+				   &fu) ||
 		    !focus_in_scope(c->focus, j->lease.category, j->lease.url,
 				    &j->lease_u, url, &u) ||
 		    !focus_wanted(c->focus, j->lease.category, url, u.len))

@@ -1128,18 +1128,26 @@ void frontier_set_opts(struct frontier *f, const struct frontier_opts *opts)
 	pthread_mutex_unlock(&f->lock);
 }
 
+/* Hold host id back until until_ms, if it was ready sooner (under the
+ * lock): a ready host goes back to waiting. */
+static void hold_locked(struct frontier *f, uint32_t id, uint64_t until_ms)
+{
+	struct host *h = &f->host[id];
+	if (h->ready_ms >= until_ms)
+		return;
+	h->ready_ms = until_ms;
+	if (h->state == H_READY) {
+		heap_remove(f, &f->ready, id);
+		h->state = H_IDLE;
+	}
+	(void)host_place(f, id);
+}
+
 void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms)
 {
 	pthread_mutex_lock(&f->lock);
-	if (host_id < f->n_host && f->host[host_id].ready_ms < until_ms) {
-		struct host *h = &f->host[host_id];
-		h->ready_ms = until_ms;
-		if (h->state == H_READY) { /* back to waiting */
-			heap_remove(f, &f->ready, host_id);
-			h->state = H_IDLE;
-		}
-		(void)host_place(f, host_id);
-	}
+	if (host_id < f->n_host)
+		hold_locked(f, host_id, until_ms);
 	pthread_mutex_unlock(&f->lock);
 }
 
@@ -1147,17 +1155,11 @@ void frontier_sent(struct frontier *f, uint32_t host_id, uint64_t sent_ms)
 {
 	pthread_mutex_lock(&f->lock);
 	if (host_id < f->n_host && !f->host[host_id].drain) {
-		struct host *h = &f->host[host_id];
-		uint32_t delay = h->delay_ms ? h->delay_ms
-					     : f->opts.per_host_delay_ms;
-		if (h->ready_ms < sent_ms + delay) {
-			h->ready_ms = sent_ms + delay;
-			if (h->state == H_READY) {
-				heap_remove(f, &f->ready, host_id);
-				h->state = H_IDLE;
-			}
-			(void)host_place(f, host_id);
-		}
+		const struct host *h = &f->host[host_id];
+		hold_locked(f, host_id,
+			    sent_ms + (h->delay_ms
+					       ? h->delay_ms
+					       : f->opts.per_host_delay_ms));
 	}
 	pthread_mutex_unlock(&f->lock);
 }

@@ -38,7 +38,6 @@ import collections
 import os
 import random
 import shutil
-import signal
 import subprocess
 import sys
 import tempfile
@@ -95,34 +94,6 @@ def read_log(log):
     gap = min((b - a for t in arrivals.values()
                for a, b in zip(sorted(t), sorted(t)[1:])), default=None)
     return pages, len(distinct), requests, gap
-
-
-def measure(cmd, env, log, max_s):
-    """run.measure() with a deadline: SIGINT at max_s seconds (the tools
-    stop cleanly on it), SIGKILL 10 s later.  The tool is the direct
-    child, so its RssAnon is the one polled."""
-    out = open(log, "w")
-    t0 = time.monotonic()
-    p = subprocess.Popen(cmd, env=env, stdin=subprocess.DEVNULL,
-                         stdout=out, stderr=subprocess.STDOUT)
-    peak, signalled = 0, 0
-    while True:
-        pid, status, ru = os.wait4(p.pid, os.WNOHANG)
-        if pid:
-            break
-        peak = max(peak, run.rss_anon_kib(p.pid))
-        el = time.monotonic() - t0
-        if el > max_s and signalled == 0:
-            p.send_signal(signal.SIGINT)
-            signalled = 1
-        elif el > max_s + 10 and signalled == 1:
-            p.kill()
-            signalled = 2
-        time.sleep(0.05)
-    wall = time.monotonic() - t0
-    out.close()
-    return os.waitstatus_to_exitcode(status), wall, \
-        ru.ru_utime + ru.ru_stime, peak
 
 
 def tool_cmd(t, a, d, seeds, port):
@@ -184,8 +155,9 @@ def main():
             fx, port = start_fixture(a, web, log)
             try:
                 cmd, env = tool_cmd(t, a, d, seeds, port)
-                rc, wall, cpu, peak = measure(
-                    cmd, env, os.path.join(d, t + ".log"), a.max_s)
+                rc, wall, cpu, peak = run.measure(
+                    cmd, env=env, log=os.path.join(d, t + ".log"),
+                    max_s=a.max_s)
             finally:
                 fx.terminate()
                 fx.wait()

@@ -171,19 +171,28 @@ def rss_anon_kib(pid):
     return 0
 
 
-def measure(cmd, env=None, cwd=None, log=None):
-    """Run cmd; return (exit status, wall s, CPU s, peak RssAnon KiB)."""
+def measure(cmd, env=None, cwd=None, log=None, max_s=None):
+    """Run cmd; return (exit status, wall s, CPU s, peak RssAnon KiB).
+    With max_s: SIGINT at max_s seconds (the tools stop cleanly on it),
+    SIGKILL 10 s later."""
     out = open(log, "w") if log else subprocess.DEVNULL
     t0 = time.monotonic()
     p = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                          stdout=out, stderr=subprocess.STDOUT)
-    peak = 0
+    peak, signalled = 0, 0
     try:
         while True:
             pid, status, ru = os.wait4(p.pid, os.WNOHANG)
             if pid:
                 break
             peak = max(peak, rss_anon_kib(p.pid))
+            el = time.monotonic() - t0
+            if max_s is not None and el > max_s and signalled == 0:
+                p.send_signal(signal.SIGINT)
+                signalled = 1
+            elif max_s is not None and el > max_s + 10 and signalled == 1:
+                p.kill()
+                signalled = 2
             time.sleep(0.05)
     except BaseException:
         p.kill()  # httrack, for one, ignores SIGTERM
