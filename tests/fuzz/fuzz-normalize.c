@@ -217,9 +217,16 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		       u2.host_type == u.host_type,
 	       out);
 
-	/* The output is a valid URL under strict too. */
+	/* The output is a valid URL under strict too.  Strict only grows a
+	 * URL by the '/' of an empty path (when the steps left it out), which
+	 * can take one at the bound over it. */
 	r = norm_url(&strict, NULL, out, n, again, sizeof(again), NULL);
-	ASSERT(r == 0, out);
+	if (r == SC_E_TOOLONG)
+		ASSERT(n == NORM_URL_MAX && u.path_len == 0 &&
+			       !(opts.steps & NORM_EMPTY_PATH_SLASH),
+		       out);
+	else
+		ASSERT(r == 0, out);
 
 	/* A result that fits exactly is written; one byte less is NOSPC. */
 	tight = malloc(n + 1);
@@ -242,8 +249,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	       out);
 	r = norm_url(&strict, NULL, fetch, strlen(fetch), again, sizeof(again),
 		     &u2);
-	ASSERT(r == 0, fetch);
-	ASSERT(u2.https == u.https && u2.port == u.port, fetch);
+	if (r == SC_E_TOOLONG)
+		ASSERT(strlen(fetch) == NORM_URL_MAX && u.path_len == 0 &&
+			       !(opts.steps & NORM_EMPTY_PATH_SLASH),
+		       fetch);
+	else
+		ASSERT(r == 0 && u2.https == u.https && u2.port == u.port,
+		       fetch);
 	if (!u.https || u.scheme_len == 5) {
 		/* Not folded: the URL itself, up to its fragment. */
 		ASSERT(strncmp(fetch, out, strlen(fetch)) == 0, fetch);
