@@ -760,6 +760,7 @@ static int set_scope(struct setctx *x, const char *v)
 	for (int s = CONF_SCOPE_HOST; s <= CONF_SCOPE_ANY; s++) {
 		if (strcmp(v, conf_scope_name(s)) == 0) {
 			x->cat->scope = s;
+			x->cat->scope_set = true;
 			return 0;
 		}
 	}
@@ -967,6 +968,21 @@ static int set_exclude(struct setctx *x, const char *v)
 	return add_pattern(x, v, &x->cat->exclude, &x->cat->n_exclude);
 }
 
+static int set_predict(struct setctx *x, const char *v)
+{
+	return parse_bool(x, v, &x->cat->predict);
+}
+
+static int set_predict_min(struct setctx *x, const char *v)
+{
+	double d;
+	if (!parse_fraction(v, &d) || d > 1.0)
+		return fail(x, "expected a number from 0.0 to 1.0, got \"%s\"",
+			    show(v).s);
+	x->cat->predict_min = d;
+	return 0;
+}
+
 static int set_tunnel(struct setctx *x, const char *v)
 {
 	uint64_t n;
@@ -1041,6 +1057,8 @@ static const struct key category_keys[] = {
 	{ "scope", set_scope, false },
 	{ "min_relevance", set_min_relevance, false },
 	{ "tunnel", set_tunnel, false },
+	{ "predict", set_predict, false },
+	{ "predict_min", set_predict_min, false },
 	{ NULL, NULL, false },
 };
 /* The most keys of one section, for the "given twice" bookkeeping. */
@@ -1193,6 +1211,8 @@ static int category_add(struct conf *c, const char *name, size_t len)
 	if (!(cat->name = strndup(name, len)))
 		return SC_E_NOMEM;
 	cat->scope = CONF_SCOPE_HOST;
+	cat->predict = true;
+	cat->predict_min = CONF_PREDICT_MIN;
 	return (int)c->n_categories++;
 }
 
@@ -1492,6 +1512,13 @@ int conf_load_buffer(const char *text, size_t len, const char *name,
 		L.rc = SC_E_NOMEM;
 	}
 	rc = L.rc;
+	/* A topic crosses hosts: a section with keywords and no scope
+	 * follows links anywhere, bounded by relevance (docs/focus.md). */
+	for (size_t i = 0; !rc && i < L.c->n_categories; i++) {
+		struct conf_category *cat = &L.c->categories[i];
+		if (!cat->scope_set && cat->n_keywords)
+			cat->scope = CONF_SCOPE_ANY;
+	}
 	if (!rc && L.c->recrawl.min_interval_s > L.c->recrawl.max_interval_s) {
 		rc = SC_E_INVAL;
 		if (errlen)

@@ -70,16 +70,23 @@ enum conf_listen_kind {
 
 /* One [category NAME] section. */
 struct conf_category {
-	char *name;            /* non-empty, [A-Za-z0-9._-], unique */
-	char *seeds;           /* absolute path of a seed list, "-" for
-				* standard input (--seeds - only), or NULL */
-	unsigned seeds_line;   /* the line of `seeds` in the file; 0 when
-				* --seeds set it (conf_override_seeds()) */
-	char **keywords;       /* trimmed, ASCII lower-cased, no repeats */
-	size_t n_keywords;     /* 0 when the key is absent */
-	enum conf_scope scope; /* default CONF_SCOPE_HOST */
-	double min_relevance;  /* 0.0..1.0, default 0.0 */
-	unsigned tunnel;       /* 0..CONF_TUNNEL_MAX, default 0 */
+	char *name;          /* non-empty, [A-Za-z0-9._-], unique */
+	char *seeds;         /* absolute path of a seed list, "-" for
+			      * standard input (--seeds - only), or NULL */
+	unsigned seeds_line; /* the line of `seeds` in the file; 0 when
+			      * --seeds set it (conf_override_seeds()) */
+	char **keywords;     /* trimmed, ASCII lower-cased, no repeats */
+	size_t n_keywords;   /* 0 when the key is absent */
+	/* Default CONF_SCOPE_ANY when the section has keywords (a topic
+	 * crosses hosts), else CONF_SCOPE_HOST. */
+	enum conf_scope scope;
+	bool scope_set;       /* the section names a scope */
+	double min_relevance; /* 0.0..1.0, default 0.0 */
+	unsigned tunnel;      /* 0..CONF_TUNNEL_MAX, default 0 */
+	/* Link prediction (docs/focus.md): on by default; a link predicted
+	 * on topic with a probability under predict_min is not queued. */
+	bool predict;       /* default true */
+	double predict_min; /* 0.0..1.0, default CONF_PREDICT_MIN */
 	/* URL patterns (POSIX extended regular expressions, as written;
 	 * repeatable keys): a new URL of the category is queued only if it
 	 * matches one of include (when there is any) and none of exclude. */
@@ -87,6 +94,7 @@ struct conf_category {
 	size_t n_include, n_exclude;
 };
 #define CONF_TUNNEL_MAX 100
+#define CONF_PREDICT_MIN 0.1
 #define CONF_PATTERNS_MAX 64
 #define CONF_PATTERN_MAX 1024
 

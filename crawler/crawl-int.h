@@ -74,6 +74,9 @@ struct link {
 	uint8_t lastmod_len;
 	uint8_t changefreq;
 	bool sitemap;
+	uint8_t hits; /* parse_link.hits: keywords the link itself shows */
+	uint16_t anchor_len; /* parse_link.anchor, in job.link_text */
+	uint32_t anchor_off;
 	int64_t lastmod_ms;
 	struct norm_url u;
 };
@@ -183,6 +186,15 @@ struct job {
 					 * onto a key the frontier knows
 					 * (dup_of holds that key). */
 					bool held;
+					/* The page's words (a set of
+					 * FOCUS_WORDS_CAP slots, see
+					 * parse_doc_opts.words), for the link
+					 * prediction to learn; NULL: none. */
+					uint64_t *words;
+					/* Not fetched: its prediction fell
+					 * under predict_min while it waited
+					 * (focus_lease_keep()). */
+					bool pruned;
 					/* The host's lease is released by the
 					 * writer after the commit (fetch.c). */
 					bool release_at_commit;

@@ -20,6 +20,17 @@ struct job *job_new(enum job_kind kind)
 	return j;
 }
 
+/* The frontier's defer_class: with link prediction, the URLs of
+ * priority 2 and 3 (guesses: hosts not seen yet, predictions under
+ * 0.5) wait while better ones are under way (docs/focus.md). */
+static unsigned defer_class(const struct crawl_opts *o)
+{
+	for (size_t i = 0; i < o->n_categories; i++)
+		if (o->categories[i].predict && o->categories[i].n_keywords)
+			return 2;
+	return 0;
+}
+
 void job_free(struct job *j)
 {
 	if (!j)
@@ -39,6 +50,7 @@ void job_free(struct job *j)
 		free(j->page_text);
 		free(j->links);
 		sc_dyn_free(&j->link_text);
+		free(j->words);
 	}
 	free(j);
 }
@@ -212,7 +224,7 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		goto out;
 	MDB_txn *txn;
 	struct frontier_opts fo = { o->per_host_connections,
-				    o->per_host_delay_ms };
+				    o->per_host_delay_ms, defer_class(o) };
 	if ((rc = store_txn_begin(c->env, 0, &txn)))
 		goto out;
 	if ((rc = store_open(c->env, txn, &c->store)) ||
@@ -659,7 +671,7 @@ int crawl_reload(struct crawl *c, const struct crawl_opts *o)
 	c->connect_to = l;
 	c->o = o;
 	struct frontier_opts fo = { o->per_host_connections,
-				    o->per_host_delay_ms };
+				    o->per_host_delay_ms, defer_class(o) };
 	frontier_set_opts(c->fr, &fo);
 	/* No connection limits for libcurl (see crawl_run()), only the
 	 * size of its cache. */

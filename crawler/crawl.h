@@ -54,6 +54,10 @@ struct crawl_category {
 	enum crawl_scope scope;
 	double min_relevance;
 	unsigned tunnel;
+	/* Link prediction: links are ordered by their predicted chance of
+	 * being on topic, and those under predict_min are not queued. */
+	bool predict;
+	double predict_min;
 	/* URL patterns (POSIX extended regular expressions): a new URL is
 	 * queued only if it matches one of include (when any) and none of
 	 * exclude (focus_wanted()). */

@@ -3,6 +3,8 @@
 #include "log.h"
 
 #include <libpsl.h>
+#include <pthread.h>
+#include <math.h>
 #include <regex.h>
 #include <stdatomic.h>
 #include <stdio.h>
@@ -31,6 +33,30 @@ struct focus {
 	uint64_t (*batch)[STORE_FOCUS_COUNTERS];
 	size_t n_batch;
 	bool dirty;
+	/* Link prediction, the writer's: per category the pages fetched
+	 * through each class of link and those on topic, and per host and
+	 * category the pages scored and on topic (memory grows with the
+	 * hosts, as the frontier's does). */
+	struct model *model;
+	size_t n_model;
+	struct hstat *hs;
+	size_t hs_mask, hs_used;
+	/* Per word and category: the pages fetched whose title or URL has
+	 * the word, and those on topic (at most TOKENS_MAX words). */
+	struct hstat *ts;
+	size_t ts_mask, ts_used;
+	/* The scheduler reads the model too (focus_lease_keep()). */
+	pthread_mutex_t mu;
+};
+
+struct model {
+	uint64_t n[STORE_FOCUS_CLASSES], on[STORE_FOCUS_CLASSES];
+	uint64_t all_n, all_on; /* every page scored */
+};
+
+struct hstat {
+	uint64_t key; /* 0: empty */
+	uint32_t n, on;
 };
 
 static void view_free(struct view *v)
@@ -126,6 +152,7 @@ int focus_open(const struct crawl_opts *o, struct focus **ret)
 		free(f);
 		return rc;
 	}
+	pthread_mutex_init(&f->mu, NULL);
 	atomic_init(&f->view, v);
 	/* The newer of the built-in list and the system's
 	 * (publicsuffix package), as libpsl recommends. */
@@ -152,6 +179,10 @@ void focus_close(struct focus *f)
 		return;
 	view_free(atomic_load(&f->view));
 	free(f->batch);
+	free(f->model);
+	free(f->hs);
+	free(f->ts);
+	pthread_mutex_destroy(&f->mu);
 	psl_free(f->psl_own);
 	free(f);
 }
@@ -272,6 +303,360 @@ bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
 	unsigned run = offtopic + 1u; /* this page included */
 	*child = (uint8_t)(run > UINT8_MAX ? UINT8_MAX : run);
 	return run <= c->tunnel;
+}
+
+/* ---- Link prediction --------------------------------------------------- */
+
+/* How many pages' worth of weight the prior of a rate has: a class or a
+ * host starts at the category's rate and moves off it as pages come. */
+#define PRIOR_PAGES 2.0
+/* A class of link the crawl has not learned yet is a toss-up. */
+#define CLASS_PRIOR 0.5
+
+static struct model *model_of(struct focus *f, uint16_t cat)
+{
+	if (cat >= f->n_model) {
+		size_t n = (size_t)cat + 1;
+		struct model *m = realloc(f->model, n * sizeof(*m));
+		if (!m)
+			return NULL;
+		memset(m + f->n_model, 0, (n - f->n_model) * sizeof(*m));
+		f->model = m;
+		f->n_model = n;
+	}
+	return &f->model[cat];
+}
+
+static uint64_t host_key(uint16_t cat, const char *host, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ cat;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)host[i]) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/* The most words learned; later ones are not (4 MiB of counts). */
+#define TOKENS_MAX (1u << 18)
+
+/* A table of counts: the entry of key, added when add is set (and there
+ * is room); NULL when absent, or when memory or room runs out (the key
+ * then goes unlearned). */
+static struct hstat *stat_of(struct hstat **tab, size_t *mask, size_t *used,
+			     size_t max, uint64_t key, bool add)
+{
+	if (add && 2 * (*used + 1) > *mask + 1 && *used < max) {
+		size_t cap = *tab ? 2 * (*mask + 1) : 256;
+		struct hstat *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return NULL;
+		for (size_t i = 0; *tab && i <= *mask; i++) {
+			if (!(*tab)[i].key)
+				continue;
+			size_t k = (*tab)[i].key & (cap - 1);
+			while (v[k].key)
+				k = (k + 1) & (cap - 1);
+			v[k] = (*tab)[i];
+		}
+		free(*tab);
+		*tab = v;
+		*mask = cap - 1;
+	}
+	if (!*tab)
+		return NULL;
+	for (size_t i = key & *mask;; i = (i + 1) & *mask) {
+		if ((*tab)[i].key == key)
+			return &(*tab)[i];
+		if (!(*tab)[i].key) {
+			if (!add || *used >= max || 2 * (*used + 1) > *mask + 1)
+				return NULL;
+			(*tab)[i].key = key;
+			(*used)++;
+			return &(*tab)[i];
+		}
+	}
+}
+
+static struct hstat *hstat_of(struct focus *f, uint64_t key, bool add)
+{
+	return stat_of(&f->hs, &f->hs_mask, &f->hs_used, SIZE_MAX, key, add);
+}
+
+static struct hstat *tstat_of(struct focus *f, uint64_t key, bool add)
+{
+	return stat_of(&f->ts, &f->ts_mask, &f->ts_used, TOKENS_MAX, key, add);
+}
+
+/* The most words of one link looked at. */
+#define TOKENS_PER_TEXT 48
+
+/* A word's key in the table: its hash (parse_words()) and the category. */
+static uint64_t word_key(uint16_t cat, uint64_t h)
+{
+	uint64_t k = h ^ ((uint64_t)(cat + 1) * 0x9e3779b97f4a7c15ull);
+	return k ? k : 1;
+}
+
+/* The words of a link: its text, and its URL's path and query. */
+static size_t link_words(uint16_t cat, const char *anchor, size_t anchor_len,
+			 const char *url, const struct norm_url *u,
+			 uint64_t *out)
+{
+	size_t n = parse_words(anchor, anchor_len, out, TOKENS_PER_TEXT / 2);
+	size_t end = u->has_fragment ? (size_t)u->frag_off - 1 : u->len;
+	if (end > u->path_off)
+		n += parse_words(url + u->path_off, end - u->path_off, out + n,
+				 TOKENS_PER_TEXT - n);
+	for (size_t i = 0; i < n; i++)
+		out[i] = word_key(cat, out[i]);
+	return n;
+}
+
+static double logit(double p)
+{
+	return log(p / (1.0 - p));
+}
+
+static double clamp_p(double p)
+{
+	return p < 0.001 ? 0.001 : p > 0.999 ? 0.999 : p;
+}
+
+/* The link's class: the linking page on topic or not, the keywords the
+ * link shows (0, 1, 2 or more), on the same host or not. */
+static unsigned link_class(bool page_on, unsigned hits, bool same_host)
+{
+	return (page_on ? 6u : 0u) + (hits > 2 ? 2u : hits) * 2u +
+	       (same_host ? 1u : 0u);
+}
+
+/* The category's rate of pages on topic, as a prior. */
+static double base_rate(const struct model *m)
+{
+	return ((double)m->all_on + 1.0) / ((double)m->all_n + 2.0);
+}
+
+/* What the words of a link say, in log odds over the category's rate:
+ * for each word seen in at least two pages' titles or URLs, how much
+ * more (or less) often those pages were on topic (naive Bayes), the sum
+ * bounded to +-WORDS_MAX.  With the lock held. */
+#define WORDS_MAX 6.0
+static double words_locked(struct focus *f, const struct model *m,
+			   const uint64_t *t, size_t n)
+{
+	double base = base_rate(m), z = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		const struct hstat *w = tstat_of(f, t[i], false);
+		if (!w || w->n < 2)
+			continue;
+		double r = ((double)w->on + PRIOR_PAGES * base) /
+			   ((double)w->n + PRIOR_PAGES);
+		z += logit(clamp_p(r)) - logit(clamp_p(base));
+	}
+	return z < -WORDS_MAX ? -WORDS_MAX : z > WORDS_MAX ? WORDS_MAX : z;
+}
+
+/* words_locked()'s value in a byte (frontier_url.pred_words), and back. */
+static uint8_t words_byte(double z)
+{
+	return (uint8_t)(128 + lround(z * 127.0 / WORDS_MAX));
+}
+
+static double words_of_byte(uint8_t b)
+{
+	return b ? ((double)b - 128.0) * WORDS_MAX / 127.0 : 0.0;
+}
+
+/* The prediction for a link of class k to host (key hk) whose words say
+ * z, with the lock held. */
+static double predict_locked(struct focus *f, const struct model *m, unsigned k,
+			     uint64_t hk, double z)
+{
+	double p = ((double)m->on[k] + PRIOR_PAGES * CLASS_PRIOR) /
+		   ((double)m->n[k] + PRIOR_PAGES);
+	const struct hstat *h = hstat_of(f, hk, false);
+	/* The host's own pages say most: its rate, starting from the
+	 * class's. */
+	if (h && h->n)
+		p = ((double)h->on + PRIOR_PAGES * p) /
+		    ((double)h->n + PRIOR_PAGES);
+	p = 1.0 / (1.0 + exp(-(logit(clamp_p(p)) + z)));
+	return clamp_p(p);
+}
+
+void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
+		   double relevance, unsigned hits, bool same_host,
+		   const char *url, const struct norm_url *lu,
+		   const char *anchor, size_t anchor_len, uint8_t offtopic,
+		   struct focus_link *ret)
+{
+	const struct view *v = view_of(f);
+	*ret = (struct focus_link){ .keep = true,
+				    .priority = offtopic ? 1 : 0 };
+	if (cat >= v->n || !v->kw[cat] || !has_relevance)
+		return;
+	const struct crawl_category *c = &v->o->categories[cat];
+	if (!c->predict)
+		return;
+	unsigned k = link_class(relevance >= c->min_relevance, hits, same_host);
+	uint64_t t[TOKENS_PER_TEXT];
+	size_t n = link_words(cat, anchor, anchor_len, url, lu, t);
+	double p = -1.0, z = 0.0;
+	bool unknown = false;
+	uint64_t hk = host_key(cat, url + lu->host_off, lu->host_len);
+	pthread_mutex_lock(&f->mu);
+	struct model *m = model_of(f, cat);
+	if (m) {
+		z = words_locked(f, m, t, n);
+		p = predict_locked(f, m, k, hk, z);
+		const struct hstat *h = hstat_of(f, hk, false);
+		unknown = !h || !h->n;
+	}
+	pthread_mutex_unlock(&f->mu);
+	if (p < 0)
+		return;
+	ret->p = p;
+	ret->keep = p >= c->predict_min;
+	ret->priority = p >= 0.75 ? 0 : p >= 0.5 ? 1 : p >= 0.25 ? 2 : 3;
+	/* A host none of whose pages was fetched yet is a guess: after
+	 * the links the crawl knows more about, and its first pages tell
+	 * the rest of its links whether to come (focus_lease_keep()). */
+	if (unknown && ret->priority < 2)
+		ret->priority = 2;
+	ret->predicted = (uint8_t)(1 + lround(p * 254.0));
+	ret->pred_class = (uint8_t)(1 + k);
+	ret->pred_words = words_byte(z);
+}
+
+bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
+{
+	const struct view *v = view_of(f);
+	uint16_t cat = l->category;
+	if (!l->pred_class || l->pred_class > STORE_FOCUS_CLASSES ||
+	    cat >= v->n || !v->kw[cat] || !l->u.len)
+		return true;
+	const struct crawl_category *c = &v->o->categories[cat];
+	if (!c->predict || c->predict_min <= 0.0)
+		return true;
+	pthread_mutex_lock(&f->mu);
+	double p = cat < f->n_model
+			   ? predict_locked(
+				     f, &f->model[cat], l->pred_class - 1u,
+				     host_key(cat, l->url + l->u.host_off,
+					      l->u.host_len),
+				     words_of_byte(l->pred_words))
+			   : 1.0;
+	pthread_mutex_unlock(&f->mu);
+	return p >= c->predict_min;
+}
+
+void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
+		 const uint64_t *words, bool has_relevance, double relevance)
+{
+	const struct view *v = view_of(f);
+	if (cat >= v->n || !v->kw[cat] || !has_relevance || !l->u.len)
+		return;
+	const struct crawl_category *c = &v->o->categories[cat];
+	bool on = relevance >= c->min_relevance;
+	bool known = l->pred_class && l->pred_class <= STORE_FOCUS_CLASSES &&
+		     l->predicted;
+	unsigned k = known ? l->pred_class - 1u : 0;
+	/* The words of its URL that its text lacks count too. */
+	uint64_t t[TOKENS_PER_TEXT];
+	size_t n = 0,
+	       end = l->u.has_fragment ? (size_t)l->u.frag_off - 1 : l->u.len;
+	if (end > l->u.path_off)
+		n = parse_words(l->url + l->u.path_off, end - l->u.path_off, t,
+				TOKENS_PER_TEXT);
+	for (size_t i = 0; i < n; i++) {
+		bool in_text = false;
+		for (size_t k2 = (size_t)(t[i] ^ (t[i] >> 31)) &
+				 (FOCUS_WORDS_CAP - 1);
+		     words && words[k2]; k2 = (k2 + 1) & (FOCUS_WORDS_CAP - 1))
+			if (words[k2] == t[i]) {
+				in_text = true;
+				break;
+			}
+		t[i] = in_text ? 0 : word_key(cat, t[i]);
+	}
+	pthread_mutex_lock(&f->mu);
+	struct model *m = model_of(f, cat);
+	if (m) {
+		m->all_n++;
+		m->all_on += on;
+		struct hstat *h = hstat_of(
+			f, host_key(cat, l->url + l->u.host_off, l->u.host_len),
+			true);
+		if (h && h->n < UINT32_MAX) {
+			h->n++;
+			h->on += on;
+		}
+		/* The page's words, and its URL's. */
+		size_t nw = words ? FOCUS_WORDS_CAP : 0;
+		for (size_t i = 0; i < nw + n; i++) {
+			uint64_t key = i < nw ? words[i] : t[i - nw];
+			if (!key)
+				continue;
+			if (i < nw)
+				key = word_key(cat, key);
+			struct hstat *w = tstat_of(f, key, true);
+			if (w && w->n < UINT32_MAX) {
+				w->n++;
+				w->on += on;
+			}
+		}
+		if (known) {
+			m->n[k]++;
+			m->on[k] += on;
+		}
+	}
+	pthread_mutex_unlock(&f->mu);
+	if (!m || !known)
+		return;
+	focus_count(f, cat, STORE_FOCUS_CLASS_N + k, 1);
+	focus_count(f, cat, STORE_FOCUS_CLASS_ON + k, on);
+	double p = (l->predicted - 1) / 254.0;
+	bool pred_on = p >= 0.5;
+	focus_count(f, cat, STORE_FOCUS_PRED_SCORED, 1);
+	focus_count(f, cat, STORE_FOCUS_PRED_SUM_P,
+		    (uint64_t)lround(p * 1000.0));
+	focus_count(f, cat,
+		    pred_on ? (on ? STORE_FOCUS_PRED_ON_ON
+				  : STORE_FOCUS_PRED_ON_OFF)
+			    : STORE_FOCUS_PRED_OFF_ON,
+		    pred_on || on ? 1 : 0);
+}
+
+bool focus_predicts(const struct focus *f, uint16_t cat)
+{
+	const struct view *v = view_of(f);
+	return cat < v->n && v->kw[cat] && v->o->categories[cat].predict;
+}
+
+int focus_load(struct focus *f, struct store *s, MDB_txn *txn)
+{
+	const struct view *v = view_of(f);
+	for (size_t i = 0; i < v->n; i++) {
+		const char *name = v->o->categories[i].name;
+		uint64_t cnt[STORE_FOCUS_COUNTERS];
+		int rc = store_focus_count_get(s, txn, name, strlen(name), cnt);
+		if (rc)
+			return rc;
+		pthread_mutex_lock(&f->mu);
+		struct model *m = model_of(f, (uint16_t)i);
+		if (m) {
+			memset(m, 0, sizeof(*m));
+			for (size_t k = 0; k < STORE_FOCUS_CLASSES; k++) {
+				m->n[k] = cnt[STORE_FOCUS_CLASS_N + k];
+				m->on[k] = cnt[STORE_FOCUS_CLASS_ON + k];
+				m->all_n += m->n[k];
+				m->all_on += m->on[k];
+			}
+		}
+		pthread_mutex_unlock(&f->mu);
+		if (!m)
+			return SC_E_NOMEM;
+	}
+	return 0;
 }
 
 void focus_count(struct focus *f, uint16_t cat, unsigned k, uint64_t n)

@@ -61,6 +61,61 @@ bool focus_wanted(const struct focus *f, uint16_t cat, const char *url,
 bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
 		  double relevance, uint8_t offtopic, uint8_t *child);
 
+/* ---- Link prediction (docs/focus.md "Prediction"); the writer's alone.
+ *
+ * Every link of a page gets a predicted probability that its page is on
+ * topic, from what is known before fetching it: whether the page that
+ * links is on topic, how many keywords the link itself shows (its anchor,
+ * title and URL: parse_link.hits) and whether it stays on its host (the
+ * link's class, one of STORE_FOCUS_CLASSES), and how the pages of its
+ * host fared so far.  The rates are learned during the crawl from the
+ * pages fetched (focus_learn()), the classes' in the store. */
+struct focus_link {
+	bool keep;          /* false: predicted under the category's
+			     * predict_min, not to be queued */
+	uint8_t priority;   /* frontier_url.priority */
+	uint8_t predicted;  /* frontier_url.predicted (0: none) */
+	uint8_t pred_class; /* frontier_url.pred_class (0: none) */
+	uint8_t pred_words; /* frontier_url.pred_words (0: none) */
+	double p;           /* the prediction, when predicted */
+};
+
+/* The prediction for a link (url, its components lu, the text it shows:
+ * parse_link.anchor) of a page of category cat that has a relevance
+ * (has_relevance) or not, on the page's host or not (same_host), showing
+ * hits keywords; offtopic is the count the link carries (focus_follow()'s
+ * *child).  Without a prediction (predict off, no keywords, a page
+ * without relevance) the link is kept, with priority 0 from an on-topic
+ * page and 1 from an off-topic one (a tunnel link). */
+void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
+		   double relevance, unsigned hits, bool same_host,
+		   const char *url, const struct norm_url *lu,
+		   const char *anchor, size_t anchor_len, uint8_t offtopic,
+		   struct focus_link *ret);
+
+/* Does category cat predict links (keywords, predict on)?  Any thread. */
+bool focus_predicts(const struct focus *f, uint16_t cat);
+
+/* The slots of a page's word set (parse_doc_opts.words) that the
+ * prediction learns from: up to half as many words. */
+#define FOCUS_WORDS_CAP 1024
+
+/* Is the URL leased (l) still worth fetching?  Its prediction made again
+ * with what the crawl knows now (the pages of its host fetched since it
+ * was queued): false when it fell under its category's predict_min.
+ * Safe from the scheduler's thread. */
+bool focus_lease_keep(struct focus *f, const struct frontier_lease *l);
+
+/* A page of category cat was fetched for the first time, with a 2xx
+ * answer, from lease l, with its words (a set of FOCUS_WORDS_CAP slots,
+ * or NULL): learn from its relevance, and count how good its prediction
+ * was. */
+void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
+		 const uint64_t *words, bool has_relevance, double relevance);
+
+/* Take the learned class rates from the store's counters (at start). */
+int focus_load(struct focus *f, struct store *s, MDB_txn *txn);
+
 /* Count n events of counter k (enum store_focus_counter) for cat, in
  * the writer's current batch. */
 void focus_count(struct focus *f, uint16_t cat, unsigned k, uint64_t n);

@@ -28,12 +28,17 @@ static int keep_link(void *ctx, const struct parse_link *l)
 	int rc = sc_dyn_add(&j->link_text, l->url, n);
 	if (rc == 0)
 		rc = sc_dyn_add(&j->link_text, l->found, nf);
+	if (rc == 0 && l->anchor_len)
+		rc = sc_dyn_add(&j->link_text, l->anchor, l->anchor_len);
 	if (rc)
 		return rc;
 	return push_link(j, &(struct link){
 				    .off = (uint32_t)at,
 				    .found_off = (uint32_t)(at + n),
 				    .found_len = (uint16_t)l->found_len,
+				    .hits = l->hits,
+				    .anchor_off = (uint32_t)(at + n + nf),
+				    .anchor_len = (uint16_t)l->anchor_len,
 				    .u = *l->u,
 			    });
 }
@@ -164,6 +169,10 @@ static void parse_job(struct crawl *c, struct job *j)
 					? PARSE_MD5_SIZE
 					: 0;
 			struct parse_text text = { 0 };
+			if (focus_predicts(c->focus, j->lease.category) &&
+			    !j->words)
+				j->words = malloc(FOCUS_WORDS_CAP *
+						  sizeof(*j->words));
 			struct parse_doc_opts po = {
 				.content_type = j->content_type,
 				.body_size = j->body.len,
@@ -176,6 +185,8 @@ static void parse_job(struct crawl *c, struct job *j)
 				.text = &text,
 				.keywords = focus_keywords(c->focus,
 							   j->lease.category),
+				.words = j->words,
+				.words_cap = j->words ? FOCUS_WORDS_CAP : 0,
 			};
 			int rc = parse_document(j->body.p, j->body.len,
 						j->lease.url, j->lease.url_len,

@@ -57,6 +57,16 @@ static void start_lease(struct crawl *c, struct job *j)
 		}
 	}
 
+	/* Queued on a prediction that the pages of its host fetched since
+	 * have undone: not fetched (the writer drops it from the queue). */
+	if (!j->lease.redirects && !j->lease.revisit &&
+	    !focus_lease_keep(c->focus, &j->lease)) {
+		j->pruned = true;
+		frontier_release(c->fr, j->lease.host_id);
+		parse_submit(c, j, false);
+		return;
+	}
+
 	struct robots_slot *hs = robots_slot(c, j->lease.host_id);
 	if (!hs) {
 		crawl_die(c, SC_E_NOMEM, "host state");

@@ -215,6 +215,8 @@ int add_seeds(struct crawl *c)
 		return rc;
 	struct seed_counts all = { 0 };
 	rc = focus_put_categories(c->focus, c->store, txn);
+	if (!rc)
+		rc = focus_load(c->focus, c->store, txn);
 	for (size_t i = 0; i < o->n_categories && !rc; i++) {
 		struct seed_counts k = { 0 };
 		if (o->categories[i].seeds_file)

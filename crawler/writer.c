@@ -629,6 +629,23 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 				refused++;
 				continue;
 			}
+			const char *lurl = j->link_text.p + l->off;
+			struct focus_link pl;
+			focus_predict(
+				c->focus, j->lease.category, j->has_relevance,
+				j->relevance, l->hits,
+				l->u.host_len == j->lease_u.host_len &&
+					memcmp(lurl + l->u.host_off,
+					       j->lease.url +
+						       j->lease_u.host_off,
+					       l->u.host_len) == 0,
+				lurl, &l->u, j->link_text.p + l->anchor_off,
+				l->anchor_len, off, &pl);
+			if (!pl.keep) {
+				focus_count(c->focus, j->lease.category,
+					    STORE_FOCUS_PRUNED_PREDICTED, 1);
+				continue;
+			}
 			/* A page a sitemap says changed since it was
 			 * fetched is due at once. */
 			if (l->lastmod_ms &&
@@ -648,6 +665,10 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 						    (l->sitemap ? 0 : 1)),
 				.category = j->lease.category,
 				.offtopic = off,
+				.priority = pl.priority,
+				.predicted = pl.predicted,
+				.pred_class = pl.pred_class,
+				.pred_words = pl.pred_words,
 				.sitemap = l->sitemap,
 				.changefreq = l->changefreq,
 				.last_modified =
@@ -829,6 +850,12 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		return recrawl_move(c, txn, j);
 	if (j->held)
 		return write_held(c, txn, j);
+	if (j->pruned) {
+		focus_count(c->focus, j->lease.category,
+			    STORE_FOCUS_PRUNED_PREDICTED, 1);
+		int rc = frontier_done(c->fr, txn, &j->lease);
+		return rc == SC_E_NOTFOUND ? 0 : rc;
+	}
 	if (j->has_redirect && !j->error && redirect_loops(c, txn, j))
 		j->error = STORE_ERROR_REDIRECT_LOOP;
 	int rc;
@@ -874,6 +901,12 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	if (rc == 0 && j->fetched &&
 	    (rc = frontier_count_fetch(c->fr, txn, j->lease.host_id)))
 		return rc;
+	/* What the page turned out to be teaches the link prediction,
+	 * before its own links are predicted. */
+	if (j->fetched && j->status >= 200 && j->status <= 299 &&
+	    j->lease.u.len)
+		focus_learn(c->focus, j->lease.category, &j->lease, j->words,
+			    j->has_relevance, j->relevance);
 	return queue_found(c, txn, j, b);
 }
 

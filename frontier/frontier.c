@@ -13,7 +13,7 @@
  * Encodings
  */
 
-#define ENTRY_VERSION 4
+#define ENTRY_VERSION 5
 #define META_VERSION 1
 
 /* Queue entry: version, depth, category, url length, found length (0:
@@ -35,7 +35,10 @@
  * 4..6: a sitemap's changefreq for the URL) and the lengths of the
  * validators, ETag (2 bytes) and Last-Modified (1), whose bytes
  * follow the found URL's. */
-#define ENTRY_HEAD 18
+#define ENTRY_HEAD_V4 18
+/* Version 5 adds the link prediction (1 byte: 0 none, else 1 + 254 p),
+ * its class and the share of its words (1 byte each, the caller's). */
+#define ENTRY_HEAD 21
 #define ENTRY_REVISIT 0x01
 #define ENTRY_SITEMAP 0x02
 #define ENTRY_CHANGEFREQ_SHIFT 4
@@ -51,12 +54,22 @@
  * big-endian); empty in stores written before categories were kept. */
 #define SEEN_LEN 2
 
-static void make_qkey(unsigned char *k, uint32_t host, uint16_t depth,
+static void make_qkey(unsigned char *k, uint32_t host, uint16_t rank,
 		      uint64_t seq)
 {
 	put_be32(k, host);
-	put_be16(k + 4, depth);
+	put_be16(k + 4, rank);
 	put_be64(k + 6, seq);
+}
+
+/* The order of a URL within its host and of the hosts' heads: its
+ * priority class in the top two bits, then its depth.  Keys written
+ * before priorities existed have class 0, the first, as they were. */
+static uint16_t qrank(const struct frontier_url *fu)
+{
+	unsigned cls = fu->priority > 3 ? 3 : fu->priority;
+	unsigned d = fu->depth > 0x3fff ? 0x3fff : fu->depth;
+	return (uint16_t)(cls << 14 | d);
 }
 
 /* The counters.  Only seq_limit is stored (in "meta"): sequence numbers
@@ -113,11 +126,23 @@ struct host {
 	 * does not start its delay. */
 	bool drain;
 	uint64_t fetched; /* committed records of fetched URLs */
+	/* Counted in frontier.wait_hi: in the wait heap with a head of a
+	 * class under opts.defer_class. */
+	bool wait_hi;
 	/* Sequence numbers leased and not yet committed as done: the
-	 * entries frontier_next() skips.  A handful per host. */
+	 * entries frontier_next() skips (LEASED_HI marks one of a class
+	 * under opts.defer_class).  A handful per host. */
 	uint64_t *leased;
 	uint32_t n_leased, cap_leased;
 };
+
+#define LEASED_HI (1ull << 63)
+#define LEASED_LO (1ull << 62)
+#define LEASED_SEQ (~(LEASED_HI | LEASED_LO))
+
+/* The leases of a deferred class in flight while better ones are under
+ * way: the crawl keeps learning from a few guesses at a time. */
+#define DEFER_EXPLORE 2
 
 /* A binary min-heap of host ids; the comparison depends on the heap. */
 struct heap {
@@ -162,6 +187,10 @@ struct frontier {
 	struct heap ready, wait;
 	struct counters published;
 	uint32_t leased_total;
+	/* opts.defer_class: leases of a class under it and of the others
+	 * not yet done, and hosts waiting (politeness) with a head of a
+	 * class under it. */
+	uint32_t hi_leased, lo_leased, wait_hi;
 	/* The scheduler's read transaction, renewed when a publication
 	 * happened since it began (gen != rtxn_gen). */
 	MDB_txn *rtxn;
@@ -247,6 +276,34 @@ static void heap_remove(struct frontier *f, struct heap *h, uint32_t id)
 	}
 }
 
+/* Is a rank (queue key) of a class the frontier defers others for? */
+static bool rank_hi(const struct frontier *f, uint16_t rank)
+{
+	return f->opts.defer_class && (rank >> 14) < f->opts.defer_class;
+}
+
+/* Drop the leased entry k of host h (with the lock). */
+static void leased_drop(struct frontier *f, struct host *h, uint32_t k)
+{
+	if (h->leased[k] & LEASED_HI)
+		f->hi_leased--;
+	if (h->leased[k] & LEASED_LO)
+		f->lo_leased--;
+	h->leased[k] = h->leased[--h->n_leased];
+	f->leased_total--;
+}
+
+/* Keep frontier.wait_hi right after host h's state or head changed. */
+static void sync_wait_hi(struct frontier *f, struct host *h)
+{
+	bool hi = h->state == H_WAIT && h->has_head &&
+		  rank_hi(f, h->head_depth);
+	if (hi != h->wait_hi) {
+		f->wait_hi += hi ? 1 : (uint32_t)-1;
+		h->wait_hi = hi;
+	}
+}
+
 /* Put a host where its state says it belongs.  Called with the lock. */
 static int host_place(struct frontier *f, uint32_t id)
 {
@@ -260,6 +317,7 @@ static int host_place(struct frontier *f, uint32_t id)
 			heap_up(f, &f->wait, h->heap_pos);
 			heap_down(f, &f->wait, h->heap_pos);
 		}
+		sync_wait_hi(f, h);
 		return 0;
 	}
 	if (h->state == H_WAIT)
@@ -267,7 +325,9 @@ static int host_place(struct frontier *f, uint32_t id)
 	else if (h->state == H_READY)
 		heap_remove(f, &f->ready, id);
 	h->state = (uint8_t)want;
-	return want == H_WAIT ? heap_push(f, &f->wait, id) : 0;
+	int rc = want == H_WAIT ? heap_push(f, &f->wait, id) : 0;
+	sync_wait_hi(f, h);
+	return rc;
 }
 
 static int grow_hosts(struct frontier *f, uint32_t n)
@@ -286,7 +346,7 @@ static int grow_hosts(struct frontier *f, uint32_t n)
 static bool is_leased(const struct host *h, uint64_t seq)
 {
 	for (uint32_t i = 0; i < h->n_leased; i++)
-		if (h->leased[i] == seq)
+		if ((h->leased[i] & LEASED_SEQ) == seq)
 			return true;
 	return false;
 }
@@ -599,6 +659,9 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 				 << ENTRY_CHANGEFREQ_SHIFT));
 	put_be16(v + 15, (uint16_t)el);
 	v[17] = (unsigned char)ll;
+	v[18] = fu->predicted;
+	v[19] = fu->pred_class;
+	v[20] = fu->pred_words;
 	unsigned char *t = v + ENTRY_HEAD;
 	memcpy(t, fu->url, fu->url_len);
 	t += fu->url_len;
@@ -617,8 +680,9 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 			return rc;
 	}
 	uint64_t seq = f->w.next_seq++;
+	uint16_t rank = qrank(fu);
 	unsigned char q[FRONTIER_QKEY_LEN];
-	make_qkey(q, id, fu->depth, seq);
+	make_qkey(q, id, rank, seq);
 	MDB_val qkey = { sizeof(q), q };
 	MDB_val qval = { (size_t)(t - v), v };
 	int prc = mdb_put(txn, f->queue, &qkey, &qval, 0);
@@ -630,9 +694,9 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	struct dirty *d = dirty_for(f, id);
 	if (!d)
 		return SC_E_NOMEM;
-	if (!d->added || fu->depth < d->min_depth ||
-	    (fu->depth == d->min_depth && seq < d->min_seq)) {
-		d->min_depth = fu->depth;
+	if (!d->added || rank < d->min_depth ||
+	    (rank == d->min_depth && seq < d->min_seq)) {
+		d->min_depth = rank;
 		d->min_seq = seq;
 	}
 	d->added = true;
@@ -843,11 +907,9 @@ void frontier_published(struct frontier *f)
 			 * itself no longer has them. */
 			for (uint32_t j = 0; j < d->n_done; j++) {
 				for (uint32_t k = 0; k < h->n_leased; k++) {
-					if (h->leased[k] == d->done[j]) {
-						h->leased[k] =
-							h->leased
-								[--h->n_leased];
-						f->leased_total--;
+					if ((h->leased[k] & LEASED_SEQ) ==
+					    d->done[j]) {
+						leased_drop(f, h, k);
 						break;
 					}
 				}
@@ -892,16 +954,17 @@ static size_t entry_head(const MDB_val *val, size_t *ul, size_t *fl, size_t *el,
 		head = v[0] == 1               ? ENTRY_HEAD_V1
 		       : v[0] == 2             ? ENTRY_HEAD_V2
 		       : v[0] == 3             ? ENTRY_HEAD_V3
+		       : v[0] == 4             ? ENTRY_HEAD_V4
 		       : v[0] == ENTRY_VERSION ? ENTRY_HEAD
 					       : 0;
 	if (!head || val->mv_size < head)
 		return 0;
-	*el = head == ENTRY_HEAD ? get_be16(v + 15) : 0;
-	*ll = head == ENTRY_HEAD ? v[17] : 0;
+	*el = head >= ENTRY_HEAD_V4 ? get_be16(v + 15) : 0;
+	*ll = head >= ENTRY_HEAD_V4 ? v[17] : 0;
 	if ((*ul = get_be16(v + 5)) > NORM_URL_MAX ||
 	    (*fl = get_be16(v + 7)) > NORM_URL_MAX || *el > FRONTIER_ETAG_MAX ||
 	    *ll > FRONTIER_LAST_MODIFIED_MAX ||
-	    (head == ENTRY_HEAD && (v[14] & ~ENTRY_FLAGS)) ||
+	    (head >= ENTRY_HEAD_V4 && (v[14] & ~ENTRY_FLAGS)) ||
 	    val->mv_size != head + *ul + *fl + *el + *ll)
 		return 0;
 	return head;
@@ -982,7 +1045,10 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	ret->found_len = (uint16_t)(fl ? fl : ul);
 	memcpy(ret->found, fl ? v + head + ul : v + head, ret->found_len);
 	ret->found[ret->found_len] = '\0';
-	uint8_t flags = head == ENTRY_HEAD ? v[14] : 0;
+	uint8_t flags = head >= ENTRY_HEAD_V4 ? v[14] : 0;
+	ret->predicted = head == ENTRY_HEAD ? v[18] : 0;
+	ret->pred_class = head == ENTRY_HEAD ? v[19] : 0;
+	ret->pred_words = head == ENTRY_HEAD ? v[20] : 0;
 	ret->revisit = flags & ENTRY_REVISIT;
 	ret->sitemap = flags & ENTRY_SITEMAP;
 	ret->changefreq = (flags >> ENTRY_CHANGEFREQ_SHIFT) & 7u;
@@ -1003,7 +1069,12 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 		h->leased = l;
 		h->cap_leased = cap;
 	}
-	h->leased[h->n_leased++] = h->head_seq;
+	bool hi = rank_hi(f, h->head_depth);
+	bool lo = f->opts.defer_class && !hi;
+	h->leased[h->n_leased++] = h->head_seq | (hi ? LEASED_HI : 0) |
+				   (lo ? LEASED_LO : 0);
+	f->hi_leased += hi;
+	f->lo_leased += lo;
 	f->leased_total++;
 	h->inflight++;
 	uint32_t delay = h->delay_ms ? h->delay_ms : f->opts.per_host_delay_ms;
@@ -1050,10 +1121,19 @@ int frontier_next(struct frontier *f, uint64_t now_ms,
 			uint32_t id = f->wait.v[0];
 			heap_remove(f, &f->wait, id);
 			f->host[id].state = H_READY;
+			sync_wait_hi(f, &f->host[id]);
 			if ((rc = heap_push(f, &f->ready, id)))
 				goto out;
 		}
-		if (f->ready.n == 0) {
+		/* The best ready head is of a deferred class while URLs of
+		 * a better one are being fetched or wait for their host's
+		 * delay: at most DEFER_EXPLORE of them go at a time, the
+		 * others wait (opts.defer_class). */
+		bool defer = f->ready.n && f->opts.defer_class &&
+			     !rank_hi(f, f->host[f->ready.v[0]].head_depth) &&
+			     (f->hi_leased || f->wait_hi) &&
+			     f->lo_leased >= DEFER_EXPLORE;
+		if (f->ready.n == 0 || defer) {
 			*wait_ms = f->wait.n ? f->host[f->wait.v[0]].ready_ms -
 						       now_ms
 					     : UINT64_MAX;
@@ -1092,10 +1172,9 @@ void frontier_return(struct frontier *f, const struct frontier_lease *l)
 		uint64_t seq = get_be64(l->qkey + 6);
 		uint16_t depth = get_be16(l->qkey + 4);
 		for (uint32_t k = 0; k < h->n_leased; k++) {
-			if (h->leased[k] != seq)
+			if ((h->leased[k] & LEASED_SEQ) != seq)
 				continue;
-			h->leased[k] = h->leased[--h->n_leased];
-			f->leased_total--;
+			leased_drop(f, h, k);
 			if (!h->has_head || depth < h->head_depth ||
 			    (depth == h->head_depth && seq < h->head_seq)) {
 				h->has_head = true;

@@ -5,8 +5,9 @@
  *   LMDB (the caller's environment, shared with store/):
  *     "seen"   url key (sc_url_key) -> the category it was first queued
  *              under (2 bytes): every URL ever queued.
- *     "queue"  host id | depth | seq -> entry: the URLs still to fetch,
- *              per host in breadth-first order (depth, then discovery).
+ *     "queue"  host id | rank | seq -> entry: the URLs still to fetch,
+ *              per host by priority class, then breadth-first (depth,
+ *              then discovery).
  *     "hosts"  host name -> host id, and "hostids" id -> name.
  *     "meta"   the sequence and host-id counters.
  *     "fetched" host id -> the records of fetched URLs committed for it:
@@ -54,8 +55,9 @@
 
 struct frontier;
 
-/* Queue keys: host id (4 bytes), depth (2), sequence (8), big-endian so
- * that LMDB's byte order is breadth-first order within a host. */
+/* Queue keys: host id (4 bytes), rank (2: priority class in the top two
+ * bits, then depth), sequence (8), big-endian so that LMDB's byte order
+ * is breadth-first order within a host's class. */
 #define FRONTIER_QKEY_LEN 14
 
 /* The longest host name kept: a DNS name is at most 253 bytes, plus a
@@ -69,6 +71,12 @@ struct frontier_opts {
 	/* The least gap between the starts of two fetches from one host,
 	 * unless frontier_host_delay() set another for it. */
 	uint32_t per_host_delay_ms;
+	/* 0, or a priority class (1..3): URLs of this class and above are
+	 * not offered while URLs of a class under it are leased and not
+	 * yet done, or wait for their host's delay; they go when nothing
+	 * better is under way (the focus policy's guesses wait for what
+	 * the crawl learns from its better links). */
+	unsigned defer_class;
 };
 
 /* A URL to queue. */
@@ -102,6 +110,17 @@ struct frontier_url {
 	size_t etag_len;
 	const char *last_modified;
 	size_t last_modified_len;
+	/* Its priority class, 0 (first) to 3: within a host the queue is
+	 * read by class, then depth, then discovery, and the host whose
+	 * next URL comes first in that order is offered first. */
+	uint8_t priority;
+	/* The focus policy's prediction for the URL, kept for its lease:
+	 * 0 none, else 1 + 254 times the predicted probability that the
+	 * page is on topic; the class of link it was predicted for and
+	 * what its words added (the policy's, 0 none). */
+	uint8_t predicted;
+	uint8_t pred_class;
+	uint8_t pred_words;
 };
 
 /* The longest validators a revisit entry keeps. */
@@ -141,6 +160,11 @@ struct frontier_lease {
 	uint8_t changefreq;
 	char etag[FRONTIER_ETAG_MAX + 1];
 	char last_modified[FRONTIER_LAST_MODIFIED_MAX + 1];
+	/* frontier_url's predicted, pred_class and pred_words (0 for
+	 * entries written before they were kept). */
+	uint8_t predicted;
+	uint8_t pred_class;
+	uint8_t pred_words;
 };
 
 struct frontier_stats {

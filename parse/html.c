@@ -366,14 +366,16 @@ struct walk {
 	struct parse_page *page;
 	parse_link_fn fn;
 	void *ctx;
-	struct text_sink *text; /* NULL: no body text wanted */
-	const GumboNode *skip;  /* the excluded element whose text is
-				 * being skipped, or NULL */
-	uint64_t body_size;     /* what md5_size hashes */
-	uint64_t *set;          /* open addressing, 0 = empty */
+	struct text_sink *text;          /* NULL: no body text wanted */
+	const struct parse_keywords *kw; /* for parse_link.hits, or NULL */
+	const GumboNode *skip;           /* the excluded element whose text is
+					  * being skipped, or NULL */
+	uint64_t body_size;              /* what md5_size hashes */
+	uint64_t *set;                   /* open addressing, 0 = empty */
 	size_t set_mask, set_used, set_cap;
 	char url[NORM_URL_MAX + 1];
-	char found[NORM_URL_MAX + 1]; /* the reported link as written */
+	char found[NORM_URL_MAX + 1];  /* the reported link as written */
+	char anchor[PARSE_ANCHOR_MAX]; /* the reported link's text */
 };
 
 static void count_bad(struct parse_page *page, int err)
@@ -411,10 +413,73 @@ static bool set_has(const struct walk *w, uint64_t key)
 	return false;
 }
 
-/* Normalize, deduplicate and report one link.  Returns fn's nonzero
- * value to stop, else 0. */
-static int report(struct walk *w, const char *href, size_t len, uint8_t kind,
-		  uint8_t rel)
+/* The text of element n's descendants, white space as it is, into buf
+ * (at most PARSE_ANCHOR_MAX bytes; no more than 64 nodes are visited, so
+ * an <a> around a whole page costs no more than a short one). */
+static size_t anchor_text(const GumboNode *n, char *buf)
+{
+	const GumboNode *end = n, *c = n;
+	size_t len = 0;
+
+	/* The node after n's subtree. */
+	while (end && end->parent) {
+		const GumboVector *sib = children_of(end->parent);
+		if (sib && end->index_within_parent + 1 < sib->length) {
+			end = sib->data[end->index_within_parent + 1];
+			break;
+		}
+		end = end->parent;
+	}
+	if (end == n || !end->parent)
+		end = NULL;
+	for (int visits = 0; (c = next_node(c)) && c != end && visits < 64;
+	     visits++) {
+		if (c->type != GUMBO_NODE_TEXT && c->type != GUMBO_NODE_CDATA)
+			continue;
+		size_t t = strnlen(c->v.text.text, PARSE_ANCHOR_MAX - len - 1);
+		memcpy(buf + len, c->v.text.text, t);
+		len += t;
+		buf[len++] = ' ';
+		if (len >= PARSE_ANCHOR_MAX - 1)
+			break;
+	}
+	return len;
+}
+
+/* The text a link shows (parse_link.anchor) into w->anchor, and its
+ * parse_link.hits: its anchor (the text of an <a>, the alt of an
+ * <area>), its title attribute and its URL's path and query. */
+static uint8_t link_text(struct walk *w, const GumboNode *n, uint8_t kind,
+			 const struct norm_url *u, size_t *anchor_len)
+{
+	size_t len = 0, t;
+	const char *a;
+
+	if (kind == PARSE_LINK_A)
+		len = anchor_text(n, w->anchor);
+	else if (kind == PARSE_LINK_AREA && (a = attr(n, "alt"))) {
+		len = strnlen(a, PARSE_ANCHOR_MAX - 1);
+		memcpy(w->anchor, a, len);
+		w->anchor[len++] = ' ';
+	}
+	if ((kind == PARSE_LINK_A || kind == PARSE_LINK_AREA) &&
+	    (a = attr(n, "title")) && len < PARSE_ANCHOR_MAX) {
+		t = strnlen(a, PARSE_ANCHOR_MAX - len);
+		memcpy(w->anchor + len, a, t);
+		len += t;
+	}
+	*anchor_len = len;
+	const char *s[2] = { w->anchor, w->url + u->path_off };
+	size_t l[2] = { len, u->len - u->path_off };
+	if (u->has_fragment)
+		l[1] = u->frag_off - 1 - u->path_off;
+	return (uint8_t)parse_keywords_hits(w->kw, s, l, 2);
+}
+
+/* Normalize, deduplicate and report one link (of element n).  Returns
+ * fn's nonzero value to stop, else 0. */
+static int report(struct walk *w, const GumboNode *n, const char *href,
+		  size_t len, uint8_t kind, uint8_t rel)
 {
 	struct parse_page *page = w->page;
 	struct parse_link l;
@@ -469,6 +534,11 @@ static int report(struct walk *w, const char *href, size_t len, uint8_t kind,
 	l.rel = rel;
 	l.nofollow = nofollow;
 	l.follow = follow;
+	l.hits = 0;
+	l.anchor = w->anchor;
+	l.anchor_len = 0;
+	if (w->kw && follow)
+		l.hits = link_text(w, n, kind, &u, &l.anchor_len);
 	return w->fn(w->ctx, &l);
 }
 
@@ -661,7 +731,7 @@ static int walk_links(struct walk *w, const GumboNode *root)
 		}
 		if (kind == PARSE_LINK_LINK && (rel & PARSE_REL_CANONICAL))
 			take_canonical(w, v);
-		r = report(w, href, len, kind, rel);
+		r = report(w, n, href, len, kind, rel);
 		if (r)
 			return r;
 	}
@@ -741,7 +811,10 @@ static int parse_common(const char *html, size_t len, const char *page_url,
 		return SC_E_INVAL;
 	/* About 11 KiB: on the heap, since parser threads may have small
 	 * stacks. */
-	want_text = (popts->flags & text_flags) ||
+	if (popts->words && (popts->words_cap < 16 ||
+			     (popts->words_cap & (popts->words_cap - 1))))
+		return SC_E_INVAL;
+	want_text = (popts->flags & text_flags) || popts->words ||
 		    (popts->keywords && parse_keywords_count(popts->keywords));
 	w = sc_calloc(1,
 		      sizeof(*w) + (want_text ? sizeof(struct text_sink) : 0));
@@ -757,6 +830,8 @@ static int parse_common(const char *html, size_t len, const char *page_url,
 	w->fn = fn;
 	w->ctx = ctx;
 	w->page = ret;
+	if (popts->keywords && parse_keywords_count(popts->keywords))
+		w->kw = popts->keywords;
 	w->body_size = popts->body_size ? popts->body_size : len;
 	memset(ret, 0, sizeof(*ret));
 	if (!html)
@@ -777,6 +852,14 @@ static int parse_common(const char *html, size_t len, const char *page_url,
 			       popts->keywords);
 		if (r)
 			w->text = NULL;
+		else if (popts->words) {
+			memset(popts->words, 0,
+			       popts->words_cap * sizeof(*popts->words));
+			w->text->wset = popts->words;
+			w->text->wmask = popts->words_cap - 1;
+			/* The words come from the tokenizer. */
+			w->text->flags |= PARSE_RELEVANCE_INT;
+		}
 	}
 	if (r == 0)
 		r = parse_with_arena(w, html, len);

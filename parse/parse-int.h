@@ -73,6 +73,9 @@ struct text_sink {
 	 * phrases, and each keyword's occurrences.  Kept before word[] so
 	 * that text_begin() zeroes them. */
 	const struct parse_keywords *kw;
+	/* parse_doc_opts.words: the set, its mask, the words in it. */
+	uint64_t *wset;
+	size_t wmask, wn;
 	uint64_t rel_last[PARSE_PHRASE_WORDS];
 	uint32_t tf[PARSE_KEYWORDS_MAX];
 

@@ -72,7 +72,21 @@ struct parse_link {
 	 * metadata such as rel=author are not pages of the site's own
 	 * navigation; the <a> that names the same URL is). */
 	uint8_t follow;
+	/* With keywords (parse_doc_opts.keywords): how many distinct
+	 * keywords the link itself shows, in the text of its <a> or the alt
+	 * of its <area> (the first PARSE_ANCHOR_MAX bytes), its title
+	 * attribute and the words of its URL's path and query: the evidence
+	 * a focused crawler has before fetching it.  0 without keywords. */
+	uint8_t hits;
+	/* With keywords: that text, the anchor's then the title's, white
+	 * space as found (at most PARSE_ANCHOR_MAX bytes, not terminated;
+	 * empty when the link has none, and without keywords). */
+	const char *anchor;
+	size_t anchor_len;
 };
+
+/* The most anchor text read for parse_link.hits. */
+#define PARSE_ANCHOR_MAX 256
 
 /* Called once per distinct link, and once more for a link first seen
  * where it is not to be followed (follow 0) when a later occurrence is
@@ -118,6 +132,7 @@ struct parse_page {
 	uint64_t simhash;           /* PARSE_SIMHASH */
 	bool has_relevance;         /* popts->keywords had a keyword */
 	double relevance;           /* 0.0..1.0, see parse_keywords_new() */
+	size_t n_words;             /* distinct words in popts->words */
 };
 
 /* Extract the links of an HTML page.
@@ -215,6 +230,17 @@ struct parse_keywords;
 SC_WUR int parse_keywords_new(const char *const *kw, size_t n,
 			      struct parse_keywords **ret);
 
+/* The distinct keywords that the n strings s[i] (len[i] bytes each) show
+ * together, each string tokenized as page text is (a phrase matches
+ * within one string).  At most 255.  0 for k NULL. */
+unsigned parse_keywords_hits(const struct parse_keywords *k,
+			     const char *const *s, const size_t *len, size_t n);
+
+/* The distinct words of s (len bytes), tokenized and hashed as the body
+ * text is for parse_doc_opts.words (never 0), into out[], at most max;
+ * returns how many. */
+size_t parse_words(const char *s, size_t len, uint64_t *out, size_t max);
+
 /* The number of distinct keywords compiled. */
 size_t parse_keywords_count(const struct parse_keywords *k);
 
@@ -254,6 +280,13 @@ struct parse_doc_opts {
 	 * in the same pass over the text as the signatures; NULL or none:
 	 * no relevance. */
 	const struct parse_keywords *keywords;
+	/* If not NULL: the distinct words of the body text, as hashes
+	 * (parse_words()), go into this open-addressing set of words_cap
+	 * slots (a power of two, at least 16; 0 marks an empty slot), which
+	 * is cleared first and filled to at most half; parse_page.n_words
+	 * says how many.  The first words win when there are more. */
+	uint64_t *words;
+	size_t words_cap;
 };
 
 /* Where the charset came from (parse_page.charset_from). */

@@ -215,9 +215,47 @@ void rel_word(struct text_sink *t, uint64_t h)
 	match(t->kw, t->rel_last, t->words, count_hit, t->tf);
 }
 
-static void title_hit(void *arg, int idx)
+static void mark_hit(void *arg, int idx)
 {
 	((bool *)arg)[idx] = true;
+}
+
+size_t parse_words(const char *s, size_t len, uint64_t *out, size_t max)
+{
+	size_t pos = 0, n = 0;
+	uint64_t h;
+
+	while (n < max && next_word(s, len, &pos, &h)) {
+		size_t i = 0;
+		h = h ? h : 1;
+		while (i < n && out[i] != h)
+			i++;
+		if (i == n)
+			out[n++] = h;
+	}
+	return n;
+}
+
+unsigned parse_keywords_hits(const struct parse_keywords *k,
+			     const char *const *s, const size_t *len, size_t n)
+{
+	bool hit[PARSE_KEYWORDS_MAX] = { false };
+	unsigned count = 0;
+
+	if (!k || !k->n)
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		uint64_t last[PARSE_PHRASE_WORDS] = { 0 }, have = 0, h;
+		size_t pos = 0;
+
+		while (next_word(s[i], len[i], &pos, &h)) {
+			shift(last, h);
+			match(k, last, ++have, mark_hit, hit);
+		}
+	}
+	for (size_t i = 0; i < k->n; i++)
+		count += hit[i];
+	return count > 255 ? 255 : count;
 }
 
 /* The weight of a title hit against a body proof of 1 (see parse.h). */
@@ -236,7 +274,7 @@ void rel_end(const struct text_sink *t, struct parse_page *page)
 
 	while (next_word(page->title, len, &pos, &h)) {
 		shift(last, h);
-		match(k, last, ++have, title_hit, in_title);
+		match(k, last, ++have, mark_hit, in_title);
 	}
 
 	double c = 1.0 + log1p((double)t->words / LENGTH_UNIT);

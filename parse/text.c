@@ -162,6 +162,16 @@ static void word_end(struct text_sink *t)
 	t->words++;
 	if (t->kw)
 		rel_word(t, h);
+	if (t->wset && 2 * (t->wn + 1) <= t->wmask + 1) {
+		uint64_t k = h ? h : 1;
+		size_t i = (size_t)(k ^ (k >> 31)) & t->wmask;
+		while (t->wset[i] && t->wset[i] != k)
+			i = (i + 1) & t->wmask;
+		if (!t->wset[i]) {
+			t->wset[i] = k;
+			t->wn++;
+		}
+	}
 	if ((t->flags & PARSE_SIMHASH) && t->words >= SHINGLE_WORDS)
 		shingle(t, SHINGLE_WORDS);
 }
@@ -284,6 +294,7 @@ int text_end(struct text_sink *t, uint64_t size, struct parse_page *page)
 		word_end(t);
 	if (t->kw)
 		rel_end(t, page);
+	page->n_words = t->wn;
 	if (t->flags & PARSE_SIMHASH) {
 		uint64_t sh = 0;
 

@@ -4,6 +4,7 @@
  * Keys start with one byte that says what follows:
  *   'c' name               -> a category's settings (encoded below)
  *   'n' name               -> its counters: STORE_FOCUS_COUNTERS x 8 bytes
+ *                             (fewer in a store of an older version)
  *   'a' url key | name     -> nothing: the URL was reached from category
  *                             name too, after it was queued under another
  * Names are at most STORE_CATEGORY_NAME_MAX bytes.  Integers are
@@ -136,9 +137,12 @@ int store_focus_count_get(struct store *s, MDB_txn *txn, const char *name,
 		return 0;
 	if (rc)
 		return store_db_error(rc);
-	if (val.mv_size != 8 * STORE_FOCUS_COUNTERS)
+	/* A store of an older version kept fewer counters (3 at first):
+	 * the others read 0.  More than this version knows is not ours. */
+	if (val.mv_size % 8 || val.mv_size < 8 * 3 ||
+	    val.mv_size > 8 * STORE_FOCUS_COUNTERS)
 		return SC_E_CORRUPT;
-	for (size_t i = 0; i < STORE_FOCUS_COUNTERS; i++)
+	for (size_t i = 0; i < val.mv_size / 8; i++)
 		ret[i] = get_be64((const unsigned char *)val.mv_data + 8 * i);
 	return 0;
 }

@@ -447,8 +447,22 @@ enum store_focus_counter {
 				       * tunnel */
 	STORE_FOCUS_ALSO,             /* URLs reached from this category
 				       * after another had queued them */
-	STORE_FOCUS_COUNTERS
+	/* Link prediction (docs/focus.md), from here on; a store written
+	 * before them reads 0 for them. */
+	STORE_FOCUS_PRUNED_PREDICTED, /* links predicted under predict_min */
+	STORE_FOCUS_PRED_SCORED,      /* pages fetched with a prediction and
+				       * a relevance */
+	STORE_FOCUS_PRED_ON_ON,       /* ... predicted on topic, and on */
+	STORE_FOCUS_PRED_ON_OFF,      /* predicted on topic, off */
+	STORE_FOCUS_PRED_OFF_ON,      /* predicted off topic, on */
+	STORE_FOCUS_PRED_SUM_P,       /* sum of the predictions, x 1000 */
+	/* The prediction's link classes (STORE_FOCUS_CLASSES): pages
+	 * fetched through a link of each, and those on topic. */
+	STORE_FOCUS_CLASS_N,
+	STORE_FOCUS_CLASS_ON = STORE_FOCUS_CLASS_N + 12,
+	STORE_FOCUS_COUNTERS = STORE_FOCUS_CLASS_ON + 12
 };
+#define STORE_FOCUS_CLASSES 12
 
 /* Keep c's settings under its name, replacing older ones.  Returns 0,
  * SC_E_INVAL or a code of store_db_error(). */

@@ -74,6 +74,10 @@ static void dump(const struct conf *c)
 		printf("category %s.min_relevance = %g\n", cat->name,
 		       cat->min_relevance);
 		printf("category %s.tunnel = %u\n", cat->name, cat->tunnel);
+		printf("category %s.predict = %s\n", cat->name,
+		       cat->predict ? "on" : "off");
+		printf("category %s.predict_min = %g\n", cat->name,
+		       cat->predict_min);
 	}
 }
 

@@ -11,7 +11,8 @@
 #   coverage = fetched pages of the topic / pages of the topic >= 0.95
 #              (gen-topics.py checks that every page of a topic is
 #              reachable from the seed within scope)
-# Then the same crawl with focus off (tunnel 100: nothing pruned) and with
+# Then the same crawl with focus off (tunnel 100 and predict off: nothing
+# pruned) and with
 # tunnel 1 shows the difference; scope host / domain / any on
 # tests/topics/scope.web (libpsl: a.example.co.uk and b.example.co.uk are
 # one registrable domain, other.co.uk another); two categories in one
@@ -111,7 +112,8 @@ check_true "report prints the harvest table" \
 
 # Focus off (the tunnel never closes) and a tunnel of one page.
 read -r n0 on0 h0 cov0 rh0 pr0 ps0 <<<"$(measure cooking cooking)"
-crawl off "$web/topics.web" "$(section cooking 100)"
+crawl off "$web/topics.web" "$(section cooking 100)
+predict = off"
 read -r n1 on1 h1 cov1 rh1 pr1 ps1 <<<"$(measure off cooking)"
 echo "# cooking focus off: $n1 $on1 $h1 $cov1 $rh1 $pr1"
 check_true "focus off: every page fetched ($n1)" \

@@ -186,6 +186,66 @@ static void test_late_shallow_url(void)
 	mdb_env_close(env);
 }
 
+/* Queue url at depth with a priority class and a prediction. */
+static void add_prio(MDB_env *env, struct frontier *f, const char *url,
+		     int depth, uint8_t prio, uint8_t predicted)
+{
+	static const struct norm_opts strict = { .steps = 0xff };
+	char out[NORM_URL_MAX + 1];
+	struct norm_url u;
+	MDB_txn *txn;
+	CHECK(norm_url(&strict, NULL, url, strlen(url), out, sizeof(out), &u) ==
+	      0);
+	struct frontier_url fu = { .url = out,
+				   .url_len = u.len,
+				   .u = &u,
+				   .found = out,
+				   .found_len = u.len,
+				   .depth = (uint16_t)depth,
+				   .priority = prio,
+				   .predicted = predicted,
+				   .pred_class = (uint8_t)(prio + 7),
+				   .pred_words = (uint8_t)(predicted ^ 0x55) };
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_add(f, txn, &fu) == 1);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+}
+
+/* Priority classes go before depth, within a host and across hosts, and
+ * the prediction travels with the entry. */
+static void test_priority(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 8, 0);
+	struct frontier_lease l;
+	uint64_t wait;
+
+	add_prio(env, f, "http://p.test/tunnel1", 1, 1, 0);
+	add_prio(env, f, "http://p.test/topic5", 5, 0, 200);
+	add_prio(env, f, "http://p.test/last", 0, 3, 0);
+	add_prio(env, f, "http://q.test/tunnel0", 0, 2, 9);
+	add_prio(env, f, "http://r.test/topic9", 9, 0, 255);
+	static const char *const order[] = {
+		"http://p.test/topic5",  "http://r.test/topic9",
+		"http://p.test/tunnel1", "http://q.test/tunnel0",
+		"http://p.test/last",
+	};
+	static const int depth[] = { 5, 9, 1, 0, 0 };
+	static const int pred[] = { 200, 255, 0, 9, 0 };
+	static const int cls[] = { 7, 7, 8, 9, 10 };
+	for (size_t i = 0; i < 5; i++) {
+		CHECK(frontier_next(f, 0, &l, &wait) == 0);
+		CHECK_STR(l.url, order[i]);
+		CHECK(l.depth == depth[i]);
+		CHECK(l.predicted == pred[i] && l.pred_class == cls[i]);
+		CHECK(l.pred_words == (pred[i] ^ 0x55));
+	}
+	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
 /* frontier_requeue() queues a URL the seen set holds (a learned rule's
  * retirement); frontier_mark_seen() says whether it was there. */
 static void test_requeue(void)
@@ -761,13 +821,13 @@ static void test_lease_components(void)
 	CHECK(mdb_cursor_open(txn, qd, &cur) == 0);
 	while (m < 16 && mdb_cursor_get(cur, &k, &v, MDB_NEXT) == 0) {
 		const unsigned char *p = v.mv_data;
-		/* Format 4: an 18-byte head, no validators here. */
-		CHECK(v.mv_size > 18 && p[0] == 4 && p[14] == 0);
+		/* Format 5: a 20-byte head, no validators here. */
+		CHECK(v.mv_size > 21 && p[0] == 5 && p[14] == 0);
 		memcpy(keys[m], k.mv_data, FRONTIER_QKEY_LEN);
 		memcpy(vals[m], p, 11);
 		vals[m][0] = 2;
-		memcpy(vals[m] + 11, p + 18, v.mv_size - 18);
-		vlen[m++] = v.mv_size - 7;
+		memcpy(vals[m] + 11, p + 21, v.mv_size - 21);
+		vlen[m++] = v.mv_size - 10;
 	}
 	mdb_cursor_close(cur);
 	CHECK(m == n);
@@ -831,6 +891,7 @@ int main(void)
 	/* Each test starts from an empty environment. */
 	void (*tests[])(void) = { test_order_and_politeness,
 				  test_late_shallow_url,
+				  test_priority,
 				  test_requeue,
 				  test_revisit,
 				  test_seen_and_abort,

@@ -1,0 +1,325 @@
+#!/usr/bin/env python3
+"""webgen.py --shape sites|portals --seed N --out DIR — a generated
+multi-topic web for the focus measurements (issue 17; docs/focus.md).
+
+Six topics, each with a vocabulary of 40 words; pages are common English
+with about one word in five from their topic.  The crawl's category gets
+12 of a topic's 40 words as keywords (keywords.txt), so a page or a link
+text can be on topic without naming a keyword.
+
+shape "sites": 20 sites, each about one topic (the topics in turn), with a
+  home page, 4 section pages listing the site's articles by title, and
+  100-200 articles; 10 % of a site's articles belong to another topic;
+  an article links to 3 related articles of its site, to its section and
+  home ("More in this section", "Home"), and 35 % of the articles carry a
+  link to an article of another site, which is mostly another topic.
+  Home pages link to 3 sites of the same topic and 2 of others.  Article
+  URLs carry a slug of the title (/a/123-striker-wins-derby).
+
+shape "portals": 3 portals (off-topic navigation: a home page of topic
+  names, one section page per topic listing 40 articles of every site in
+  that topic, archive pages that mix every topic), 8 mixed sites (two or
+  three topics each, one section per topic, tag pages that mix topics),
+  and series whose parts drift from one topic to another (each part links
+  the next, "Continue reading").  URLs are opaque (/item?id=N) and half
+  the link texts are "Read more": the URL and the anchor say less here.
+
+Writes in DIR: web (for sc-fixture), labels.tsv (URL, topic or "nav"),
+seeds-TOPIC.txt, keywords.txt (TOPIC, keywords).  The same seed gives the
+same bytes."""
+
+import argparse
+import os
+import random
+
+TOPICS = ["sports", "cooking", "gardening", "astronomy", "programming",
+          "music"]
+VOCAB = {
+    "sports": """football goal striker midfielder penalty referee league
+        stadium goalkeeper tennis match tournament coach squad season
+        derby champion athlete sprint marathon basketball rugby cricket
+        olympic medal transfer fixture cup trophy defender winger captain
+        pitch score halftime volley foul playoff racket scoreboard""",
+    "cooking": """recipe garlic butter oven simmer pasta sauce bake dough
+        kitchen onion flour tomato basil roast braise knead pepper
+        skillet broth stew vinegar olive herbs dessert pastry whisk
+        caramelize marinade chef spoon grill soup yeast cream chocolate
+        sugar lemon saucepan""",
+    "gardening": """garden soil compost seedling prune mulch perennial
+        greenhouse shrub bulbs trowel hedge lawn weeding fertilizer roses
+        tulip watering sprout cuttings hoe rake bloom pollinator orchard
+        manure potting foliage hardy frost germinate trellis dahlia
+        hydrangea irrigation annual seeds hedgerow""",
+    "astronomy": """telescope galaxy nebula planet orbit comet eclipse
+        supernova constellation observatory asteroid star stellar lunar
+        solar spectrum redshift quasar pulsar cosmic meteor jupiter saturn
+        mars exoplanet gravity astronomer lightyear nova aperture eyepiece
+        celestial universe cosmology zenith moon""",
+    "programming": """compiler function variable pointer algorithm
+        debugger recursion database thread kernel syntax interface library
+        framework query mutex python javascript binary runtime refactor
+        commit repository branch merge unittest bytecode lambda closure
+        iterator struct array hashmap stack parser linker""",
+    "music": """guitar melody chord orchestra concert album rhythm piano
+        violin symphony drummer singer lyrics tempo harmony bass jazz
+        opera choir composer conductor rehearsal chorus verse ballad
+        saxophone trumpet cello octave acoustic amplifier vinyl playlist
+        festival songwriter quartet""",
+}
+COMMON = """the of and to in is was for on that with as by at from this
+    have are be it not or which but one all were we when there can an
+    your so more about some other time very what its their also after
+    first new would people could then these two may only like well
+    back over good just most our way many much where year day today
+    week friend family little found made again best small long around
+    always think start part place right thing story""".split()
+GENERIC = ["Read more", "Continue", "More", "Next", "Previous", "Archive",
+           "Latest", "Here", "Full story", "Open"]
+
+
+class Web:
+    def __init__(self, rng):
+        self.rng = rng
+        self.pages = {}  # url -> dict(topic, title, links[(url, anchor)])
+        self.vocab = {t: v.split() for t, v in VOCAB.items()}
+
+    def page(self, url, topic, title, text_topics=None):
+        self.pages[url] = {"topic": topic, "title": title, "links": [],
+                           "text": text_topics if text_topics is not None
+                           else ([topic] if topic != "nav" else [])}
+        return url
+
+    def link(self, src, dst, anchor):
+        if src != dst:
+            self.pages[src]["links"].append((dst, anchor))
+
+    def title(self, topic):
+        r = self.rng
+        w = r.sample(self.vocab[topic], 2)
+        c = r.sample(COMMON, 2)
+        forms = ["%s %s %s" % (w[0].capitalize(), c[0], w[1]),
+                 "%s and %s" % (w[0].capitalize(), w[1]),
+                 "The %s %s %s" % (w[0], c[0], w[1]),
+                 "%s %s" % (w[0].capitalize(), c[1])]
+        return r.choice(forms)
+
+    def text(self, topics, words):
+        r = self.rng
+        out = []
+        for _ in range(words):
+            if topics and r.random() < 0.2:
+                out.append(r.choice(self.vocab[r.choice(topics)]))
+            else:
+                out.append(r.choice(COMMON))
+        for _ in range(r.choice([0, 0, 1, 2])):
+            other = r.choice([t for t in TOPICS if t not in topics])
+            out.insert(r.randrange(len(out)), r.choice(self.vocab[other]))
+        sents, i = [], 0
+        while i < len(out):
+            n = r.randint(8, 14)
+            s = " ".join(out[i:i + n])
+            sents.append(s[0].upper() + s[1:] + ".")
+            i += n
+        return "".join("<p>%s</p>" % " ".join(sents[j:j + 3])
+                       for j in range(0, len(sents), 3))
+
+    def write(self, out, seeds, keywords):
+        os.makedirs(out, exist_ok=True)
+        by_host = {}
+        for url in self.pages:
+            by_host.setdefault(url.split("/")[2], []).append(url)
+        with open(os.path.join(out, "web"), "w") as f:
+            f.write("# Generated by webgen.py: do not edit.\n")
+            for host in sorted(by_host):
+                f.write("\nhost %s\ndefault 404\n" % host)
+                for url in sorted(by_host[host]):
+                    p = self.pages[url]
+                    words = self.rng.randint(60, 120) if p["topic"] == "nav" \
+                        else self.rng.randint(150, 320)
+                    nav = " ".join("<a href='%s'>%s</a>" % (u, a)
+                                   for u, a in p["links"])
+                    body = ("<!doctype html><html><head><title>%s</title>"
+                            "</head><body><h1>%s</h1>%s<nav>%s</nav>"
+                            "</body></html>"
+                            % (p["title"], p["title"],
+                               self.text(p["text"], words), nav))
+                    path = url[len("http://") + len(host):]
+                    f.write('page %s 200 text/html body="%s"\n'
+                            % (path, body.replace("\\", "\\\\")
+                               .replace('"', '\\"')))
+        with open(os.path.join(out, "labels.tsv"), "w") as f:
+            for url in sorted(self.pages):
+                f.write("%s\t%s\n" % (url, self.pages[url]["topic"]))
+        for t in TOPICS:
+            with open(os.path.join(out, "seeds-%s.txt" % t), "w") as f:
+                f.write("".join(u + "\n" for u in seeds[t]))
+        with open(os.path.join(out, "keywords.txt"), "w") as f:
+            for t in TOPICS:
+                f.write("%s\t%s\n" % (t, ", ".join(keywords[t])))
+
+
+def slug(title):
+    return "-".join("".join(c for c in w.lower() if c.isalnum())
+                    for w in title.split())
+
+
+def shape_sites(web):
+    r = web.rng
+    hosts = []
+    seeds = {t: [] for t in TOPICS}
+    for i in range(20):
+        t = TOPICS[i % len(TOPICS)]
+        host = "site%02d.test" % i
+        hosts.append((host, t))
+    arts = {}  # host -> [article urls]
+    for host, t in hosts:
+        home = web.page("http://%s/" % host, t, "%s news" % host[:-5])
+        sections = [web.page("http://%s/section/%d" % (host, k), t,
+                             "Section %d" % k) for k in range(1, 5)]
+        for k, s in enumerate(sections):
+            web.link(home, s, "Section %d" % (k + 1))
+        arts[host] = []
+        for n in range(r.randint(100, 200)):
+            at = t if r.random() < 0.9 else r.choice(
+                [o for o in TOPICS if o != t])
+            title = web.title(at)
+            url = web.page("http://%s/a/%d-%s" % (host, n, slug(title)), at,
+                           title)
+            sec = sections[n % 4]
+            web.link(sec, url, title)
+            arts[host].append(url)
+        for n, url in enumerate(arts[host]):
+            same = [u for u in arts[host] if u != url]
+            for u in r.sample(same, 3):
+                web.link(url, u, web.pages[u]["title"])
+            web.link(url, sections[n % 4], "More in this section")
+            web.link(url, home, "Home")
+        for u in arts[host][-5:]:
+            web.link(home, u, web.pages[u]["title"])
+    for host, t in hosts:
+        home = "http://%s/" % host
+        same = [h for h, o in hosts if o == t and h != host]
+        other = [h for h, o in hosts if o != t]
+        for h in r.sample(same, min(3, len(same))):
+            web.link(home, "http://%s/" % h, "%s news" % h[:-5])
+        for h in r.sample(other, 2):
+            web.link(home, "http://%s/" % h, "%s news" % h[:-5])
+        for url in arts[host]:
+            if r.random() < 0.35:
+                h = r.choice([h for h, _ in hosts if h != host])
+                u = r.choice(arts[h])
+                web.link(url, u, web.pages[u]["title"])
+    for t in TOPICS:
+        seeds[t] = ["http://%s/" % h for h, o in hosts if o == t][:2]
+    return seeds
+
+
+def shape_portals(web):
+    r = web.rng
+    ids = iter(range(1000, 10 ** 6))
+
+    def item(host):
+        return "http://%s/item?id=%d" % (host, next(ids))
+
+    def anchor(url):
+        return web.pages[url]["title"] if r.random() < 0.5 \
+            else r.choice(GENERIC)
+
+    by_topic = {t: [] for t in TOPICS}
+    mixed = []
+    for m in range(8):
+        host = "mixed%d.test" % m
+        topics = r.sample(TOPICS, r.choice([2, 3]))
+        home = web.page("http://%s/" % host, "nav", "%s magazine" % host[:-5],
+                        topics)
+        arts = []
+        for t in topics:
+            sec = web.page("http://%s/section/%s" % (host, t), t,
+                           web.title(t))
+            web.link(home, sec, t.capitalize())
+            for _ in range(r.randint(25, 50)):
+                title = web.title(t)
+                u = web.page(item(host), t, title)
+                web.link(sec, u, anchor(u))
+                arts.append(u)
+                by_topic[t].append(u)
+        for u in arts:
+            for v in r.sample(arts, 2):
+                web.link(u, v, anchor(v))
+            web.link(u, home, "Home")
+        for k in range(3):  # tag pages: off-topic navigation, mixed links
+            tag = web.page("http://%s/tags/%d" % (host, k), "nav",
+                           "Tags %d" % k, [])
+            web.link(home, tag, "Tags %d" % k)
+            for v in r.sample(arts, min(15, len(arts))):
+                web.link(tag, v, anchor(v))
+        mixed.append((host, topics, home))
+    # Series: parts drift from topic a to topic b halfway.
+    for s in range(12):
+        host = "mixed%d.test" % (s % 8)
+        a, b = r.sample(TOPICS, 2)
+        parts = []
+        n = r.randint(6, 10)
+        for k in range(n):
+            t = a if k < n // 2 else b
+            parts.append(web.page(item(host), t, web.title(t)))
+            by_topic[t].append(parts[-1])
+        for k in range(n - 1):
+            web.link(parts[k], parts[k + 1], "Continue reading")
+        first = [u for u, p in web.pages.items()
+                 if p["topic"] == a and u.startswith("http://%s/" % host)
+                 and u not in parts]
+        if first:
+            web.link(r.choice(first), parts[0], anchor(parts[0]))
+        else:
+            web.link("http://%s/" % host, parts[0], anchor(parts[0]))
+    portals = []
+    for p in range(3):
+        host = "portal%d.test" % p
+        home = web.page("http://%s/" % host, "nav", "Portal %d" % p, [])
+        for t in TOPICS:
+            sec = web.page("http://%s/topic/%s" % (host, t), "nav",
+                           "%s headlines" % t.capitalize(), [])
+            web.link(home, sec, t.capitalize())
+            for u in r.sample(by_topic[t], min(40, len(by_topic[t]))):
+                web.link(sec, u, anchor(u))
+        for k in range(4):
+            arc = web.page("http://%s/archive/%d" % (host, k), "nav",
+                           "Archive %d" % k, [])
+            web.link(home, arc, "Archive %d" % k)
+            every = [u for t in TOPICS for u in by_topic[t]]
+            for u in r.sample(every, 30):
+                web.link(arc, u, anchor(u))
+        for h, _, mhome in mixed:
+            web.link(home, mhome, "%s magazine" % h[:-5])
+        portals.append(home)
+    # Articles point at portals and at other sites' articles now and then.
+    every = [u for t in TOPICS for u in by_topic[t]]
+    for u in every:
+        if r.random() < 0.1:
+            web.link(u, r.choice(portals), "Portal")
+        if r.random() < 0.25:
+            v = r.choice(every)
+            web.link(u, v, anchor(v))
+    seeds = {}
+    for t in TOPICS:
+        own = [home for _, topics, home in mixed if t in topics]
+        seeds[t] = [portals[0]] + own[:1]
+    return seeds
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--shape", choices=["sites", "portals"], required=True)
+    ap.add_argument("--seed", type=int, default=1)
+    ap.add_argument("--out", required=True)
+    a = ap.parse_args()
+    rng = random.Random("%s-%d" % (a.shape, a.seed))
+    web = Web(rng)
+    seeds = shape_sites(web) if a.shape == "sites" else shape_portals(web)
+    keywords = {t: rng.sample(VOCAB[t].split(), 12) for t in TOPICS}
+    web.write(a.out, seeds, keywords)
+
+
+if __name__ == "__main__":
+    main()
