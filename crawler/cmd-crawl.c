@@ -165,12 +165,15 @@ int cmd_crawl(int argc, char **argv)
 	printf("duplicates %llu  (signature %llu, near %llu)\n",
 	       (unsigned long long)(s.dup_exact + s.dup_near),
 	       (unsigned long long)s.dup_exact, (unsigned long long)s.dup_near);
-	if (s.pruned_scope || s.pruned_relevance || s.pruned_pattern || s.also)
+	if (s.pruned_scope || s.pruned_relevance || s.pruned_pattern ||
+	    s.pruned_predicted || s.also)
 		printf("focus: links pruned by scope %llu, by relevance %llu, "
-		       "by pattern %llu; reached from a second category %llu\n",
+		       "by pattern %llu, by prediction %llu; reached from a "
+		       "second category %llu\n",
 		       (unsigned long long)s.pruned_scope,
 		       (unsigned long long)s.pruned_relevance,
 		       (unsigned long long)s.pruned_pattern,
+		       (unsigned long long)s.pruned_predicted,
 		       (unsigned long long)s.also);
 	if (s.adapt_held || s.adapt_keyed)
 		printf("learned rules: %llu URLs held back, %llu queued under a "

@@ -920,11 +920,12 @@ static json_t *categories(const struct crawl_status *st)
 	for (size_t i = 0; a && i < n; i++) {
 		const struct crawl_category_status *c = &st->cats[i];
 		json_t *o = json_pack(
-			"{s:o?,s:I,s:I,s:I,s:I}", "name",
+			"{s:o?,s:I,s:I,s:I,s:I,s:I}", "name",
 			host_string(c->name, sizeof(c->name)), "keywords",
 			(json_int_t)c->keywords, "pruned_scope",
 			(json_int_t)c->pruned_scope, "pruned_relevance",
-			(json_int_t)c->pruned_relevance, "also",
+			(json_int_t)c->pruned_relevance, "pruned_predicted",
+			(json_int_t)c->pruned_predicted, "also",
 			(json_int_t)c->also);
 		/* Since the start; harvest is null without keywords or a
 		 * scored page. */

@@ -546,6 +546,7 @@ static void status_categories(struct crawl *c, MDB_txn *txn,
 			memset(k, 0, sizeof(k));
 		cs->pruned_scope = k[STORE_FOCUS_PRUNED_SCOPE];
 		cs->pruned_relevance = k[STORE_FOCUS_PRUNED_RELEVANCE];
+		cs->pruned_predicted = k[STORE_FOCUS_PRUNED_PREDICTED];
 		cs->also = k[STORE_FOCUS_ALSO];
 		pthread_mutex_lock(&c->mu);
 		cs->pages = c->cat_since[i].pages;

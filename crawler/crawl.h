@@ -189,6 +189,8 @@ struct crawl_summary {
 				    * tunnel */
 	uint64_t also;             /* URLs reached from a second category */
 	uint64_t pruned_pattern;   /* links refused by include/exclude */
+	uint64_t pruned_predicted; /* links (and URLs when leased) predicted
+				    * under their category's predict_min */
 	/* Adaptive normalization (crawler/adapt.h), this run: URLs held
 	 * back by a learned rule instead of fetched, URLs queued under a
 	 * rule's key, audits started. */
@@ -298,7 +300,7 @@ struct crawl_waiting {
 struct crawl_category_status {
 	char name[STORE_CATEGORY_NAME_MAX + 1];
 	unsigned keywords; /* how many the running config gives it */
-	uint64_t pruned_scope, pruned_relevance, also;
+	uint64_t pruned_scope, pruned_relevance, pruned_predicted, also;
 	/* Since the start: pages first fetched with a 2xx answer, those
 	 * with a relevance, and those of them at or above the category's
 	 * min_relevance (the harvest rate's terms, SPEC §6). */

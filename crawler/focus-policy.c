@@ -310,8 +310,10 @@ bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
 /* How many pages' worth of weight the prior of a rate has: a class or a
  * host starts at the category's rate and moves off it as pages come. */
 #define PRIOR_PAGES 2.0
-/* A class of link the crawl has not learned yet is a toss-up. */
-#define CLASS_PRIOR 0.5
+/* A class of link the crawl has not learned yet: likely on topic from
+ * a page on topic, likely not from one off topic (topical locality). */
+#define CLASS_PRIOR_ON 0.75
+#define CLASS_PRIOR_OFF 0.25
 
 static struct model *model_of(struct focus *f, uint16_t cat)
 {
@@ -389,26 +391,40 @@ static struct hstat *tstat_of(struct focus *f, uint64_t key, bool add)
 /* The most words of one link looked at. */
 #define TOKENS_PER_TEXT 48
 
-/* A word's key in the table: its hash (parse_words()) and the category. */
-static uint64_t word_key(uint16_t cat, uint64_t h)
+/* A word as a queue entry keeps it: its hash (parse_words()) folded to
+ * 32 bits (among 2^18 words learned at most, a few collide). */
+static uint32_t word32(uint64_t h)
 {
-	uint64_t k = h ^ ((uint64_t)(cat + 1) * 0x9e3779b97f4a7c15ull);
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* A word's key in the table: its 32 bits and the category. */
+static uint64_t word_key(uint16_t cat, uint32_t w)
+{
+	uint64_t k = ((uint64_t)(cat + 1) << 32 | w) * 0x9e3779b97f4a7c15ull;
 	return k ? k : 1;
 }
 
 /* The words of a link: its text, and its URL's path and query. */
-static size_t link_words(uint16_t cat, const char *anchor, size_t anchor_len,
-			 const char *url, const struct norm_url *u,
-			 uint64_t *out)
+static size_t link_words(const char *anchor, size_t anchor_len, const char *url,
+			 const struct norm_url *u, uint32_t *out)
 {
-	size_t n = parse_words(anchor, anchor_len, out, TOKENS_PER_TEXT / 2);
+	uint64_t h[TOKENS_PER_TEXT];
+	size_t n = parse_words(anchor, anchor_len, h, TOKENS_PER_TEXT / 2);
 	size_t end = u->has_fragment ? (size_t)u->frag_off - 1 : u->len;
 	if (end > u->path_off)
-		n += parse_words(url + u->path_off, end - u->path_off, out + n,
+		n += parse_words(url + u->path_off, end - u->path_off, h + n,
 				 TOKENS_PER_TEXT - n);
-	for (size_t i = 0; i < n; i++)
-		out[i] = word_key(cat, out[i]);
-	return n;
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++) {
+		uint32_t w = word32(h[i]);
+		size_t k = 0;
+		while (k < m && out[k] != w)
+			k++;
+		if (k == m)
+			out[m++] = w;
+	}
+	return m;
 }
 
 static double logit(double p)
@@ -440,30 +456,52 @@ static double base_rate(const struct model *m)
  * more (or less) often those pages were on topic (naive Bayes), the sum
  * bounded to +-WORDS_MAX.  With the lock held. */
 #define WORDS_MAX 6.0
-static double words_locked(struct focus *f, const struct model *m,
-			   const uint64_t *t, size_t n)
+static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
+			   const uint32_t *t, size_t n, double *share)
 {
 	double base = base_rate(m), z = 0.0;
 	for (size_t i = 0; i < n; i++) {
-		const struct hstat *w = tstat_of(f, t[i], false);
+		const struct hstat *w = tstat_of(f, word_key(cat, t[i]), false);
+		if (share)
+			share[i] = -1.0;
 		if (!w || w->n < 2)
 			continue;
 		double r = ((double)w->on + PRIOR_PAGES * base) /
 			   ((double)w->n + PRIOR_PAGES);
-		z += logit(clamp_p(r)) - logit(clamp_p(base));
+		double d = logit(clamp_p(r)) - logit(clamp_p(base));
+		if (share)
+			share[i] = fabs(d);
+		z += d;
 	}
 	return z < -WORDS_MAX ? -WORDS_MAX : z > WORDS_MAX ? WORDS_MAX : z;
 }
 
-/* words_locked()'s value in a byte (frontier_url.pred_words), and back. */
-static uint8_t words_byte(double z)
+/* The words a queue entry keeps of t[n] (shares as words_locked() gave
+ * them): those not learned yet first, since what the crawl learns of
+ * them before the URL is leased may change its prediction, then those
+ * that say most. */
+static uint8_t keep_words(const uint32_t *t, const double *share, size_t n,
+			  uint32_t *out)
 {
-	return (uint8_t)(128 + lround(z * 127.0 / WORDS_MAX));
-}
-
-static double words_of_byte(uint8_t b)
-{
-	return b ? ((double)b - 128.0) * WORDS_MAX / 127.0 : 0.0;
+	uint8_t m = 0;
+	bool taken[TOKENS_PER_TEXT] = { false };
+	while (m < FRONTIER_WORDS_MAX) {
+		size_t best = n;
+		for (size_t i = 0; i < n; i++) {
+			if (taken[i])
+				continue;
+			/* Unknown (share < 0) first, then the largest. */
+			if (best == n || ((share[i] < 0) != (share[best] < 0)
+						  ? share[i] < 0
+						  : share[i] > share[best]))
+				best = i;
+		}
+		if (best == n)
+			break;
+		taken[best] = true;
+		out[m++] = t[best];
+	}
+	return m;
 }
 
 /* The prediction for a link of class k to host (key hk) whose words say
@@ -471,16 +509,26 @@ static double words_of_byte(uint8_t b)
 static double predict_locked(struct focus *f, const struct model *m, unsigned k,
 			     uint64_t hk, double z)
 {
-	double p = ((double)m->on[k] + PRIOR_PAGES * CLASS_PRIOR) /
+	double prior = k >= 6 ? CLASS_PRIOR_ON : CLASS_PRIOR_OFF;
+	double p = ((double)m->on[k] + PRIOR_PAGES * prior) /
 		   ((double)m->n[k] + PRIOR_PAGES);
 	const struct hstat *h = hstat_of(f, hk, false);
-	/* The host's own pages say most: its rate, starting from the
-	 * class's. */
-	if (h && h->n)
-		p = ((double)h->on + PRIOR_PAGES * p) /
-		    ((double)h->n + PRIOR_PAGES);
+	/* What the host's pages say, as independent evidence over the
+	 * category's rate (naive Bayes, in log odds). */
+	if (h && h->n) {
+		double base = base_rate(m);
+		double ph = ((double)h->on + PRIOR_PAGES * base) /
+			    ((double)h->n + PRIOR_PAGES);
+		z += logit(clamp_p(ph)) - logit(clamp_p(base));
+	}
 	p = 1.0 / (1.0 + exp(-(logit(clamp_p(p)) + z)));
 	return clamp_p(p);
+}
+
+/* The keywords shown (0, 1 or 2 for 2+) of link class k. */
+static unsigned link_hits_of(unsigned k)
+{
+	return k % 6 / 2;
 }
 
 void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
@@ -498,15 +546,16 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	if (!c->predict)
 		return;
 	unsigned k = link_class(relevance >= c->min_relevance, hits, same_host);
-	uint64_t t[TOKENS_PER_TEXT];
-	size_t n = link_words(cat, anchor, anchor_len, url, lu, t);
+	uint32_t t[TOKENS_PER_TEXT];
+	double share[TOKENS_PER_TEXT];
+	size_t n = link_words(anchor, anchor_len, url, lu, t);
 	double p = -1.0, z = 0.0;
 	bool unknown = false;
 	uint64_t hk = host_key(cat, url + lu->host_off, lu->host_len);
 	pthread_mutex_lock(&f->mu);
 	struct model *m = model_of(f, cat);
 	if (m) {
-		z = words_locked(f, m, t, n);
+		z = words_locked(f, m, cat, t, n, share);
 		p = predict_locked(f, m, k, hk, z);
 		const struct hstat *h = hstat_of(f, hk, false);
 		unknown = !h || !h->n;
@@ -515,7 +564,9 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	if (p < 0)
 		return;
 	ret->p = p;
-	ret->keep = p >= c->predict_min;
+	/* A link that shows a keyword is never pruned: the operator named
+	 * what it shows.  It waits its turn by its prediction. */
+	ret->keep = p >= c->predict_min || hits > 0;
 	ret->priority = p >= 0.75 ? 0 : p >= 0.5 ? 1 : p >= 0.25 ? 2 : 3;
 	/* A host none of whose pages was fetched yet is a guess: after
 	 * the links the crawl knows more about, and its first pages tell
@@ -524,7 +575,7 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 		ret->priority = 2;
 	ret->predicted = (uint8_t)(1 + lround(p * 254.0));
 	ret->pred_class = (uint8_t)(1 + k);
-	ret->pred_words = words_byte(z);
+	ret->n_words = keep_words(t, share, n, ret->words);
 }
 
 bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
@@ -538,15 +589,18 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 	if (!c->predict || c->predict_min <= 0.0)
 		return true;
 	pthread_mutex_lock(&f->mu);
-	double p = cat < f->n_model
-			   ? predict_locked(
-				     f, &f->model[cat], l->pred_class - 1u,
-				     host_key(cat, l->url + l->u.host_off,
-					      l->u.host_len),
-				     words_of_byte(l->pred_words))
-			   : 1.0;
+	double p = 1.0;
+	if (cat < f->n_model) {
+		const struct model *m = &f->model[cat];
+		size_t n = l->n_words <= FRONTIER_WORDS_MAX ? l->n_words : 0;
+		double z = words_locked(f, m, cat, l->words, n, NULL);
+		p = predict_locked(
+			f, m, l->pred_class - 1u,
+			host_key(cat, l->url + l->u.host_off, l->u.host_len),
+			z);
+	}
 	pthread_mutex_unlock(&f->mu);
-	return p >= c->predict_min;
+	return p >= c->predict_min || link_hits_of(l->pred_class - 1u) > 0;
 }
 
 void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
@@ -576,7 +630,7 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 				in_text = true;
 				break;
 			}
-		t[i] = in_text ? 0 : word_key(cat, t[i]);
+		t[i] = in_text ? 0 : word_key(cat, word32(t[i]));
 	}
 	pthread_mutex_lock(&f->mu);
 	struct model *m = model_of(f, cat);
@@ -597,7 +651,7 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 			if (!key)
 				continue;
 			if (i < nw)
-				key = word_key(cat, key);
+				key = word_key(cat, word32(key));
 			struct hstat *w = tstat_of(f, key, true);
 			if (w && w->n < UINT32_MAX) {
 				w->n++;
@@ -726,6 +780,8 @@ void focus_batch_end(struct focus *f, bool ok, struct crawl_summary *sum)
 				f->batch[i][STORE_FOCUS_PRUNED_SCOPE];
 			sum->pruned_relevance +=
 				f->batch[i][STORE_FOCUS_PRUNED_RELEVANCE];
+			sum->pruned_predicted +=
+				f->batch[i][STORE_FOCUS_PRUNED_PREDICTED];
 			sum->also += f->batch[i][STORE_FOCUS_ALSO];
 		}
 		memset(f->batch[i], 0, sizeof(f->batch[i]));

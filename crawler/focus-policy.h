@@ -76,8 +76,9 @@ struct focus_link {
 	uint8_t priority;   /* frontier_url.priority */
 	uint8_t predicted;  /* frontier_url.predicted (0: none) */
 	uint8_t pred_class; /* frontier_url.pred_class (0: none) */
-	uint8_t pred_words; /* frontier_url.pred_words (0: none) */
-	double p;           /* the prediction, when predicted */
+	uint8_t n_words;    /* frontier_url.words */
+	uint32_t words[FRONTIER_WORDS_MAX];
+	double p; /* the prediction, when predicted */
 };
 
 /* The prediction for a link (url, its components lu, the text it shows:

@@ -1,6 +1,7 @@
 /* report-focus.c — the focus part of `sigcrawl report` (docs/report.md):
- * per category, the harvest rate (SPEC §6), the links pruned by scope and
- * by relevance, and the URLs a second category reached. */
+ * per category, the harvest rate (SPEC §6), the links pruned by scope, by
+ * relevance and by prediction, how good the link prediction was, and the
+ * URLs a second category reached. */
 #include "report-focus.h"
 
 #include <stdlib.h>
@@ -169,13 +170,48 @@ static double harvest(const struct fcat *c)
 	return (double)c->on_topic / (double)c->scored;
 }
 
+/* How good the link prediction was: of the pages fetched through a
+ * predicted link and scored, those predicted on topic (p >= 0.5) and
+ * those on topic. */
+struct pred_figures {
+	uint64_t scored, on_on, on_off, off_on, off_off;
+	double precision, recall, accuracy; /* < 0: none */
+	double mean_predicted, on_rate;
+};
+
+static bool pred_figures(const struct fcat *c, struct pred_figures *p)
+{
+	const uint64_t *k = c->count;
+	*p = (struct pred_figures){ .scored = k[STORE_FOCUS_PRED_SCORED],
+				    .on_on = k[STORE_FOCUS_PRED_ON_ON],
+				    .on_off = k[STORE_FOCUS_PRED_ON_OFF],
+				    .off_on = k[STORE_FOCUS_PRED_OFF_ON],
+				    .precision = -1,
+				    .recall = -1 };
+	uint64_t known = p->on_on + p->on_off + p->off_on;
+	if (!p->scored || known > p->scored)
+		return false;
+	p->off_off = p->scored - known;
+	double s = (double)p->scored;
+	if (p->on_on + p->on_off)
+		p->precision = (double)p->on_on /
+			       (double)(p->on_on + p->on_off);
+	if (p->on_on + p->off_on)
+		p->recall = (double)p->on_on / (double)(p->on_on + p->off_on);
+	p->accuracy = (double)(p->on_on + p->off_off) / s;
+	p->mean_predicted = (double)k[STORE_FOCUS_PRED_SUM_P] / 1000.0 / s;
+	p->on_rate = (double)(p->on_on + p->off_on) / s;
+	return true;
+}
+
 void focus_report_print(const struct focus_report *f)
 {
 	if (!f->n)
 		return;
 	printf("\nCategories (focused crawling)\n");
-	printf("  %-16s %6s %6s %6s %8s %8s %8s %8s\n", "category", "pages",
-	       "scored", "on", "harvest", "scope-", "relev-", "second");
+	printf("  %-16s %6s %6s %6s %8s %8s %8s %8s %8s\n", "category", "pages",
+	       "scored", "on", "harvest", "scope-", "relev-", "pred-",
+	       "second");
 	for (size_t i = 0; i < f->n; i++) {
 		const struct fcat *c = &f->cats[i];
 		double h = harvest(c);
@@ -188,11 +224,28 @@ void focus_report_print(const struct focus_report *f)
 			printf(" %8s", "-");
 		else
 			printf(" %8.4f", h);
-		printf(" %8llu %8llu %8llu\n",
+		printf(" %8llu %8llu %8llu %8llu\n",
 		       (unsigned long long)c->count[STORE_FOCUS_PRUNED_SCOPE],
 		       (unsigned long long)
 			       c->count[STORE_FOCUS_PRUNED_RELEVANCE],
+		       (unsigned long long)
+			       c->count[STORE_FOCUS_PRUNED_PREDICTED],
 		       (unsigned long long)c->count[STORE_FOCUS_ALSO]);
+	}
+	for (size_t i = 0; i < f->n; i++) {
+		struct pred_figures p;
+		if (!pred_figures(&f->cats[i], &p))
+			continue;
+		printf("  %s: prediction: %llu pages fetched through a "
+		       "predicted link; predicted on topic %llu, of which on "
+		       "topic %llu; on topic but predicted off %llu; accuracy "
+		       "%.3f; mean prediction %.3f against an on-topic rate of "
+		       "%.3f\n",
+		       f->cats[i].name, (unsigned long long)p.scored,
+		       (unsigned long long)(p.on_on + p.on_off),
+		       (unsigned long long)p.on_on,
+		       (unsigned long long)p.off_on, p.accuracy,
+		       p.mean_predicted, p.on_rate);
 	}
 	for (size_t i = 0; i < f->n; i++) {
 		const struct fcat *c = &f->cats[i];
@@ -251,7 +304,31 @@ json_t *focus_report_json(const struct focus_report *f)
 			   ju(c->count[STORE_FOCUS_PRUNED_SCOPE]));
 		bad |= set(o, "pruned_relevance",
 			   ju(c->count[STORE_FOCUS_PRUNED_RELEVANCE]));
+		bad |= set(o, "pruned_predicted",
+			   ju(c->count[STORE_FOCUS_PRUNED_PREDICTED]));
 		bad |= set(o, "reached_second", ju(c->count[STORE_FOCUS_ALSO]));
+		struct pred_figures pf;
+		json_t *pj = json_null();
+		if (pred_figures(c, &pf)) {
+			pj = json_object();
+			bad |= !pj;
+			bad |= set(pj, "scored", ju(pf.scored));
+			bad |= set(pj, "predicted_on",
+				   ju(pf.on_on + pf.on_off));
+			bad |= set(pj, "predicted_on_and_on", ju(pf.on_on));
+			bad |= set(pj, "on_but_predicted_off", ju(pf.off_on));
+			bad |= set(pj, "precision",
+				   pf.precision < 0 ? json_null()
+						    : json_real(pf.precision));
+			bad |= set(pj, "recall",
+				   pf.recall < 0 ? json_null()
+						 : json_real(pf.recall));
+			bad |= set(pj, "accuracy", json_real(pf.accuracy));
+			bad |= set(pj, "mean_predicted",
+				   json_real(pf.mean_predicted));
+			bad |= set(pj, "on_topic_rate", json_real(pf.on_rate));
+		}
+		bad |= set(o, "prediction", pj);
 		for (size_t p = 0; p < f->n_pairs; p++)
 			if (f->pairs[p].first == i)
 				bad |= set(also,

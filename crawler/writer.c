@@ -668,7 +668,7 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 				.priority = pl.priority,
 				.predicted = pl.predicted,
 				.pred_class = pl.pred_class,
-				.pred_words = pl.pred_words,
+				.n_words = pl.n_words,
 				.sitemap = l->sitemap,
 				.changefreq = l->changefreq,
 				.last_modified =
@@ -677,6 +677,8 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 						       : NULL,
 				.last_modified_len = l->lastmod_len,
 			};
+			memcpy(b->fu[b->n - 1].words, pl.words,
+			       sizeof(pl.words));
 		}
 	}
 	if (refused) {

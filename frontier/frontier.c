@@ -37,7 +37,9 @@
  * follow the found URL's. */
 #define ENTRY_HEAD_V4 18
 /* Version 5 adds the link prediction (1 byte: 0 none, else 1 + 254 p),
- * its class and the share of its words (1 byte each, the caller's). */
+ * its class (1 byte, the caller's) and the number of its words (1 byte,
+ * at most FRONTIER_WORDS_MAX), whose 4 bytes each follow the
+ * validators. */
 #define ENTRY_HEAD 21
 #define ENTRY_REVISIT 0x01
 #define ENTRY_SITEMAP 0x02
@@ -643,7 +645,7 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 			    ? fu->last_modified_len
 			    : 0;
 	unsigned char v[ENTRY_HEAD + 2 * NORM_URL_MAX + FRONTIER_ETAG_MAX +
-			FRONTIER_LAST_MODIFIED_MAX];
+			FRONTIER_LAST_MODIFIED_MAX + 4 * FRONTIER_WORDS_MAX];
 	v[0] = ENTRY_VERSION;
 	put_be16(v + 1, fu->depth);
 	put_be16(v + 3, fu->category);
@@ -661,7 +663,9 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	v[17] = (unsigned char)ll;
 	v[18] = fu->predicted;
 	v[19] = fu->pred_class;
-	v[20] = fu->pred_words;
+	uint8_t nw = fu->n_words > FRONTIER_WORDS_MAX ? FRONTIER_WORDS_MAX
+						      : fu->n_words;
+	v[20] = nw;
 	unsigned char *t = v + ENTRY_HEAD;
 	memcpy(t, fu->url, fu->url_len);
 	t += fu->url_len;
@@ -673,6 +677,8 @@ static int enqueue(struct frontier *f, MDB_txn *txn,
 	if (ll)
 		memcpy(t, fu->last_modified, ll);
 	t += ll;
+	for (unsigned i = 0; i < nw; i++, t += 4)
+		put_be32(t, fu->words[i]);
 
 	if (f->w.next_seq == f->w.seq_limit) {
 		f->w.seq_limit += SEQ_BLOCK;
@@ -961,11 +967,12 @@ static size_t entry_head(const MDB_val *val, size_t *ul, size_t *fl, size_t *el,
 		return 0;
 	*el = head >= ENTRY_HEAD_V4 ? get_be16(v + 15) : 0;
 	*ll = head >= ENTRY_HEAD_V4 ? v[17] : 0;
+	size_t wl = head == ENTRY_HEAD ? 4u * v[20] : 0;
 	if ((*ul = get_be16(v + 5)) > NORM_URL_MAX ||
 	    (*fl = get_be16(v + 7)) > NORM_URL_MAX || *el > FRONTIER_ETAG_MAX ||
-	    *ll > FRONTIER_LAST_MODIFIED_MAX ||
+	    *ll > FRONTIER_LAST_MODIFIED_MAX || wl > 4 * FRONTIER_WORDS_MAX ||
 	    (head >= ENTRY_HEAD_V4 && (v[14] & ~ENTRY_FLAGS)) ||
-	    val->mv_size != head + *ul + *fl + *el + *ll)
+	    val->mv_size != head + *ul + *fl + *el + *ll + wl)
 		return 0;
 	return head;
 }
@@ -1048,7 +1055,7 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	uint8_t flags = head >= ENTRY_HEAD_V4 ? v[14] : 0;
 	ret->predicted = head == ENTRY_HEAD ? v[18] : 0;
 	ret->pred_class = head == ENTRY_HEAD ? v[19] : 0;
-	ret->pred_words = head == ENTRY_HEAD ? v[20] : 0;
+	ret->n_words = head == ENTRY_HEAD ? v[20] : 0;
 	ret->revisit = flags & ENTRY_REVISIT;
 	ret->sitemap = flags & ENTRY_SITEMAP;
 	ret->changefreq = (flags >> ENTRY_CHANGEFREQ_SHIFT) & 7u;
@@ -1057,6 +1064,8 @@ static int lease_from(struct frontier *f, MDB_txn *rtxn, uint32_t id,
 	ret->etag[el] = '\0';
 	memcpy(ret->last_modified, t + el, ll);
 	ret->last_modified[ll] = '\0';
+	for (unsigned i = 0; i < ret->n_words; i++)
+		ret->words[i] = get_be32(t + el + ll + 4 * i);
 	lease_split(ret, head >= ENTRY_HEAD_V3 ? v + 11 : NULL);
 
 	if (h->n_leased == h->cap_leased) {

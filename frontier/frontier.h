@@ -79,6 +79,9 @@ struct frontier_opts {
 	unsigned defer_class;
 };
 
+/* The most words of a link its queue entry keeps (frontier_url.words). */
+#define FRONTIER_WORDS_MAX 8
+
 /* A URL to queue. */
 struct frontier_url {
 	const char *url; /* normalized: the key's source and the fetch URL */
@@ -116,11 +119,13 @@ struct frontier_url {
 	uint8_t priority;
 	/* The focus policy's prediction for the URL, kept for its lease:
 	 * 0 none, else 1 + 254 times the predicted probability that the
-	 * page is on topic; the class of link it was predicted for and
-	 * what its words added (the policy's, 0 none). */
+	 * page is on topic; the class of link it was predicted for (the
+	 * policy's, 0 none); and the words it showed (the policy's hashes,
+	 * at most FRONTIER_WORDS_MAX), to predict it again when leased. */
 	uint8_t predicted;
 	uint8_t pred_class;
-	uint8_t pred_words;
+	uint8_t n_words;
+	uint32_t words[FRONTIER_WORDS_MAX];
 };
 
 /* The longest validators a revisit entry keeps. */
@@ -160,11 +165,12 @@ struct frontier_lease {
 	uint8_t changefreq;
 	char etag[FRONTIER_ETAG_MAX + 1];
 	char last_modified[FRONTIER_LAST_MODIFIED_MAX + 1];
-	/* frontier_url's predicted, pred_class and pred_words (0 for
+	/* frontier_url's predicted, pred_class and words (none for
 	 * entries written before they were kept). */
 	uint8_t predicted;
 	uint8_t pred_class;
-	uint8_t pred_words;
+	uint8_t n_words;
+	uint32_t words[FRONTIER_WORDS_MAX];
 };
 
 struct frontier_stats {

@@ -414,9 +414,11 @@ static bool set_has(const struct walk *w, uint64_t key)
 }
 
 /* The text of element n's descendants, white space as it is, into buf
- * (at most PARSE_ANCHOR_MAX bytes; no more than 64 nodes are visited, so
- * an <a> around a whole page costs no more than a short one). */
-static size_t anchor_text(const GumboNode *n, char *buf)
+ * (at most cap bytes, cap >= 2; no more than 64 nodes are visited, so an
+ * <a> around a whole page costs no more than a short one).  With no_link,
+ * SIZE_MAX when a descendant visited is an <a>. */
+static size_t anchor_text(const GumboNode *n, char *buf, size_t cap,
+			  bool no_link)
 {
 	const GumboNode *end = n, *c = n;
 	size_t len = 0;
@@ -434,14 +436,66 @@ static size_t anchor_text(const GumboNode *n, char *buf)
 		end = NULL;
 	for (int visits = 0; (c = next_node(c)) && c != end && visits < 64;
 	     visits++) {
+		if (no_link && is_html(c, GUMBO_TAG_A))
+			return SIZE_MAX;
 		if (c->type != GUMBO_NODE_TEXT && c->type != GUMBO_NODE_CDATA)
 			continue;
-		size_t t = strnlen(c->v.text.text, PARSE_ANCHOR_MAX - len - 1);
+		size_t t = strnlen(c->v.text.text, cap - len - 1);
 		memcpy(buf + len, c->v.text.text, t);
 		len += t;
 		buf[len++] = ' ';
-		if (len >= PARSE_ANCHOR_MAX - 1)
+		if (len >= cap - 1)
 			break;
+	}
+	return len;
+}
+
+/* The text just before element n (at most cap bytes, cap > 1): the
+ * text nodes and elements before it within its parent, nearest first,
+ * back to the previous link.  When there is none, the same one level up
+ * (a "Read more" alone in its <li> after the teaser's).  Only the words
+ * matter, so the pieces go nearest first; each piece is cut to its
+ * end. */
+static size_t context_text(const GumboNode *n, char *buf, size_t cap)
+{
+	size_t len = 0;
+
+	for (int up = 0; up < 2 && !len && n->parent; up++, n = n->parent) {
+		const GumboVector *sib = children_of(n->parent);
+		if (!sib || n->parent->type != GUMBO_NODE_ELEMENT ||
+		    is_html(n->parent, GUMBO_TAG_HTML))
+			break;
+		for (size_t i = n->index_within_parent;
+		     i-- > 0 && len + 1 < cap;) {
+			const GumboNode *c = sib->data[i];
+			char tmp[PARSE_ANCHOR_MAX];
+			size_t t = 0;
+			if (c->type == GUMBO_NODE_TEXT) {
+				const char *s = c->v.text.text;
+				t = strlen(s);
+				if (t > sizeof(tmp))
+					s += t - sizeof(tmp), t = sizeof(tmp);
+				memcpy(tmp, s, t);
+			} else if (c->type == GUMBO_NODE_ELEMENT) {
+				uint8_t kind;
+				if (link_attr(c, &kind) ||
+				    is_html(c, GUMBO_TAG_A) ||
+				    (t = anchor_text(c, tmp, sizeof(tmp),
+						     true)) == SIZE_MAX)
+					break;
+			} else {
+				continue;
+			}
+			if (!t)
+				continue;
+			if (t > cap - len - 1)
+				memmove(tmp, tmp + t - (cap - len - 1),
+					cap - len - 1),
+					t = cap - len - 1;
+			memcpy(buf + len, tmp, t);
+			len += t;
+			buf[len++] = ' ';
+		}
 	}
 	return len;
 }
@@ -456,18 +510,21 @@ static uint8_t link_text(struct walk *w, const GumboNode *n, uint8_t kind,
 	const char *a;
 
 	if (kind == PARSE_LINK_A)
-		len = anchor_text(n, w->anchor);
+		len = anchor_text(n, w->anchor, PARSE_ANCHOR_TEXT_MAX, false);
 	else if (kind == PARSE_LINK_AREA && (a = attr(n, "alt"))) {
-		len = strnlen(a, PARSE_ANCHOR_MAX - 1);
+		len = strnlen(a, PARSE_ANCHOR_TEXT_MAX - 1);
 		memcpy(w->anchor, a, len);
 		w->anchor[len++] = ' ';
 	}
 	if ((kind == PARSE_LINK_A || kind == PARSE_LINK_AREA) &&
-	    (a = attr(n, "title")) && len < PARSE_ANCHOR_MAX) {
-		t = strnlen(a, PARSE_ANCHOR_MAX - len);
+	    (a = attr(n, "title"))) {
+		t = strnlen(a, PARSE_ANCHOR_TEXT_MAX - 1);
 		memcpy(w->anchor + len, a, t);
 		len += t;
+		w->anchor[len++] = ' ';
 	}
+	if (kind == PARSE_LINK_A || kind == PARSE_LINK_AREA)
+		len += context_text(n, w->anchor + len, PARSE_ANCHOR_MAX - len);
 	*anchor_len = len;
 	const char *s[2] = { w->anchor, w->url + u->path_off };
 	size_t l[2] = { len, u->len - u->path_off };

@@ -73,20 +73,24 @@ struct parse_link {
 	 * navigation; the <a> that names the same URL is). */
 	uint8_t follow;
 	/* With keywords (parse_doc_opts.keywords): how many distinct
-	 * keywords the link itself shows, in the text of its <a> or the alt
-	 * of its <area> (the first PARSE_ANCHOR_MAX bytes), its title
-	 * attribute and the words of its URL's path and query: the evidence
-	 * a focused crawler has before fetching it.  0 without keywords. */
+	 * keywords the link itself shows: in its text (anchor, below) and
+	 * in the words of its URL's path and query, the evidence a focused
+	 * crawler has before fetching it.  0 without keywords. */
 	uint8_t hits;
-	/* With keywords: that text, the anchor's then the title's, white
-	 * space as found (at most PARSE_ANCHOR_MAX bytes, not terminated;
-	 * empty when the link has none, and without keywords). */
+	/* With keywords: the link's text, white space as found, not
+	 * terminated: the text of its <a> or the alt of its <area> (at most
+	 * PARSE_ANCHOR_TEXT_MAX bytes), its title attribute (as much), then
+	 * the words just before it, in its parent back to the previous link
+	 * (the teaser of a "Read more"; nearest first, to
+	 * PARSE_ANCHOR_MAX bytes in all).  Empty without keywords. */
 	const char *anchor;
 	size_t anchor_len;
 };
 
-/* The most anchor text read for parse_link.hits. */
-#define PARSE_ANCHOR_MAX 256
+/* The most text read for parse_link.anchor, and for its anchor and its
+ * title attribute each. */
+#define PARSE_ANCHOR_MAX 512
+#define PARSE_ANCHOR_TEXT_MAX 192
 
 /* Called once per distinct link, and once more for a link first seen
  * where it is not to be followed (follow 0) when a later occurrence is

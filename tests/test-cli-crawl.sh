@@ -153,7 +153,7 @@ for p in /shop/1 /private/x "/blog/2?print=1" "/blog/3?ref=old"; do
 	check_true "patterns: $p is not fetched" [ "$(requests p.test "$p" "$tmp/log2")" -eq 0 ]
 done
 check_true "patterns: the summary counts the links refused" \
-	grep -q "^focus: links pruned by scope 0, by relevance 0, by pattern 4;" "$tmp/out"
+	grep -q "^focus: links pruned by scope 0, by relevance 0, by pattern 4, by prediction 0;" "$tmp/out"
 check_true "patterns: a refused link is not recorded" \
 	bash -c '! "$1" export --store "$2" | grep -q "shop/1"' _ "$sigcrawl" "$tmp/pat-store"
 printf '[category blog]\ninclude = (unclosed\n' >"$tmp/bad.conf"

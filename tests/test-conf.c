@@ -293,6 +293,12 @@ static const struct bad_case bad_cases[] = {
 	{ "[category news]\nmin_relevance = .\n",
 	  "t.conf:2: [category news] min_relevance: expected a number from "
 	  "0.0 to 1.0, got \".\"" },
+	{ "[category news]\npredict = maybe\n",
+	  "t.conf:2: [category news] predict: expected yes or no "
+	  "(true/false, on/off, 1/0), got \"maybe\"" },
+	{ "[category news]\npredict_min = 1.5\n",
+	  "t.conf:2: [category news] predict_min: expected a number from "
+	  "0.0 to 1.0, got \"1.5\"" },
 	{ "[category news]\ntunnel = 101\n",
 	  "t.conf:2: [category news] tunnel: expected a whole number from 0 "
 	  "to 100, got \"101\"" },
@@ -473,6 +479,8 @@ static void test_every_key(void)
 		"scope = domain\n"
 		"min_relevance = 0.25\n"
 		"tunnel = 100\n"
+		"predict = off\n"
+		"predict_min = 0.35\n"
 		"  [ category   sport ]   ; indented header, comment\n"
 		"\tseeds = ./s/sport.txt\n"
 		"scope = any\n"
@@ -530,6 +538,7 @@ static void test_every_key(void)
 		CHECK(n->scope == CONF_SCOPE_DOMAIN);
 		CHECK(n->min_relevance == 0.25);
 		CHECK(n->tunnel == 100);
+		CHECK(!n->predict && n->predict_min == 0.35);
 		CHECK_STR(s->name, "sport");
 		snprintf(want, sizeof(want), "%s/s/sport.txt", tmpdir);
 		CHECK_STR(s->seeds, want);
@@ -537,6 +546,7 @@ static void test_every_key(void)
 		CHECK(s->scope == CONF_SCOPE_ANY);
 		CHECK(s->min_relevance == 1.0);
 		CHECK(s->tunnel == 0);
+		CHECK(s->predict && s->predict_min == CONF_PREDICT_MIN);
 		CHECK(conf_category_find(c, "sport") == s);
 		CHECK(conf_category_find(c, "nope") == NULL);
 	}
@@ -967,6 +977,18 @@ static void test_overrides(void)
 	conf_free(c);
 
 	/* Several categories: --seeds must say which. */
+	/* A topic crosses hosts: keywords without a scope mean any; without
+	 * keywords, or with a scope said, as said (host by default). */
+	c = LOAD_OK("[category k]\nkeywords = comet\n"
+		    "[category ks]\nkeywords = comet\nscope = host\n"
+		    "[category n]\n");
+	if (c && c->n_categories == 3) {
+		CHECK(c->categories[0].scope == CONF_SCOPE_ANY);
+		CHECK(c->categories[1].scope == CONF_SCOPE_HOST);
+		CHECK(c->categories[2].scope == CONF_SCOPE_HOST);
+	}
+	conf_free(c);
+
 	c = LOAD_OK("[category news]\n[category sport]\n[category a1]\n"
 		    "[category a2]\n[category a3]\n[category a4]\n"
 		    "[category a5]\n");

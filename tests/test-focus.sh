@@ -120,11 +120,22 @@ check_true "focus off: every page fetched ($n1)" \
 	[ "$n1" -eq "$(wc -l <"$web/labels.tsv")" ]
 check_true "focus off: harvest rate $h1 < 0.5" lt "$h1" 0.5
 check_true "focus off: nothing pruned" [ "$pr1" -eq 0 ]
-crawl tunnel1 "$web/topics.web" "$(section cooking 1)"
+# The tunnel alone (predict off): one hop further than tunnel 0.
+crawl tunnel1 "$web/topics.web" "$(section cooking 1)
+predict = off"
 read -r n2 on2 h2 cov2 rh2 pr2 ps2 <<<"$(measure tunnel1 cooking)"
-echo "# cooking tunnel 1: $n2 $on2 $h2 $cov2 $rh2 $pr2"
+echo "# cooking tunnel 1, predict off: $n2 $on2 $h2 $cov2 $rh2 $pr2"
 check_true "tunnel 1 fetches more than 0 ($n2 > $n0) and less than off" \
 	[ "$n2" -gt "$n0" -a "$n2" -lt "$n1" ]
+# With the prediction (the default), tunnel 1 goes where it pays: it
+# loses no page of the topic and harvests at least as well as tunnel 0.
+crawl tunnel1p "$web/topics.web" "$(section cooking 1)"
+read -r n3 on3 h3 cov3 rh3 pr3 ps3 <<<"$(measure tunnel1p cooking)"
+echo "# cooking tunnel 1, predict on: $n3 $on3 $h3 $cov3 $rh3 $pr3"
+check_true "tunnel 1 with prediction: coverage $cov3 = 1" \
+	python3 -c "import sys; sys.exit(0 if $cov3 == 1 else 1)"
+check_true "tunnel 1 with prediction: harvest $h3 >= $h0 - 0.01" \
+	python3 -c "import sys; sys.exit(0 if $h3 >= $h0 - 0.01 else 1)"
 # With tunnel 1, a page two off-topic hops away is never fetched: every
 # fetched off-topic page was linked from a page whose links were followed.
 check_true "tunnel 1: no chain of more than 2 off-topic pages" python3 - \

@@ -205,7 +205,8 @@ static void add_prio(MDB_env *env, struct frontier *f, const char *url,
 				   .priority = prio,
 				   .predicted = predicted,
 				   .pred_class = (uint8_t)(prio + 7),
-				   .pred_words = (uint8_t)(predicted ^ 0x55) };
+				   .n_words = (uint8_t)(prio + 1),
+				   .words = { 0xdeadbeef, predicted, 7, 8 } };
 	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
 	CHECK(frontier_add(f, txn, &fu) == 1);
 	CHECK(mdb_txn_commit(txn) == 0);
@@ -239,9 +240,74 @@ static void test_priority(void)
 		CHECK_STR(l.url, order[i]);
 		CHECK(l.depth == depth[i]);
 		CHECK(l.predicted == pred[i] && l.pred_class == cls[i]);
-		CHECK(l.pred_words == (pred[i] ^ 0x55));
+		CHECK(l.n_words == cls[i] - 6 && l.words[0] == 0xdeadbeef);
+		CHECK(l.n_words < 2 || l.words[1] == (uint32_t)pred[i]);
 	}
 	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
+/* defer_class 2: URLs of class 2 and 3 go two at a time while URLs of
+ * class 0 or 1 are leased and not done or wait for their host's delay;
+ * all at once when nothing better is under way. */
+static void test_defer(void)
+{
+	MDB_env *env = env_open();
+	struct frontier_opts o = { .per_host_connections = 8,
+				   .per_host_delay_ms = 0,
+				   .defer_class = 2 };
+	struct frontier *f = NULL;
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_open(env, txn, &o, &f) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	struct frontier_lease l, good, g[4];
+	uint64_t wait;
+
+	add_prio(env, f, "http://g.test/good", 3, 0, 0);
+	for (int i = 0; i < 4; i++) {
+		char u[64];
+		snprintf(u, sizeof(u), "http://x%d.test/guess", i);
+		add_prio(env, f, u, 1, 2 + (i & 1), 0);
+	}
+	CHECK(frontier_next(f, 0, &good, &wait) == 0);
+	CHECK_STR(good.url, "http://g.test/good");
+	/* The good one is in flight: two guesses, then nothing. */
+	CHECK(frontier_next(f, 0, &g[0], &wait) == 0);
+	CHECK(frontier_next(f, 0, &g[1], &wait) == 0);
+	CHECK(strstr(g[0].url, "/guess") && strstr(g[1].url, "/guess"));
+	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
+	CHECK(wait == UINT64_MAX);
+	/* A guess done makes room for one more. */
+	done(env, f, &g[0]);
+	CHECK(frontier_next(f, 0, &g[2], &wait) == 0);
+	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
+	/* The good one done: nothing better under way, the rest go. */
+	done(env, f, &good);
+	CHECK(frontier_next(f, 0, &g[3], &wait) == 0);
+	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
+	/* A good URL waiting for its host's delay holds guesses back too. */
+	add_prio(env, f, "http://g.test/good2", 3, 1, 0);
+	add_prio(env, f, "http://x9.test/guess", 1, 3, 0);
+	frontier_hold(f, good.host_id, 1000);
+	done(env, f, &g[1]);
+	done(env, f, &g[2]);
+	done(env, f, &g[3]);
+	CHECK(frontier_next(f, 0, &l, &wait) == 0); /* 1 of 2 allowed */
+	CHECK_STR(l.url, "http://x9.test/guess");
+	CHECK(frontier_next(f, 500, &g[0], &wait) == SC_E_AGAIN);
+	CHECK(wait == 500);
+	CHECK(frontier_next(f, 1000, &g[0], &wait) == 0);
+	CHECK_STR(g[0].url, "http://g.test/good2");
+	/* Without defer_class nothing waits. */
+	o.defer_class = 0;
+	frontier_set_opts(f, &o);
+	add_prio(env, f, "http://y.test/a", 1, 3, 0);
+	add_prio(env, f, "http://y2.test/a", 1, 3, 0);
+	add_prio(env, f, "http://y3.test/a", 1, 3, 0);
+	for (int i = 0; i < 3; i++)
+		CHECK(frontier_next(f, 1000, &l, &wait) == 0);
 	frontier_close(f);
 	mdb_env_close(env);
 }
@@ -892,6 +958,7 @@ int main(void)
 	void (*tests[])(void) = { test_order_and_politeness,
 				  test_late_shallow_url,
 				  test_priority,
+				  test_defer,
 				  test_requeue,
 				  test_revisit,
 				  test_seen_and_abort,

@@ -622,8 +622,133 @@ static void test_found(void)
 		CHECK_STR(g.found[i], "HTTP://Other.ORG:80/%7euser/");
 }
 
+/* What a link shows, for link prediction: its keywords (hits), its text,
+ * title attribute and the teaser before it (anchor). */
+struct shown {
+	size_t n;
+	char url[16][128];
+	char anchor[16][PARSE_ANCHOR_MAX + 1];
+	unsigned hits[16];
+};
+
+static int collect_shown(void *ctx, const struct parse_link *l)
+{
+	struct shown *s = ctx;
+	CHECK(l->anchor_len <= PARSE_ANCHOR_MAX);
+	if (s->n < 16) {
+		snprintf(s->url[s->n], sizeof(s->url[0]), "%s", l->url);
+		memcpy(s->anchor[s->n], l->anchor, l->anchor_len);
+		s->anchor[s->n][l->anchor_len] = '\0';
+		s->hits[s->n++] = l->hits;
+	}
+	return 0;
+}
+
+static int shown_at(const struct shown *s, const char *url)
+{
+	for (size_t i = 0; i < s->n; i++)
+		if (strcmp(s->url[i], url) == 0)
+			return (int)i;
+	return -1;
+}
+
+static void test_link_evidence(void)
+{
+	static const char *const kw[] = { "football", "penalty kick",
+					  "striker" };
+	struct parse_keywords *k;
+	CHECK(parse_keywords_new(kw, 3, &k) == 0);
+	static const char html[] =
+		"<title>t</title><body><p>Intro text.</p><ul>"
+		"<li><a href=/a>The <b>Striker</b> scores</a></li>"
+		"<li>A late penalty kick decides it. <a href=/b>Read more</a></li>"
+		"<li><a href=/c title='Football weekly'>Open</a></li>"
+		"<li><a href=/football/d>x</a></li>"
+		"<li><a href=/e>Soup and bread</a></li>"
+		"<li><a href=/f>Read more</a></li>"
+		"</ul><p>The striker <a href=/g>more</a></p>"
+		"<map><area href=/h alt='striker map'></map>"
+		"<a href=/i><div>" /* an <a> around much more than a label */
+		"striker striker striker striker striker striker striker "
+		"striker striker striker striker striker striker striker "
+		"striker striker striker striker striker striker striker "
+		"striker striker striker striker striker striker striker "
+		"striker striker striker striker striker striker striker "
+		"</div></a></body>";
+	struct norm_opts o = strict();
+	uint64_t words[64];
+	struct parse_doc_opts d = { .keywords = k,
+				    .words = words,
+				    .words_cap = 64 };
+	struct parse_page page;
+	struct shown s = { 0 };
+	CHECK(parse_document(html, strlen(html), PAGE, strlen(PAGE), &o, &d,
+			     collect_shown, &s, &page) == 0);
+	int a = shown_at(&s, "http://example.com/a"),
+	    b = shown_at(&s, "http://example.com/b"),
+	    c = shown_at(&s, "http://example.com/c"),
+	    dd = shown_at(&s, "http://example.com/football/d"),
+	    e = shown_at(&s, "http://example.com/e"),
+	    f = shown_at(&s, "http://example.com/f"),
+	    g = shown_at(&s, "http://example.com/g"),
+	    h = shown_at(&s, "http://example.com/h"),
+	    i = shown_at(&s, "http://example.com/i");
+	CHECK(a >= 0 && b >= 0 && c >= 0 && dd >= 0 && e >= 0 && f >= 0 &&
+	      g >= 0 && h >= 0 && i >= 0);
+	if (a < 0 || b < 0 || c < 0 || dd < 0 || e < 0 || f < 0 || g < 0 ||
+	    h < 0 || i < 0)
+		return;
+	/* The text of the <a>, inner elements included. */
+	CHECK(s.hits[a] == 1 && strstr(s.anchor[a], "Striker") &&
+	      strstr(s.anchor[a], "scores"));
+	/* A "Read more" shows its teaser: a phrase across the words. */
+	CHECK(s.hits[b] == 1 && strstr(s.anchor[b], "penalty kick decides"));
+	/* The title attribute, and the URL's words. */
+	CHECK(s.hits[c] == 1 && strstr(s.anchor[c], "Football weekly"));
+	CHECK(s.hits[dd] == 1);
+	/* Nothing: no keyword, and the teaser of another link is not this
+	 * one's (the previous <li> holds a link). */
+	CHECK(s.hits[e] == 0 && s.hits[f] == 0);
+	CHECK(strstr(s.anchor[f], "Soup") == NULL);
+	/* The text before it in its parent. */
+	CHECK(s.hits[g] == 1 && strstr(s.anchor[g], "more The striker"));
+	CHECK(s.hits[h] == 1 && strstr(s.anchor[h], "striker map"));
+	/* Bounded: at most PARSE_ANCHOR_TEXT_MAX bytes of its own text, and
+	 * no teaser (the element before it holds a link). */
+	CHECK(strlen(s.anchor[i]) <= PARSE_ANCHOR_TEXT_MAX && s.hits[i] == 1);
+	CHECK(strstr(s.anchor[i], "The") == NULL);
+
+	/* The body's words, as a set, hashed as parse_words() hashes. */
+	uint64_t w[8];
+	size_t n = parse_words("Striker INTRO soup zebra", 24, w, 8);
+	CHECK(n == 4);
+	size_t found = 0, slots = 0;
+	for (size_t j = 0; j < 64; j++) {
+		slots += words[j] != 0;
+		for (size_t m = 0; m < n; m++)
+			found += words[j] == w[m];
+	}
+	CHECK(slots == page.n_words && page.n_words > 10 && page.n_words <= 32);
+	CHECK(found == 3); /* striker, intro, soup; not zebra */
+	/* Words repeat only once. */
+	CHECK(parse_words("a b a B", 7, w, 8) == 2);
+	/* A bad capacity is refused. */
+	d.words_cap = 48;
+	CHECK(parse_document(html, strlen(html), PAGE, strlen(PAGE), &o, &d,
+			     NULL, NULL, &page) == SC_E_INVAL);
+	/* Without keywords, no text and no hits. */
+	d = (struct parse_doc_opts){ 0 };
+	memset(&s, 0, sizeof(s));
+	CHECK(parse_document(html, strlen(html), PAGE, strlen(PAGE), &o, &d,
+			     collect_shown, &s, &page) == 0);
+	for (size_t j = 0; j < s.n; j++)
+		CHECK(s.hits[j] == 0 && s.anchor[j][0] == '\0');
+	parse_keywords_free(k);
+}
+
 int main(void)
 {
+	test_link_evidence();
 	test_kinds();
 	test_found();
 	test_base();

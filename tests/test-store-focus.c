@@ -154,6 +154,33 @@ static void test_counters(void)
 	CHECK(store_focus_count_get(s, txn, "astro", 5, got) == 0);
 	CHECK(got[0] == 3 && got[1] == 4 && got[2] == 0);
 	closed(env, txn, s, false);
+
+	/* A store of an older version kept 3 counters: the others read 0,
+	 * and adding writes them all.  A length that is no number of
+	 * counters, or more than this version knows, is damage. */
+	CHECK(opened(&env, 0, &txn, &s));
+	MDB_dbi dbi;
+	CHECK(mdb_dbi_open(txn, "focus", 0, &dbi) == 0);
+	unsigned char old[24] = { 0 }, k[] = "nold";
+	old[7] = 5, old[15] = 6, old[23] = 7;
+	MDB_val key = { 4, k }, val = { sizeof(old), old };
+	CHECK(mdb_put(txn, dbi, &key, &val, 0) == 0);
+	CHECK(store_focus_count_get(s, txn, "old", 3, got) == 0);
+	CHECK(got[0] == 5 && got[1] == 6 && got[2] == 7 &&
+	      got[STORE_FOCUS_PRUNED_PREDICTED] == 0 &&
+	      got[STORE_FOCUS_COUNTERS - 1] == 0);
+	a[STORE_FOCUS_COUNTERS - 1] = 9;
+	CHECK(store_focus_count_add(s, txn, "old", 3, a) == 0);
+	CHECK(store_focus_count_get(s, txn, "old", 3, got) == 0);
+	CHECK(got[0] == 8 && got[STORE_FOCUS_COUNTERS - 1] == 9);
+	val = (MDB_val){ 20, old };
+	CHECK(mdb_put(txn, dbi, &key, &val, 0) == 0);
+	CHECK(store_focus_count_get(s, txn, "old", 3, got) == SC_E_CORRUPT);
+	unsigned char big[8 * STORE_FOCUS_COUNTERS + 8] = { 0 };
+	val = (MDB_val){ sizeof(big), big };
+	CHECK(mdb_put(txn, dbi, &key, &val, 0) == 0);
+	CHECK(store_focus_count_get(s, txn, "old", 3, got) == SC_E_CORRUPT);
+	closed(env, txn, s, false);
 }
 
 static void test_also(void)

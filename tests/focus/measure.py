@@ -25,11 +25,22 @@ import tempfile
 import time
 
 
+def web_file(webdir):
+    """The web of WEBDIR: "web" (webgen.py), or the one .web file
+    (tests/topics)."""
+    p = os.path.join(webdir, "web")
+    if os.path.exists(p):
+        return p
+    webs = [f for f in os.listdir(webdir) if f.endswith(".web")]
+    return os.path.join(webdir, "topics.web" if "topics.web" in webs
+                        else webs[0])
+
+
 def reachable(webdir, seeds):
     links = {}
     host = None
     href = re.compile(r"href='([^']*)'")
-    for line in open(os.path.join(webdir, "web")):
+    for line in open(web_file(webdir)):
         if line.startswith("host "):
             host = line.split()[1]
         elif line.startswith("page "):
@@ -48,7 +59,7 @@ def crawl(a, work):
     port_file = os.path.join(work, "port")
     if os.path.exists(port_file):
         os.unlink(port_file)
-    fx = subprocess.Popen([a.fixture, "--web", os.path.join(a.webdir, "web"),
+    fx = subprocess.Popen([a.fixture, "--web", web_file(a.webdir),
                            "--port-file", port_file])
     try:
         for _ in range(400):
@@ -108,6 +119,7 @@ def main():
     ap.add_argument("--work")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
+    a.webdir = os.path.abspath(a.webdir)
     work = a.work or tempfile.mkdtemp(prefix="sc-focus.")
     os.makedirs(work, exist_ok=True)
     labels = {}
@@ -118,17 +130,22 @@ def main():
              open(os.path.join(a.webdir, "seeds-%s.txt" % a.topic))
              if l.strip()]
     reach = reachable(a.webdir, seeds)
-    want = [u for u in reach if labels.get(u) == a.topic]
+
+    def on_topic(u):  # a label may name several topics, comma-separated
+        return a.topic in labels.get(u, "").split(",")
+
+    want = [u for u in reach if on_topic(u)]
     recs, rep = crawl(a, work)
     pages = [r for r in recs if r.get("fetched") and r.get("status") == 200]
-    on = [r for r in pages if labels.get(r["normalized"]) == a.topic]
+    on = [r for r in pages if on_topic(r["normalized"])]
     cat = [c for c in rep["categories"] if c["name"] == a.topic][0]
     res = {"topic": a.topic, "tunnel": a.tunnel, "predict": a.predict,
            "budget": a.budget, "fetched": len(pages), "on_topic": len(on),
            "harvest": round(len(on) / max(1, len(pages)), 4),
            "coverage": round(len(on) / max(1, len(want)), 4),
            "topic_pages": len(want), "pruned_relevance":
-           cat.get("pruned_relevance"), "prediction": cat.get("prediction")}
+           cat.get("pruned_relevance"), "pruned_predicted":
+           cat.get("pruned_predicted"), "prediction": cat.get("prediction")}
     if a.json:
         print(json.dumps(res))
     else:

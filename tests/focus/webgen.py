@@ -4,8 +4,8 @@ multi-topic web for the focus measurements (issue 17; docs/focus.md).
 
 Six topics, each with a vocabulary of 40 words; pages are common English
 with about one word in five from their topic.  The crawl's category gets
-12 of a topic's 40 words as keywords (keywords.txt), so a page or a link
-text can be on topic without naming a keyword.
+the topic's name and 11 of its 40 words as keywords (keywords.txt), so a
+page or a link text can be on topic without naming a keyword.
 
 shape "sites": 20 sites, each about one topic (the topics in turn), with a
   home page, 4 section pages listing the site's articles by title, and
@@ -16,9 +16,9 @@ shape "sites": 20 sites, each about one topic (the topics in turn), with a
   Home pages link to 3 sites of the same topic and 2 of others.  Article
   URLs carry a slug of the title (/a/123-striker-wins-derby).
 
-shape "portals": 3 portals (off-topic navigation: a home page of topic
-  names, one section page per topic listing 40 articles of every site in
-  that topic, archive pages that mix every topic), 8 mixed sites (two or
+shape "portals": 3 portals (a home page of topic names and archive pages
+  that mix every topic: off-topic navigation; one section page per topic
+  listing 40 articles of every site in that topic: a hub of the topic), 8 mixed sites (two or
   three topics each, one section per topic, tag pages that mix topics),
   and series whose parts drift from one topic to another (each part links
   the next, "Continue reading").  URLs are opaque (/item?id=N) and half
@@ -89,9 +89,9 @@ class Web:
                            else ([topic] if topic != "nav" else [])}
         return url
 
-    def link(self, src, dst, anchor):
+    def link(self, src, dst, anchor, teaser=""):
         if src != dst:
-            self.pages[src]["links"].append((dst, anchor))
+            self.pages[src]["links"].append((dst, anchor, teaser))
 
     def title(self, topic):
         r = self.rng
@@ -136,11 +136,12 @@ class Web:
                     p = self.pages[url]
                     words = self.rng.randint(60, 120) if p["topic"] == "nav" \
                         else self.rng.randint(150, 320)
-                    nav = " ".join("<a href='%s'>%s</a>" % (u, a)
-                                   for u, a in p["links"])
+                    nav = "".join("<li>%s<a href='%s'>%s</a></li>"
+                                  % (t + " " if t else "", u, a)
+                                  for u, a, t in p["links"])
                     body = ("<!doctype html><html><head><title>%s</title>"
-                            "</head><body><h1>%s</h1>%s<nav>%s</nav>"
-                            "</body></html>"
+                            "</head><body><h1>%s</h1>%s<nav><ul>%s</ul>"
+                            "</nav></body></html>"
                             % (p["title"], p["title"],
                                self.text(p["text"], words), nav))
                     path = url[len("http://") + len(host):]
@@ -221,9 +222,17 @@ def shape_portals(web):
     def item(host):
         return "http://%s/item?id=%d" % (host, next(ids))
 
-    def anchor(url):
-        return web.pages[url]["title"] if r.random() < 0.5 \
-            else r.choice(GENERIC)
+    def link(src, dst):
+        # Half the links name their page; the others say "Read more",
+        # after a teaser (the title) half the time.
+        title = web.pages[dst]["title"]
+        x = r.random()
+        if x < 0.5:
+            web.link(src, dst, title)
+        elif x < 0.75:
+            web.link(src, dst, r.choice(GENERIC), title + ".")
+        else:
+            web.link(src, dst, r.choice(GENERIC))
 
     by_topic = {t: [] for t in TOPICS}
     mixed = []
@@ -240,19 +249,19 @@ def shape_portals(web):
             for _ in range(r.randint(25, 50)):
                 title = web.title(t)
                 u = web.page(item(host), t, title)
-                web.link(sec, u, anchor(u))
+                link(sec, u)
                 arts.append(u)
                 by_topic[t].append(u)
         for u in arts:
             for v in r.sample(arts, 2):
-                web.link(u, v, anchor(v))
+                link(u, v)
             web.link(u, home, "Home")
         for k in range(3):  # tag pages: off-topic navigation, mixed links
             tag = web.page("http://%s/tags/%d" % (host, k), "nav",
                            "Tags %d" % k, [])
             web.link(home, tag, "Tags %d" % k)
             for v in r.sample(arts, min(15, len(arts))):
-                web.link(tag, v, anchor(v))
+                link(tag, v)
         mixed.append((host, topics, home))
     # Series: parts drift from topic a to topic b halfway.
     for s in range(12):
@@ -270,26 +279,27 @@ def shape_portals(web):
                  if p["topic"] == a and u.startswith("http://%s/" % host)
                  and u not in parts]
         if first:
-            web.link(r.choice(first), parts[0], anchor(parts[0]))
+            link(r.choice(first), parts[0])
         else:
-            web.link("http://%s/" % host, parts[0], anchor(parts[0]))
+            link("http://%s/" % host, parts[0])
     portals = []
     for p in range(3):
         host = "portal%d.test" % p
         home = web.page("http://%s/" % host, "nav", "Portal %d" % p, [])
         for t in TOPICS:
-            sec = web.page("http://%s/topic/%s" % (host, t), "nav",
+            # A topic's section lists its headlines: a hub of the topic.
+            sec = web.page("http://%s/topic/%s" % (host, t), t,
                            "%s headlines" % t.capitalize(), [])
             web.link(home, sec, t.capitalize())
             for u in r.sample(by_topic[t], min(40, len(by_topic[t]))):
-                web.link(sec, u, anchor(u))
+                link(sec, u)
         for k in range(4):
             arc = web.page("http://%s/archive/%d" % (host, k), "nav",
                            "Archive %d" % k, [])
             web.link(home, arc, "Archive %d" % k)
             every = [u for t in TOPICS for u in by_topic[t]]
             for u in r.sample(every, 30):
-                web.link(arc, u, anchor(u))
+                link(arc, u)
         for h, _, mhome in mixed:
             web.link(home, mhome, "%s magazine" % h[:-5])
         portals.append(home)
@@ -300,7 +310,7 @@ def shape_portals(web):
             web.link(u, r.choice(portals), "Portal")
         if r.random() < 0.25:
             v = r.choice(every)
-            web.link(u, v, anchor(v))
+            link(u, v)
     seeds = {}
     for t in TOPICS:
         own = [home for _, topics, home in mixed if t in topics]
@@ -317,7 +327,8 @@ def main():
     rng = random.Random("%s-%d" % (a.shape, a.seed))
     web = Web(rng)
     seeds = shape_sites(web) if a.shape == "sites" else shape_portals(web)
-    keywords = {t: rng.sample(VOCAB[t].split(), 12) for t in TOPICS}
+    # An operator names the topic and some of its vocabulary.
+    keywords = {t: [t] + rng.sample(VOCAB[t].split(), 11) for t in TOPICS}
     web.write(a.out, seeds, keywords)
 
 

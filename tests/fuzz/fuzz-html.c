@@ -33,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 struct ctx {
 	const struct norm_opts *opts;
 	unsigned calls;
+	bool keywords;
 };
 
 static int on_link(void *p, const struct parse_link *l)
@@ -48,6 +49,12 @@ static int on_link(void *p, const struct parse_link *l)
 	ASSERT(l->kind <= PARSE_LINK_REFRESH, l->url);
 	ASSERT(l->nofollow <= 1, l->url);
 	ASSERT((l->rel & ~0x1fu) == 0, l->url);
+	/* What the link shows: bounded, and only with keywords, for a link
+	 * to follow. */
+	ASSERT(l->anchor_len <= PARSE_ANCHOR_MAX, l->url);
+	ASSERT(c->keywords || (l->anchor_len == 0 && l->hits == 0), l->url);
+	ASSERT(l->follow || (l->anchor_len == 0 && l->hits == 0), l->url);
+	ASSERT(l->hits <= 6, l->url);
 	r = norm_url(c->opts, NULL, l->url, strlen(l->url), again,
 		     sizeof(again), &u);
 	ASSERT(r == 0, l->url);
@@ -135,7 +142,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	struct norm_opts opts = { 0 };
 	struct parse_page page;
-	struct ctx c = { &opts, 0 };
+	struct ctx c = { &opts, 0, false };
+	static uint64_t wset[256];
 	unsigned bad = 0;
 	char *html;
 	size_t tl;
@@ -152,6 +160,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	if (!kw && parse_keywords_new(words, 6, &kw))
 		abort();
 	dopts.keywords = (data[0] & 0x40) ? kw : NULL;
+	c.keywords = dopts.keywords != NULL;
+	/* The body's word set, on one input in two. */
+	if (data[0] & 0x80) {
+		dopts.words = wset;
+		dopts.words_cap = 256;
+	}
 	data++;
 	size--;
 	/* An exact-size copy, so that reading past the end is caught. */
@@ -181,6 +195,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			page.relevance == page2.relevance),
 	       NULL);
 	ASSERT(page.text_bytes == page2.text_bytes, NULL);
+	if (dopts.words) {
+		size_t used = 0;
+		for (size_t i = 0; i < 256; i++)
+			used += wset[i] != 0;
+		ASSERT(used == page.n_words && used <= 128, NULL);
+		ASSERT(used <= page.text_words, NULL);
+	}
 	ASSERT(strcmp(page.charset, page2.charset) == 0, page.charset);
 	ASSERT(c.calls == page.links_ok, NULL);
 	ASSERT(page.links_ok <= PARSE_LINKS_MAX, NULL);

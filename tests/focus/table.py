@@ -1,0 +1,89 @@
+#!/usr/bin/env python3
+"""table.py SIGCRAWL FIXTURE [--shapes sites,portals,topics] [--seeds 1,2,3]
+[--topic sports] [--tunnels 0,1,2] [--budget N] [--min-relevance R]
+[--predict-min P] [--work DIR] — the focus table of docs/focus.md: for each web of
+webgen.py, each tunnel, prediction off and on, the harvest and coverage
+of an exhaustive crawl and of a crawl at a budget (default: the topic's
+reachable pages, so that a perfect crawl would fetch only them).
+Prints a Markdown table, and the means over the seeds per setting."""
+
+import argparse
+import json
+import os
+import subprocess
+import sys
+import tempfile
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("sigcrawl")
+    ap.add_argument("fixture")
+    ap.add_argument("--shapes", default="sites,portals,topics")
+    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--topic", default="sports")
+    ap.add_argument("--tunnels", default="0,1,2")
+    ap.add_argument("--budget", type=int, default=-1)
+    ap.add_argument("--min-relevance", default="0.3")
+    ap.add_argument("--predict-min")
+    ap.add_argument("--work")
+    a = ap.parse_args()
+    work = a.work or tempfile.mkdtemp(prefix="sc-focus-table.")
+    rows, means = [], {}
+    print("| web | tunnel | prediction | harvest | coverage | fetched "
+          "| harvest at budget | coverage at budget | budget |")
+    print("|---|---|---|---|---|---|---|---|---|")
+    for shape in a.shapes.split(","):
+        # "topics": the web of tests/test-focus.sh (gen-topics.py), one
+        # seed, its football topic.
+        for seed in a.seeds.split(",") if shape != "topics" else ["-"]:
+            topic = a.topic if shape != "topics" else "football"
+            web = os.path.join(work, "%s-%s" % (shape, seed))
+            if shape == "topics":
+                web = os.path.join(HERE, "..", "topics")
+            else:
+                subprocess.run([sys.executable,
+                                os.path.join(HERE, "webgen.py"), "--shape",
+                                shape, "--seed", seed, "--out", web],
+                               check=True)
+            for t in a.tunnels.split(","):
+                for pr in ("off", "on"):
+                    res = []
+                    for budget in (0, a.budget):
+                        if budget < 0:
+                            budget = res[0]["topic_pages"]
+                        out = subprocess.run(
+                            [sys.executable,
+                             os.path.join(HERE, "measure.py"), a.sigcrawl,
+                             a.fixture, web, topic, "--tunnel", t,
+                             "--predict", pr, "--budget", str(budget),
+                             "--min-relevance", a.min_relevance, "--json",
+                             "--work", os.path.join(work, "run")] +
+                            (["--predict-min", a.predict_min]
+                             if a.predict_min and pr == "on" else []),
+                            capture_output=True, text=True, check=True)
+                        res.append(json.loads(out.stdout))
+                    full, part = res
+                    print("| %s %s | %s | %s | %.3f | %.3f | %d | %.3f | %.3f "
+                          "| %d |" % (shape, seed, t, pr, full["harvest"],
+                                      full["coverage"], full["fetched"],
+                                      part["harvest"], part["coverage"],
+                                      part["budget"]), flush=True)
+                    m = means.setdefault((shape, t, pr), [])
+                    m.append((full["harvest"], full["coverage"],
+                              part["harvest"], part["coverage"]))
+    print()
+    print("| web | tunnel | prediction | harvest | coverage "
+          "| harvest at budget | coverage at budget |")
+    print("|---|---|---|---|---|---|---|")
+    for (shape, t, pr), m in means.items():
+        n = len(m)
+        print("| %s (mean of %d) | %s | %s | %.3f | %.3f | %.3f | %.3f |"
+              % ((shape, n, t, pr) + tuple(sum(x[i] for x in m) / n
+                                           for i in range(4))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,105 @@
+#!/bin/bash
+# test-focus-predict.sh SIGCRAWL FIXTURE — link prediction on webs of two
+# shapes and several seeds (tests/focus/webgen.py; docs/focus.md
+# "Prediction"), each crawl measured by tests/focus/measure.py against the
+# generator's labels: harvest = fetched pages of the topic / fetched pages,
+# coverage = fetched pages of the topic / those reachable from the seeds.
+#
+# sites (20 sites of one topic each, 10 % foreign articles, 35 % of the
+# articles linking another site), seeds 1 and 2, tunnel 1:
+#   prediction on: harvest >= 0.8, coverage >= 0.88, twice the harvest of
+#   prediction off, and fewer pages fetched;
+#   at a budget of the topic's reachable pages: harvest >= 0.85, 0.1 more
+#   than without prediction;
+#   tunnel 0: no coverage lost (0.02 at most), a better harvest.
+# portals (portals, mixed-topic sites, tag pages, drifting series; "Read
+# more" links), seeds 1 and 2, tunnel 1: harvest 1.5 times that of
+# prediction off, coverage >= 0.85.
+# And report's prediction figures: present, consistent, accurate on sites.
+set -u
+sigcrawl=$1
+fixture=$2
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")/focus" && pwd)
+
+# measure WEB NAME TUNNEL PREDICT [BUDGET] — the measure.py JSON in
+# $tmp/NAME.json
+measure()
+{
+	python3 "$here/measure.py" "$sigcrawl" "$fixture" "$tmp/$1" sports \
+		--tunnel "$3" --predict "$4" --budget "${5:-0}" \
+		--min-relevance 0.3 --json --work "$tmp/run-$2" \
+		>"$tmp/$2.json" 2>"$tmp/$2.err"
+	check_true "crawl $2 measured (see $tmp/$2.err)" [ -s "$tmp/$2.json" ]
+}
+
+# get NAME FIELD — a field of a measurement
+get() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$tmp/$1.json" "$2"; }
+
+# ge A B [FACTOR] [PLUS] — A >= B * FACTOR + PLUS
+ge() { python3 -c 'import sys; a,b,f,p=map(float,sys.argv[1:]); sys.exit(0 if a >= b*f+p else 1)' "$1" "$2" "${3:-1}" "${4:-0}"; }
+
+for seed in 1 2; do
+	w=sites-$seed
+	python3 "$here/webgen.py" --shape sites --seed "$seed" --out "$tmp/$w"
+	measure "$w" "$w-off" 1 off
+	measure "$w" "$w-on" 1 on
+	hoff=$(get "$w-off" harvest) hon=$(get "$w-on" harvest)
+	con=$(get "$w-on" coverage)
+	echo "# $w tunnel 1: harvest $hoff -> $hon, coverage $(get "$w-off" coverage) -> $con, fetched $(get "$w-off" fetched) -> $(get "$w-on" fetched)"
+	check_true "$w: harvest with prediction $hon >= 0.8" ge "$hon" 0.8
+	check_true "$w: coverage with prediction $con >= 0.88" ge "$con" 0.88
+	check_true "$w: harvest $hon >= 2 x $hoff" ge "$hon" "$hoff" 2
+	check_true "$w: fewer pages fetched" \
+		[ "$(get "$w-on" fetched)" -lt "$(get "$w-off" fetched)" ]
+	python3 - "$tmp/$w-on.json" >"$tmp/$w-pred" <<'EOF'
+import json, sys
+p = json.load(open(sys.argv[1]))["prediction"]
+ok = (p is not None and p["scored"] > 100 and
+      p["predicted_on_and_on"] <= p["predicted_on"] <= p["scored"] and
+      p["on_but_predicted_off"] <= p["scored"] - p["predicted_on"] and
+      abs(p["on_topic_rate"] * p["scored"] - p["predicted_on_and_on"] -
+          p["on_but_predicted_off"]) < 0.5 and
+      abs(p["precision"] - p["predicted_on_and_on"] / p["predicted_on"])
+      < 1e-9 and 0.7 <= p["accuracy"] <= 1 and p["precision"] >= 0.8)
+print("ok" if ok else "bad %s" % p)
+EOF
+	check_true "$w: report's prediction figures ($(cat "$tmp/$w-pred"))" \
+		grep -qx ok "$tmp/$w-pred"
+	check_true "$w: links pruned by prediction" \
+		[ "$(get "$w-on" pruned_predicted)" -gt 0 ]
+done
+
+# At a budget: the first pages fetched.
+w=sites-1
+b=$(get "$w-on" topic_pages)
+measure "$w" budget-off 1 off "$b"
+measure "$w" budget-on 1 on "$b"
+hoff=$(get budget-off harvest) hon=$(get budget-on harvest)
+echo "# $w tunnel 1, budget $b: harvest $hoff -> $hon"
+check_true "budget: fetched $b pages" [ "$(get budget-on fetched)" -eq "$b" ]
+check_true "budget: harvest with prediction $hon >= 0.85" ge "$hon" 0.85
+check_true "budget: harvest $hon >= $hoff + 0.1" ge "$hon" "$hoff" 1 0.1
+
+# Tunnel 0: no loss.
+measure "$w" t0-off 0 off
+measure "$w" t0-on 0 on
+coff=$(get t0-off coverage) con=$(get t0-on coverage)
+echo "# $w tunnel 0: harvest $(get t0-off harvest) -> $(get t0-on harvest), coverage $coff -> $con"
+check_true "tunnel 0: coverage $con >= $coff - 0.02" ge "$con" "$coff" 1 -0.02
+check_true "tunnel 0: a better harvest" \
+	ge "$(get t0-on harvest)" "$(get t0-off harvest)" 1 0.05
+
+for seed in 1 2; do
+	w=portals-$seed
+	python3 "$here/webgen.py" --shape portals --seed "$seed" \
+		--out "$tmp/$w"
+	measure "$w" "$w-off" 1 off
+	measure "$w" "$w-on" 1 on
+	hoff=$(get "$w-off" harvest) hon=$(get "$w-on" harvest)
+	con=$(get "$w-on" coverage)
+	echo "# $w tunnel 1: harvest $hoff -> $hon, coverage $(get "$w-off" coverage) -> $con"
+	check_true "$w: harvest $hon >= 1.5 x $hoff" ge "$hon" "$hoff" 1.5
+	check_true "$w: coverage with prediction $con >= 0.85" ge "$con" 0.85
+done
+finish
