@@ -2,7 +2,7 @@
  * the floor of the crawl's CPU per page (issue 3: sigcrawl may spend at
  * most 1.25 times this per page, everything included).
  *
- *   bench-parse [--links] DIR
+ *   bench-parse [--links | --focus KEYWORDS] DIR
  *
  * Reads every *.html file under DIR into memory first (reading is not
  * timed), then parses each once on this one thread and prints the pages,
@@ -15,7 +15,11 @@
  * crawler's parse_html() instead (arena allocator, link walk, every link
  * normalized), with the page URL taken from the file's place in DIR
  * (DIR/HOST/PATH, index.html meaning "/"): the difference between the two
- * is what link extraction costs. */
+ * is what link extraction costs.  With --focus KEYWORDS (comma-separated)
+ * it goes through parse_document() as the crawler calls it for a category
+ * with those keywords: MD5 of the text, the text kept for the search
+ * index, the relevance, and the link prediction's inputs (each link's
+ * keywords and text, the body's word set). */
 #include <errno.h>
 #include <fcntl.h>
 #include <ftw.h>
@@ -127,10 +131,28 @@ static int count_link(void *ctx, const struct parse_link *l)
 int main(int argc, char **argv)
 {
 	int links = argc == 3 && !strcmp(argv[1], "--links");
-	if (argc != 2 + links || argv[argc - 1][0] == '-') {
-		fprintf(stderr, "usage: bench-parse [--links] DIR\n");
+	int focus = argc == 4 && !strcmp(argv[1], "--focus");
+	if (argc != 2 + links + 2 * focus || argv[argc - 1][0] == '-') {
+		fprintf(stderr,
+			"usage: bench-parse [--links | --focus KEYWORDS] DIR\n");
 		return 2;
 	}
+	struct parse_keywords *kw = NULL;
+	if (focus) {
+		const char *kv[PARSE_KEYWORDS_MAX];
+		size_t n = 0;
+		for (char *t = strtok(argv[2], ",");
+		     t && n < PARSE_KEYWORDS_MAX; t = strtok(NULL, ","))
+			kv[n++] = t;
+		if (parse_keywords_new(kv, n, &kw)) {
+			fprintf(stderr, "bench-parse: bad keywords\n");
+			return 2;
+		}
+	}
+#ifdef PARSE_ANCHOR_MAX
+	static uint64_t words[1024];
+#endif
+	struct parse_text text = { 0 };
 	const char *dir = argv[argc - 1];
 	root_len = strlen(dir) + 1;
 	while (root_len > 1 && dir[root_len - 2] == '/')
@@ -156,16 +178,28 @@ int main(int argc, char **argv)
 	for (size_t i = 0; i < n_pages; i++) {
 		struct page *p = &pages[i];
 		bytes += p->len;
-		if (!links) {
+		if (!links && !focus) {
 			GumboOutput *out = gumbo_parse_with_options(
 				&kGumboDefaultOptions, p->body, p->len);
 			gumbo_destroy_output(&kGumboDefaultOptions, out);
 			continue;
 		}
-		int rc = pg ? parse_html(p->body, p->len, p->url,
-					 strlen(p->url), &nopts, count_link,
-					 &n_links, pg)
-			    : SC_E_NOMEM;
+		struct parse_doc_opts d = { .flags = PARSE_MD5 | PARSE_TEXT,
+					    .text = &text,
+					    .keywords = kw };
+#ifdef PARSE_ANCHOR_MAX
+		/* (Built against parse.h from before the link prediction,
+		 * for a comparison, this is what it did without.) */
+		d.words = words;
+		d.words_cap = 1024;
+#endif
+		int rc = !pg     ? SC_E_NOMEM
+			 : focus ? parse_document(p->body, p->len, p->url,
+						  strlen(p->url), &nopts, &d,
+						  count_link, &n_links, pg)
+				 : parse_html(p->body, p->len, p->url,
+					      strlen(p->url), &nopts,
+					      count_link, &n_links, pg);
 		if (rc) {
 			fprintf(stderr, "bench-parse: %s: %s\n", p->url,
 				sc_strerror(rc));
@@ -175,7 +209,7 @@ int main(int argc, char **argv)
 	double cpu = thread_cpu_s() - t0;
 	printf("pages %zu  bytes %zu  cpu_s %.3f  cpu_us_per_page %.1f",
 	       n_pages, bytes, cpu, cpu * 1e6 / (double)n_pages);
-	if (links)
+	if (links || focus)
 		printf("  links %lu", n_links);
 	printf("\n");
 	for (size_t i = 0; i < n_pages; i++) {
@@ -184,5 +218,7 @@ int main(int argc, char **argv)
 	}
 	free(pages);
 	free(pg);
+	parse_text_free(&text);
+	parse_keywords_free(kw);
 	return 0;
 }
