@@ -767,14 +767,20 @@ static int set_scope(struct setctx *x, const char *v)
 	return fail(x, "expected host, domain or any, got \"%s\"", show(v).s);
 }
 
-static int set_min_relevance(struct setctx *x, const char *v)
+/* A number from 0.0 to 1.0 into *out. */
+static int set_unit(struct setctx *x, const char *v, double *out)
 {
 	double d;
 	if (!parse_fraction(v, &d) || d > 1.0)
 		return fail(x, "expected a number from 0.0 to 1.0, got \"%s\"",
 			    show(v).s);
-	x->cat->min_relevance = d;
+	*out = d;
 	return 0;
+}
+
+static int set_min_relevance(struct setctx *x, const char *v)
+{
+	return set_unit(x, v, &x->cat->min_relevance);
 }
 
 static int set_min_support(struct setctx *x, const char *v)
@@ -975,12 +981,7 @@ static int set_predict(struct setctx *x, const char *v)
 
 static int set_predict_min(struct setctx *x, const char *v)
 {
-	double d;
-	if (!parse_fraction(v, &d) || d > 1.0)
-		return fail(x, "expected a number from 0.0 to 1.0, got \"%s\"",
-			    show(v).s);
-	x->cat->predict_min = d;
-	return 0;
+	return set_unit(x, v, &x->cat->predict_min);
 }
 
 static int set_tunnel(struct setctx *x, const char *v)
