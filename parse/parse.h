@@ -242,7 +242,8 @@ unsigned parse_keywords_hits(const struct parse_keywords *k,
 
 /* The distinct words of s (len bytes), tokenized and hashed as the body
  * text is for parse_doc_opts.words (never 0), into out[], at most max;
- * returns how many. */
+ * returns how many.  Like the word set, numbers (words of digits only)
+ * are left out. */
 size_t parse_words(const char *s, size_t len, uint64_t *out, size_t max);
 
 /* The number of distinct keywords compiled. */
@@ -284,8 +285,8 @@ struct parse_doc_opts {
 	 * in the same pass over the text as the signatures; NULL or none:
 	 * no relevance. */
 	const struct parse_keywords *keywords;
-	/* If not NULL: the distinct words of the body text, as hashes
-	 * (parse_words()), go into this open-addressing set of words_cap
+	/* If not NULL: the distinct words of the body text but numbers, as
+	 * hashes (parse_words()), go into this open-addressing set of words_cap
 	 * slots (a power of two, at least 16; 0 marks an empty slot), which
 	 * is cleared first and filled to at most half; parse_page.n_words
 	 * says how many.  The first words win when there are more. */

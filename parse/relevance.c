@@ -226,6 +226,15 @@ size_t parse_words(const char *s, size_t len, uint64_t *out, size_t max)
 	uint64_t h;
 
 	while (n < max && next_word(s, len, &pos, &h)) {
+		/* A number, as the word set leaves it out. */
+		size_t end = pos, start = pos;
+		while (start > 0 && word_byte((unsigned char)s[start - 1]))
+			start--;
+		bool number = end - start <= 64;
+		for (size_t j = start; number && j < end; j++)
+			number = s[j] >= '0' && s[j] <= '9';
+		if (number)
+			continue;
 		size_t i = 0;
 		h = h ? h : 1;
 		while (i < n && out[i] != h)

@@ -150,9 +150,22 @@ static void shingle(struct text_sink *t, unsigned n)
 	vote(t, XXH3_64bits(b, 8 * n));
 }
 
+/* A word of digits only (a number says nothing of a topic, and they are
+ * many): not put in the word set.  A long word's earlier blocks are
+ * letters or digits too; only the last one is looked at. */
+static bool digits_only(const unsigned char *w, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		if (w[i] < '0' || w[i] > '9')
+			return false;
+	return true;
+}
+
 static void word_end(struct text_sink *t)
 {
 	uint64_t h = XXH3_64bits_withSeed(t->word, t->word_len, t->word_seed);
+	bool number = t->wset && !t->word_seed &&
+		      digits_only(t->word, t->word_len);
 
 	t->word_len = 0;
 	t->word_seed = 0;
@@ -162,7 +175,7 @@ static void word_end(struct text_sink *t)
 	t->words++;
 	if (t->kw)
 		rel_word(t, h);
-	if (t->wset && 2 * (t->wn + 1) <= t->wmask + 1) {
+	if (t->wset && !number && 2 * (t->wn + 1) <= t->wmask + 1) {
 		uint64_t k = h ? h : 1;
 		size_t i = (size_t)(k ^ (k >> 31)) & t->wmask;
 		while (t->wset[i] && t->wset[i] != k)

@@ -730,8 +730,15 @@ static void test_link_evidence(void)
 	}
 	CHECK(slots == page.n_words && page.n_words > 10 && page.n_words <= 32);
 	CHECK(found == 3); /* striker, intro, soup; not zebra */
-	/* Words repeat only once. */
+	/* Words repeat only once; numbers are left out, words with a digit
+	 * are not. */
 	CHECK(parse_words("a b a B", 7, w, 8) == 2);
+	CHECK(parse_words("2024 abc 7 x9 9x", 16, w, 8) == 3);
+	struct parse_doc_opts nd = { .words = words, .words_cap = 64 };
+	static const char nums[] = "<p>one 1 two 22 2024 three 3d</p>";
+	CHECK(parse_document(nums, strlen(nums), PAGE, strlen(PAGE), &o, &nd,
+			     NULL, NULL, &page) == 0);
+	CHECK(page.n_words == 4);
 	/* A bad capacity is refused. */
 	d.words_cap = 48;
 	CHECK(parse_document(html, strlen(html), PAGE, strlen(PAGE), &o, &d,
