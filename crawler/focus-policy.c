@@ -307,8 +307,9 @@ bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
 
 /* ---- Link prediction --------------------------------------------------- */
 
-/* How many pages' worth of weight the prior of a rate has: a class or a
- * host starts at the category's rate and moves off it as pages come. */
+/* How many pages' worth of weight the prior of a rate has: a class
+ * starts at its prior below, a host or a word at the category's rate, and
+ * each moves off it as pages come. */
 #define PRIOR_PAGES 2.0
 /* A class of link the crawl has not learned yet: likely on topic from
  * a page on topic, likely not from one off topic (topical locality). */
@@ -452,7 +453,7 @@ static double base_rate(const struct model *m)
 }
 
 /* What the words of a link say, in log odds over the category's rate:
- * for each word seen in at least two pages' titles or URLs, how much
+ * for each word seen in at least two pages' bodies or URLs, how much
  * more (or less) often those pages were on topic (naive Bayes), the sum
  * bounded to +-WORDS_MAX.  With the lock held. */
 #define WORDS_MAX 6.0
