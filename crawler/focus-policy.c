@@ -216,6 +216,9 @@ int focus_put_categories(struct focus *f, struct store *s, MDB_txn *txn)
 			.scope = (unsigned)cat->scope,
 			.tunnel = cat->tunnel,
 			.min_relevance = cat->min_relevance,
+			.has_predict = true,
+			.predict = cat->predict,
+			.predict_min = cat->predict_min,
 		};
 		int rc = store_category_put(s, txn, &sc);
 		if (rc)

@@ -13,6 +13,8 @@ struct fcat {
 	char keywords[1024];
 	unsigned scope, tunnel;
 	double min_relevance;
+	bool has_predict, predict;
+	double predict_min;
 	uint64_t records, pages, scored, on_topic;
 	uint64_t count[STORE_FOCUS_COUNTERS];
 };
@@ -75,6 +77,9 @@ static int known_cat(void *arg, const char *name, size_t len)
 	c->scope = sc.scope;
 	c->tunnel = sc.tunnel;
 	c->min_relevance = sc.min_relevance;
+	c->has_predict = sc.has_predict;
+	c->predict = sc.predict;
+	c->predict_min = sc.predict_min;
 	return store_focus_count_get(f->s, f->txn, name, len, c->count);
 }
 
@@ -249,12 +254,20 @@ void focus_report_print(const struct focus_report *f)
 	}
 	for (size_t i = 0; i < f->n; i++) {
 		const struct fcat *c = &f->cats[i];
+		char pred[48] = "";
+		if (c->has_predict)
+			snprintf(pred, sizeof(pred), ", predict %s",
+				 c->predict ? "on" : "off");
+		if (c->has_predict && c->predict)
+			snprintf(pred + strlen(pred),
+				 sizeof(pred) - strlen(pred),
+				 " (predict_min %.2f)", c->predict_min);
 		if (c->known)
-			printf("  %s: scope %s, min_relevance %.2f, tunnel %u, "
-			       "keywords: %s\n",
+			printf("  %s: scope %s, min_relevance %.2f, tunnel "
+			       "%u%s, keywords: %s\n",
 			       c->name,
 			       c->scope < 3 ? scope_names[c->scope] : "?",
-			       c->min_relevance, c->tunnel,
+			       c->min_relevance, c->tunnel, pred,
 			       c->keywords[0] ? c->keywords : "(none)");
 	}
 	for (size_t i = 0; i < f->n_pairs; i++)
@@ -294,6 +307,13 @@ json_t *focus_report_json(const struct focus_report *f)
 			   c->known ? json_real(c->min_relevance)
 				    : json_null());
 		bad |= set(o, "tunnel", c->known ? ju(c->tunnel) : json_null());
+		bad |= set(o, "predict",
+			   c->known && c->has_predict ? json_boolean(c->predict)
+						      : json_null());
+		bad |= set(o, "predict_min",
+			   c->known && c->has_predict
+				   ? json_real(c->predict_min)
+				   : json_null());
 		bad |= set(o, "records", ju(c->records));
 		bad |= set(o, "pages", ju(c->pages));
 		bad |= set(o, "scored", ju(c->scored));

@@ -14,10 +14,12 @@
 #include "sc.h"
 #include "store-int.h"
 
-#define FOCUS_VERSION 1
+#define FOCUS_VERSION 2
 /* Category value: version, scope, tunnel (4), min_relevance (8, IEEE 754
- * bits), keywords (the rest). */
-#define CAT_HEAD 14
+ * bits), then from version 2 predict (1) and predict_min (8, likewise),
+ * then the keywords (the rest).  Version 1 values still read. */
+#define CAT_HEAD_V1 14
+#define CAT_HEAD 23
 #define KEY_MAX (1 + SC_KEY_LEN + STORE_CATEGORY_NAME_MAX)
 
 int store_focus_open(struct store *s, MDB_txn *txn, bool create)
@@ -50,7 +52,9 @@ int store_category_put(struct store *s, MDB_txn *txn,
 	if (!s || !txn || !c || !name_ok(c->name, c->name_len) ||
 	    (!c->keywords && c->keywords_len) ||
 	    c->keywords_len > STORE_RECORD_MAX || c->scope > 255 ||
-	    !(c->min_relevance >= 0.0 && c->min_relevance <= 1.0))
+	    !(c->min_relevance >= 0.0 && c->min_relevance <= 1.0) ||
+	    (c->has_predict &&
+	     !(c->predict_min >= 0.0 && c->predict_min <= 1.0)))
 		return SC_E_INVAL;
 	if (!s->has_focus)
 		return SC_E_INVAL;
@@ -67,6 +71,11 @@ int store_category_put(struct store *s, MDB_txn *txn,
 	v[1] = (unsigned char)c->scope;
 	put_be32(v + 2, (uint32_t)c->tunnel);
 	put_be64(v + 6, bits);
+	double pm = c->has_predict ? c->predict_min : 0.0;
+	memcpy(&bits, &pm, sizeof(bits));
+	/* 2: not kept (a caller without the settings). */
+	v[14] = c->has_predict ? (c->predict ? 1 : 0) : 2;
+	put_be64(v + 15, bits);
 	if (c->keywords_len)
 		memcpy(v + CAT_HEAD, c->keywords, c->keywords_len);
 	return 0;
@@ -85,21 +94,33 @@ int store_category_get(struct store *s, MDB_txn *txn, const char *name,
 	if (rc)
 		return store_db_error(rc);
 	const unsigned char *v = val.mv_data;
-	if (val.mv_size < CAT_HEAD || v[0] != FOCUS_VERSION)
+	size_t head = val.mv_size ? (v[0] == 1               ? CAT_HEAD_V1
+				     : v[0] == FOCUS_VERSION ? CAT_HEAD
+							     : 0)
+				  : 0;
+	if (!head || val.mv_size < head)
 		return SC_E_CORRUPT;
 	uint64_t bits = get_be64(v + 6);
-	double min;
+	double min, pm = 0.0;
 	memcpy(&min, &bits, sizeof(min));
-	if (!(min >= 0.0 && min <= 1.0))
+	if (head == CAT_HEAD) {
+		bits = get_be64(v + 15);
+		memcpy(&pm, &bits, sizeof(pm));
+	}
+	if (!(min >= 0.0 && min <= 1.0) || !(pm >= 0.0 && pm <= 1.0) ||
+	    (head == CAT_HEAD && v[14] > 2))
 		return SC_E_CORRUPT;
 	*ret = (struct store_category){
 		.name = name,
 		.name_len = len,
-		.keywords = (const char *)v + CAT_HEAD,
-		.keywords_len = val.mv_size - CAT_HEAD,
+		.keywords = (const char *)v + head,
+		.keywords_len = val.mv_size - head,
 		.scope = v[1],
 		.tunnel = get_be32(v + 2),
 		.min_relevance = min,
+		.has_predict = head == CAT_HEAD && v[14] < 2,
+		.predict = head == CAT_HEAD && v[14] == 1,
+		.predict_min = pm,
 	};
 	return 0;
 }

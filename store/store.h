@@ -438,6 +438,11 @@ struct store_category {
 	unsigned scope; /* enum conf_scope: 0 host, 1 domain, 2 any */
 	unsigned tunnel;
 	double min_relevance; /* 0.0..1.0 */
+	/* The link prediction's settings; has_predict is false for a
+	 * category kept by a version that did not keep them. */
+	bool has_predict;
+	bool predict;
+	double predict_min; /* 0.0..1.0 */
 };
 
 /* Counters per category (store_focus_count_add()), by index. */

@@ -87,7 +87,10 @@ static void test_categories(void)
 				       .keywords_len = 19,
 				       .scope = 1,
 				       .tunnel = 2,
-				       .min_relevance = 0.3 };
+				       .min_relevance = 0.3,
+				       .has_predict = true,
+				       .predict = true,
+				       .predict_min = 0.25 };
 	struct store_category astro = { .name = "astro",
 					.name_len = 5,
 					.keywords = "",
@@ -112,15 +115,43 @@ static void test_categories(void)
 	struct store_category got;
 	CHECK(store_category_get(s, txn, "cooking", 7, &got) == 0);
 	CHECK(got.scope == 1 && got.tunnel == 5 && got.min_relevance == 0.3);
+	CHECK(got.has_predict && got.predict && got.predict_min == 0.25);
 	CHECK(got.keywords_len == 5 && memcmp(got.keywords, "bread", 5) == 0);
 	CHECK(store_category_get(s, txn, "astro", 5, &got) == 0);
-	CHECK(got.scope == 2 && got.keywords_len == 0);
+	CHECK(got.scope == 2 && got.keywords_len == 0 && !got.has_predict);
 	CHECK(store_category_get(s, txn, "nosuch", 6, &got) == SC_E_NOTFOUND);
 	struct names x = { 0 };
 	CHECK(store_category_foreach(s, txn, collect, &x) == 0);
 	CHECK(x.n == 2);
 	CHECK(strcmp(x.got[0], "astro") == 0 &&
 	      strcmp(x.got[1], "cooking") == 0); /* name order */
+	closed(env, txn, s, false);
+
+	/* A version 1 value (no prediction settings) still reads. */
+	CHECK(opened(&env, 0, &txn, &s));
+	{
+		MDB_dbi dbi;
+		unsigned char v1[14 + 3] = { 1, 2, 0, 0, 0, 4 }, k[] = "cold";
+		double min = 0.5;
+		uint64_t bits;
+		memcpy(&bits, &min, sizeof(bits));
+		for (int i = 0; i < 8; i++)
+			v1[6 + i] = (unsigned char)(bits >> (56 - 8 * i));
+		memcpy(v1 + 14, "sun", 3);
+		CHECK(mdb_dbi_open(txn, "focus", 0, &dbi) == 0);
+		MDB_val key = { 4, k }, val = { sizeof(v1), v1 };
+		CHECK(mdb_put(txn, dbi, &key, &val, 0) == 0);
+		struct store_category old;
+		CHECK(store_category_get(s, txn, "old", 3, &old) == 0);
+		CHECK(old.scope == 2 && old.tunnel == 4 &&
+		      old.min_relevance == 0.5 && !old.has_predict &&
+		      old.keywords_len == 3 &&
+		      memcmp(old.keywords, "sun", 3) == 0);
+		v1[0] = 9;
+		CHECK(mdb_put(txn, dbi, &key, &val, 0) == 0);
+		CHECK(store_category_get(s, txn, "old", 3, &old) ==
+		      SC_E_CORRUPT);
+	}
 	closed(env, txn, s, false);
 }
 
