@@ -567,7 +567,6 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	pthread_mutex_unlock(&f->mu);
 	if (p < 0)
 		return;
-	ret->p = p;
 	/* A link that shows a keyword is never pruned: the operator named
 	 * what it shows.  It waits its turn by its prediction. */
 	ret->keep = p >= c->predict_min || hits > 0;

@@ -78,7 +78,6 @@ struct focus_link {
 	uint8_t pred_class; /* frontier_url.pred_class (0: none) */
 	uint8_t n_words;    /* frontier_url.words */
 	uint32_t words[FRONTIER_WORDS_MAX];
-	double p; /* the prediction, when predicted */
 };
 
 /* The prediction for a link (url, its components lu, the text it shows:
