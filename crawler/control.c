@@ -895,13 +895,19 @@ static json_t *waiting_hosts(const struct crawl_status *st)
 		else
 			snprintf(detail, sizeof(detail),
 				 "answered 429 or 503 with Retry-After, %u "
-				 "times in a row",
-				 w->count);
+				 "times in a row; held %u s more",
+				 w->count, w->seconds_left);
 		json_t *o = json_pack(
 			"{s:o?,s:s,s:s,s:I}", "host",
 			host_string(w->name, sizeof(w->name)), "reason",
 			robots ? "robots_txt" : "retry_after", "detail", detail,
 			"count", (json_int_t)w->count);
+		if (o && !robots &&
+		    json_object_set_new(o, "seconds_left",
+					json_integer(w->seconds_left))) {
+			json_decref(o);
+			o = NULL;
+		}
 		if (!o || json_array_append_new(a, o)) {
 			json_decref(a);
 			return NULL;

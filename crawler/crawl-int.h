@@ -288,6 +288,7 @@ struct trouble {
 struct robots_slot {
 	uint8_t state;
 	uint8_t backoffs; /* 429/503 in a row */
+	uint64_t backoff_until_ms; /* by mono_ms(): the last backoff's end */
 	struct parse_robots *rules;
 	uint64_t expires_ms;     /* unix ms, by wall_ms() */
 	struct jobq parked;      /* leases waiting for the rules */

@@ -492,15 +492,21 @@ void crawl_pause(struct crawl *c, bool paused)
 static void status_waiting(struct crawl *c, MDB_txn *txn,
 			   struct crawl_status *ret)
 {
+	uint64_t now = mono_ms();
 	for (size_t h = 1; h < c->n_robots; h++) {
 		const struct robots_slot *s = &c->robots[h];
 		int why;
-		unsigned count;
+		unsigned count, left = 0;
 		if (s->trouble)
 			continue;
-		if (s->backoffs) {
+		/* Listed while the hold lasts: the answers in a row are
+		 * counted on until the host answers otherwise, but a host
+		 * whose last hold has ended is not held. */
+		if (s->backoffs && s->backoff_until_ms > now) {
 			why = CRAWL_WAIT_RETRY_AFTER;
 			count = s->backoffs;
+			left = (unsigned)((s->backoff_until_ms - now + 999) /
+					  1000);
 			ret->hosts_retry_after++;
 		} else if (s->state == R_FETCHING && s->parked.n) {
 			why = CRAWL_WAIT_ROBOTS;
@@ -517,6 +523,7 @@ static void status_waiting(struct crawl *c, MDB_txn *txn,
 			continue;
 		w->reason = why;
 		w->count = count;
+		w->seconds_left = left;
 		ret->n_waiting_listed++;
 	}
 }

@@ -290,6 +290,8 @@ struct crawl_waiting {
 	int reason; /* enum crawl_wait */
 	/* retry_after: such answers in a row; robots: URLs waiting for it */
 	unsigned count;
+	/* retry_after: seconds until the hold ends, rounded up */
+	unsigned seconds_left;
 };
 
 /* Categories that crawl_status() describes (the first ones). */

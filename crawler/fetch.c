@@ -342,7 +342,9 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 			s->backoffs++;
 			if (s->budget_used && !j->lease.revisit)
 				s->budget_used--; /* not fetched after all */
-			frontier_hold(c->fr, j->lease.host_id, mono_ms() + ms);
+			s->backoff_until_ms = mono_ms() + ms;
+			frontier_hold(c->fr, j->lease.host_id,
+				      s->backoff_until_ms);
 			frontier_return(c->fr, &j->lease);
 			job_free(j);
 			return;

@@ -38,6 +38,8 @@ site k2.test pages=400 links=4-8 fanout=4 cross=0 seed=12 size=2000
 site k3.test pages=400 links=4-8 fanout=4 cross=0 seed=13 size=2000
 host ra.test
 page / 429 text/html header="Retry-After: 3600"
+host rc.test
+page / 429 text/html header="Retry-After: 1"
 host rb.test
 page /robots.txt 200 text/plain body="" delay=4000
 page / 200 text/html
@@ -379,11 +381,18 @@ check_true "... and warns that is few" grep -q 'warning: only 200 file descripto
 # a 429 with Retry-After (an hour).
 "$sigcrawl" submit "${bctl[@]}" --category web http://rb.test/ http://ra.test/ >/dev/null
 check_true "status lists a host waiting for its robots.txt" bwait '"waiting":\[.*\{"host":"rb.test","reason":"robots_txt","detail":"1 URLs wait for its robots.txt","count":1\}'
-check_true "status lists a host backing off after Retry-After" bwait '"waiting":\[.*\{"host":"ra.test","reason":"retry_after","detail":"[^"]*","count":1\}'
+check_true "status lists a host backing off after Retry-After" bwait '"waiting":\[.*\{"host":"ra.test","reason":"retry_after","detail":"[^"]*held [0-9]+ s more","count":1,"seconds_left":[0-9]+\}'
 check_true "... counted in hosts_waiting" bwait '"hosts_waiting":1,'
 check_true "... and not as unreachable" bwait '"hosts_held":0,'
 curl -s --unix-socket "$bsock" -o "$tmp/metrics" http://x/metrics
 check_true "metrics: hosts waiting by reason" grep -qx 'sigcrawl_hosts_waiting{reason="retry_after"} 1' "$tmp/metrics"
+# rc.test asks for a second each time: held three times, its fourth 429
+# is the page's answer, and then nothing holds it.
+"$sigcrawl" submit "${bctl[@]}" --category web http://rc.test/ >/dev/null
+check_true "a host asking for 1 s is listed while it is held" bwait '"waiting":\[.*\{"host":"rc.test","reason":"retry_after","detail":"[^"]*","count":[1-3],"seconds_left":1\}'
+rc_gone() { [ "$(requests rc.test / "$tmp/log")" -ge 4 ] && ! bmatch '"host":"rc.test"'; }
+check_true "... and no longer once its holds are over" wait_until 15 rc_gone
+check_true "... while the host asking for an hour still is" bmatch '"hosts_waiting":1,.*"host":"ra.test","reason":"retry_after"'
 curl -s --unix-socket "$bsock" -X POST -o /dev/null http://x/pause
 check_true "paused, for the submissions below" bwait '"state":"paused"'
 
