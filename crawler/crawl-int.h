@@ -287,7 +287,7 @@ struct trouble {
 /* The loop's state of one host, by host id. */
 struct robots_slot {
 	uint8_t state;
-	uint8_t backoffs; /* 429/503 in a row */
+	uint8_t backoffs;          /* 429/503 in a row */
 	uint64_t backoff_until_ms; /* by mono_ms(): the last backoff's end */
 	struct parse_robots *rules;
 	uint64_t expires_ms;     /* unix ms, by wall_ms() */
