@@ -21,10 +21,11 @@
  *
  * Application.  A new URL of the host is keyed by its active rules
  * (adapt_key()); when that key is known the URL is held back (kept with
- * the rules that held it), except an audit_share of them, chosen by a
- * hash of the URL, which is fetched under its own form: its page is
- * evidence like any other, so a rule that was wrong meets its
- * counter-example.  A retired rule's held URLs are queued again.
+ * the rules that held it), except the audits (audit_due(): the first URL
+ * held onto an audit_share of the keys, and one URL of the first key that
+ * collects many), fetched under their own form: their page is evidence
+ * like any other, so a rule that was wrong meets its counter-example.
+ * A retired rule's held URLs are queued again.
  *
  * The "adapt" database (store.h), keys by their first byte:
  *   'm'                        -> next rule id (4)
@@ -33,6 +34,8 @@
  *                                 category(2), strict URL
  *   'h' key(16)                -> a held URL (held_encode())
  *   'a' key(16)                -> an audit under way: rule ids (4 each)
+ *   'k' key(16)                -> a rules' key: URLs held onto it (4),
+ *                                 and whether its sampled audit was made (1)
  * key is sc_url_key() of the strict URL; integers are big-endian.  The
  * images, supporting signatures and signature groups live in memory and
  * are rebuilt from the pages at adapt_open(). */
@@ -55,6 +58,9 @@
 #define HOST_RULES_MAX 64
 /* Rules one held URL names at most. */
 #define HELD_RULES_MAX 8
+/* A rules' key onto which this many URLs are held is audited again, and
+ * at every doubling of the count (audit_due()). */
+#define HEAVY_KEY 4
 /* Distinct folded paths that make a signature generic. */
 #define GENERIC_PATHS 3
 /* Held value: flags(1, ADAPT_HOLD_*), depth(2), category(2), offtopic(1),
@@ -152,6 +158,9 @@ struct arule {
 	char scope[NORM_HOST_MAX + 1]; /* the host it applies to */
 	struct norm_rule r;
 	uint64_t support, counters, audits, audit_fail, held, saved;
+	/* It held HEAVY_KEY URLs onto one key and one of them was audited
+	 * (audit_due()).  In memory: after a restart it may be again. */
+	bool heavy_audited;
 	int64_t created, changed;
 	char *ca, *cb;  /* the first counter-example (malloc'd), or NULL */
 	struct tab img; /* image hash -> signature, URL hash */
@@ -191,6 +200,10 @@ struct adapt {
 	struct tab host_ix;  /* host name hash -> index + 1 */
 	struct tab groups;   /* signature -> folded path hashes, generic */
 	struct tab audit_ix; /* strict URL hash of each audit under way */
+	/* Rules' keys (the first 8 bytes of their sc_url_key()) onto which
+	 * new links were held: a, how many; b, whether the key's sampled
+	 * audit was made.  The writer's. */
+	struct tab audited;
 	/* Keys whose document was fetched under another form (cover_one()),
 	 * by the first 8 bytes of their sc_url_key(): a key queued before
 	 * its page was is not fetched again when leased. */
@@ -733,6 +746,64 @@ static int load_audit(void *arg, const void *key, size_t klen, const void *val,
 	return 0;
 }
 
+static int load_audited(void *arg, const void *key, size_t klen,
+			const void *val, size_t vlen)
+{
+	struct adapt *a = arg;
+	(void)val;
+	(void)vlen;
+	if (klen != 17 || vlen != 5)
+		return SC_E_CORRUPT;
+	bool added;
+	struct tval *t = tab_put(
+		&a->audited, get_be64((const unsigned char *)key + 1), &added);
+	if (!t)
+		return SC_E_NOMEM;
+	t->a = get_be32(val);
+	t->b = ((const unsigned char *)val)[4];
+	return 0;
+}
+
+/* Whether a new link held onto the rules' key kkey ('k' and its
+ * sc_url_key()) is to be audited instead.  The audit samples documents,
+ * as support counts them: a share of the keys, chosen by the key (the
+ * same ones in every run), has the first URL held onto it fetched under
+ * its own form; ten variants of one page are one test of the rules, not
+ * ten.  And a key onto which many URLs are held, where a wrong rule would
+ * lose the most, has its HEAVY_KEY-th URL audited, then each time the
+ * count doubles.  Returns 1, 0, or a store error. */
+static int audit_due(struct adapt *a, MDB_txn *txn,
+		     const unsigned char kkey[17], const uint32_t *ids,
+		     size_t n)
+{
+	if (a->o.audit_share <= 0)
+		return 0;
+	uint64_t kh = get_be64(kkey + 1);
+	bool added;
+	struct tval *t = tab_put(&a->audited, kh, &added);
+	if (!t)
+		return SC_E_NOMEM;
+	if (t->a < UINT32_MAX)
+		t->a++;
+	bool due = false;
+	if (!t->b && (double)(kh % 1000000) / 1e6 < a->o.audit_share) {
+		t->b = 1;
+		due = true;
+	}
+	if (t->a == HEAVY_KEY) {
+		for (size_t i = 0; i < n; i++) {
+			struct arule *r = &a->rules[ids[i]];
+			due = due || !r->heavy_audited;
+			r->heavy_audited = true;
+		}
+	}
+	unsigned char v[5];
+	put_be32(v, (uint32_t)t->a);
+	v[4] = (unsigned char)t->b;
+	int rc = store_adapt_put(a->s, txn, kkey, 17, v, sizeof(v));
+	return rc ? rc : due;
+}
+
 static int load_cover(void *arg, const void *key, size_t klen, const void *val,
 		      size_t vlen)
 {
@@ -807,6 +878,8 @@ int adapt_open(struct store *s, struct frontier *fr, MDB_txn *txn,
 	if (!rc)
 		rc = store_adapt_scan(s, txn, "a", 1, load_audit, a);
 	if (!rc)
+		rc = store_adapt_scan(s, txn, "k", 1, load_audited, a);
+	if (!rc)
 		rc = store_adapt_scan(s, txn, "h", 1, load_cover, a);
 	if (rc) {
 		adapt_close(a);
@@ -835,6 +908,7 @@ void adapt_close(struct adapt *a)
 	tab_free(&a->host_ix);
 	tab_free(&a->groups);
 	tab_free(&a->audit_ix);
+	tab_free(&a->audited);
 	tab_free(&a->cover_ix);
 	tab_free(&a->claims);
 	pthread_mutex_destroy(&a->mu);
@@ -1092,11 +1166,13 @@ int adapt_hold(struct adapt *a, MDB_txn *txn, const char *strict,
 	size_t n = changing_rules(a, strict, strict_len, false, ids);
 	if (!n)
 		return 0; /* no rule of this host maps it any more */
-	/* The audit: a share of the held URLs, chosen by their URL (the same
-	 * ones in every run), fetched under their own form. */
-	uint64_t hv = hash_str(strict, strict_len);
-	if (!leased && !queued &&
-	    (double)(hv % 1000000) / 1e6 < a->o.audit_share) {
+	/* The audit: fetched under its own form (audit_due()). */
+	unsigned char kkey[17] = { 'k' };
+	sc_url_key(fu->url, fu->url_len, kkey + 1);
+	if (!leased && !queued && (rc = audit_due(a, txn, kkey, ids, n)) < 0)
+		return rc;
+	if (!leased && !queued && rc == 1) {
+		bool added;
 		unsigned char ids_v[4 * HELD_RULES_MAX];
 		for (size_t i = 0; i < n; i++) {
 			put_be32(ids_v + 4 * i, a->rules[ids[i]].id);
@@ -1105,7 +1181,6 @@ int adapt_hold(struct adapt *a, MDB_txn *txn, const char *strict,
 		}
 		pthread_mutex_lock(&a->mu);
 		a->st.audits++;
-		bool added;
 		struct tval *t = tab_put(&a->audit_ix, get_be64(akey + 1),
 					 &added);
 		if (t)

@@ -6,8 +6,12 @@
 #      every page but one earns a rule; the audit of the URLs it holds
 #      finds the page where it matters, the rule is retired, and every URL
 #      it held back is fetched after all;
+#      (at audit_share 0.3, and at the default 0.03: the key that
+#      collects the most URLs is audited all the same);
 #   1b. a rel=canonical proposes a rule but does not support it;
 #   1c. a redirect target is not rewritten back onto its source;
+#   1d. the audit samples documents, not URLs: eight variants of one page
+#      are at most one sampled audit;
 #   2. kill -9 in the middle of a crawl of a generated web, three times,
 #      keeps the rules learned so far, no restart requests a page that was
 #      committed before it, and the resumed crawl ends with every document;
@@ -106,6 +110,24 @@ check_true "report lists the retired rule" grep -Eq 'retired +r.test +ignore par
 "$sigcrawl" report --store "$tmp/r.store" --json >"$tmp/r.rjson"
 check_true "report --json counts it" python3 -c 'import json,sys; sys.exit(json.load(open(sys.argv[1]))["rules"]["retired"] != 1)' "$tmp/r.rjson"
 
+# At the default audit_share the key /q is unlikely to be sampled, but the
+# rule holds 24 URLs onto it, more than it held onto any page it was
+# learned from: its fourth one is audited, and the rule retired all the same.
+grep -v '^audit_share' "$tmp/r.conf" >"$tmp/r0.conf"
+start_fixture "$tmp/r.web" "$tmp/r0.log"
+"$sigcrawl" crawl -c "$tmp/r0.conf" --store "$tmp/r0.store" --seeds "$tmp/r.seeds" \
+	--connect-to "::127.0.0.1:$port" --quiet >/dev/null 2>&1
+rc=$?
+stop_fixture
+check_true "at the default audit share the planted crawl ends with exit 0 ($rc)" [ $rc -eq 0 ]
+state=$(rule_field "$tmp/r0.store" r.test "ignore parameter x" state)
+check_true "... and retires 'ignore parameter x' too ('$state')" [ "$state" = retired ]
+missing=0
+for k in $(seq 24); do
+	[ "$(requests r.test "/q?x=$k" "$tmp/r0.log")" -ge 1 ] || missing=$((missing + 1))
+done
+check_true "... and every /q?x=K is fetched ($missing missing)" [ $missing -eq 0 ]
+
 # --- 1b. rel=canonical is a hint a rule must still earn -------------------
 # c.test's pages /pN?ref=X name /pN as canonical.  Crawled to depth 1, the
 # canonical URLs are never fetched: the hint proposes "ignore parameter
@@ -165,6 +187,54 @@ state=$(rule_field "$tmp/s.store" s.test "step add_trailing_slash" state)
 check_true "s.test learned 'step add_trailing_slash' ('$state')" [ "$state" = active ]
 check_true "/r/ was fetched (it redirects)" [ "$(requests s.test /r/ "$tmp/s.log")" -ge 1 ]
 check_true "/r, the target, was fetched" [ "$(requests s.test /r "$tmp/s.log")" -eq 1 ]
+
+# --- 1d. the audit samples documents ---------------------------------------
+# On v.test sid changes nothing: /dN?sid=K is /dN.  The rule is learned at
+# depth 1; at depth 3 /hub links /p1../p8 and eight sid variants of each,
+# 64 URLs held onto 8 documents.  Sampling URLs at 0.3 would audit about
+# 19 of them; sampling documents audits at most one variant of each, and
+# one more where a key collects many: at most 9.
+{
+	echo "host v.test"
+	links=""
+	for n in 1 2 3 4 5 6; do
+		links="$links/d$n?sid=1,/d$n?sid=2,"
+		echo "page /d$n 200 body=\"<p>variant page $n, words of its own $n</p>\""
+	done
+	echo "page / 200 links=${links}/mid"
+	echo "page /mid 200 links=/hub"
+	hub=""
+	for n in 1 2 3 4 5 6 7 8; do
+		hub="$hub/p$n,"
+		echo "page /p$n 200 body=\"<p>held page $n, words of its own $n</p>\""
+	done
+	for k in 1 2 3 4 5 6 7 8; do
+		for n in 1 2 3 4 5 6 7 8; do
+			hub="$hub/p$n?sid=s$k,"
+		done
+	done
+	echo "page /hub 200 links=${hub%,}"
+} >"$tmp/v.web"
+start_fixture "$tmp/v.web" "$tmp/v.log"
+echo "http://v.test/" >"$tmp/v.seeds"
+"$sigcrawl" crawl -c "$tmp/r.conf" --store "$tmp/v.store" --seeds "$tmp/v.seeds" \
+	--connect-to "::127.0.0.1:$port" --quiet >/dev/null 2>&1
+rc=$?
+stop_fixture
+check_true "the variants crawl ends with exit 0 ($rc)" [ $rc -eq 0 ]
+state=$(rule_field "$tmp/v.store" v.test "ignore parameter sid" state)
+held=$(rule_field "$tmp/v.store" v.test "ignore parameter sid" held)
+audits=$(rule_field "$tmp/v.store" v.test "ignore parameter sid" audits)
+check_true "v.test learned 'ignore parameter sid' ('$state')" [ "$state" = active ]
+check_true "it held the variants ($held held)" [ "${held:-0}" -ge 50 ]
+check_true "at most one audit per document and one more ($audits audits)" [ "${audits:-99}" -le 9 ]
+variants=$(awk -F'\t' '$3 == "req" && $4 == "v.test" && $6 ~ /^\/p[1-8]\?sid=/' "$tmp/v.log" | wc -l)
+check_true "the requests of variants are the audits ($variants requests)" [ "$variants" -eq "${audits:-0}" ]
+pages=0
+for n in 1 2 3 4 5 6 7 8; do
+	[ "$(requests v.test "/p$n" "$tmp/v.log")" -eq 1 ] && pages=$((pages + 1))
+done
+check_true "every /pN was fetched once ($pages of 8)" [ $pages -eq 8 ]
 
 # --- 2. kill -9 keeps the rules --------------------------------------------
 python3 "$here/adaptive/webgen.py" "$tmp/g" --seed 4 --hosts 6 --docs 60

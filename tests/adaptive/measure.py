@@ -1,5 +1,5 @@
 #!/usr/bin/python3
-"""measure.py SIGCRAWL FIXTURE WEBDIR [PROFILE...] — crawl a generated web
+"""measure.py SIGCRAWL FIXTURE WEBDIR [--audit-share S] [PROFILE...] — crawl a generated web
 (webgen.py) with each normalization profile, exhaustively (scope any,
 depth 6), and print requests, distinct documents, redundancy and coverage
 side by side.
@@ -22,7 +22,7 @@ import tempfile
 import time
 
 
-def crawl(sigcrawl, fixture, web, seeds, profile, work):
+def crawl(sigcrawl, fixture, web, seeds, profile, work, extra):
     log = os.path.join(work, "log-" + profile)
     port_file = os.path.join(work, "port-" + profile)
     fx = subprocess.Popen([fixture, "--web", web, "--port-file", port_file,
@@ -35,7 +35,7 @@ def crawl(sigcrawl, fixture, web, seeds, profile, work):
     conf = os.path.join(work, "conf-" + profile)
     with open(conf, "w") as f:
         f.write("[crawl]\nper_host_delay_ms = 0\nmax_depth = 6\n"
-                "[category web]\nseeds = %s\nscope = any\n" % seeds)
+                "[category web]\nseeds = %s\nscope = any\n%s" % (seeds, extra))
     rc = subprocess.run([sigcrawl, "crawl", "-c", conf, "--store",
                          os.path.join(work, "store-" + profile), "--profile",
                          profile, "--connect-to", "::127.0.0.1:" + port,
@@ -75,7 +75,12 @@ def rule_check(sigcrawl, store, truth):
 
 def main():
     sigcrawl, fixture, webdir = sys.argv[1:4]
-    profiles = sys.argv[4:] or ["strict", "extended", "aggressive"]
+    args = sys.argv[4:]
+    extra = ""
+    if args[:1] == ["--audit-share"]:
+        extra = "[adaptive]\naudit_share = %s\n" % args[1]
+        args = args[2:]
+    profiles = args or ["strict", "extended", "aggressive"]
     truth = {}
     for line in open(os.path.join(webdir, "truth.jsonl")):
         r = json.loads(line)
@@ -84,7 +89,7 @@ def main():
     rows = {}
     for prof in profiles:
         rc, log = crawl(sigcrawl, fixture, os.path.join(webdir, "web"),
-                        os.path.join(webdir, "seeds"), prof, work)
+                        os.path.join(webdir, "seeds"), prof, work, extra)
         requests = wasted = 0
         docs = set()
         status = {}
