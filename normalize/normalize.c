@@ -1149,10 +1149,11 @@ static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
 	if (steps & NORM_COLLAPSE_SLASHES)
 		n = collapse_slashes(p, n);
 	if (steps & NORM_LOWERCASE_PATH) {
-		for (size_t i = 0; i < n; i++) {
-			if (p[i] == '%')
-				i += 2; /* keep the escape's hex as it is */
-			else
+		/* The runs between escapes, whose hex is kept as it is. */
+		for (size_t i = 0; i < n; i += 3) {
+			const char *pct = memchr(p + i, '%', n - i);
+			size_t e = pct ? (size_t)(pct - p) : n;
+			for (; i < e; i++)
 				p[i] = lower(p[i]);
 		}
 	}
@@ -1291,6 +1292,7 @@ static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
 	size_t n = b->n - off;
 	struct param v[MAX_PARAMS], tmp[MAX_PARAMS];
 	size_t np = 0;
+	bool dropped = false;
 
 	for (size_t s = 0; s <= n;) {
 		const char *amp = memchr(q + s, '&', n - s);
@@ -1314,8 +1316,13 @@ static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
 				return SC_E_TOOLONG;
 			v[np++] = pm;
 		}
+		dropped |= drop;
 		s = e + 1;
 	}
+	/* Nothing dropped and nothing to reorder: the query stands. */
+	if (!dropped &&
+	    !(steps & (NORM_SORT_QUERY | NORM_REMOVE_DUPLICATE_PARAMS)))
+		return 0;
 
 	if (steps & NORM_SORT_QUERY)
 		sort_params(q, v, tmp, np);

@@ -51,11 +51,16 @@ static bool boundary(const char *s, size_t n, size_t i)
 static bool dust_match(const char *pat, const char *s, size_t n, size_t *mlen,
 		       const char **d, size_t *dn)
 {
-	const char *ph = strstr(pat, placeholder);
-	size_t pre = ph ? (size_t)(ph - pat) : strlen(pat);
-	if (pre > n || memcmp(pat, s, pre) != 0)
-		return false;
-	size_t i = pre;
+	/* The text before the placeholder, compared as it is found: most
+	 * URLs differ at once. */
+	size_t i = 0;
+	while (pat[i] &&
+	       !(pat[i] == '{' && strncmp(pat + i, placeholder, PH_LEN) == 0)) {
+		if (i == n || pat[i] != s[i])
+			return false;
+		i++;
+	}
+	const char *ph = pat[i] ? pat + i : NULL;
 	*d = NULL;
 	*dn = 0;
 	if (ph) {
