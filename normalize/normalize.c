@@ -1134,6 +1134,29 @@ static bool may_have_dot_segment(const char *p, size_t n)
 }
 
 /* The path steps on the path just written at b->p[off..b->n). */
+/* ASCII upper case to lower in p[0..n), eight bytes at a time: a byte
+ * whose low seven bits are at least 'A' and at most 'Z', with its high bit
+ * clear, gains 0x20. */
+static void lower_run(char *p, size_t n)
+{
+	const uint64_t ones = 0x0101010101010101ull;
+	size_t i = 0;
+	for (; i + 8 <= n; i += 8) {
+		uint64_t x;
+		memcpy(&x, p + i, 8);
+		uint64_t h = x & (0x7f * ones);
+		uint64_t ge_a = h + (0x80 - 'A') * ones;
+		uint64_t gt_z = h + (0x80 - 'Z' - 1) * ones;
+		uint64_t upper = ge_a & ~gt_z & ~x & (0x80 * ones);
+		if (upper) {
+			x |= upper >> 2;
+			memcpy(p + i, &x, 8);
+		}
+	}
+	for (; i < n; i++)
+		p[i] = lower(p[i]);
+}
+
 static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
 {
 	char *p = b->p + off;
@@ -1153,14 +1176,15 @@ static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
 		for (size_t i = 0; i < n; i += 3) {
 			const char *pct = memchr(p + i, '%', n - i);
 			size_t e = pct ? (size_t)(pct - p) : n;
-			for (; i < e; i++)
-				p[i] = lower(p[i]);
+			lower_run(p + i, e - i);
+			i = e;
 		}
 	}
 	size_t last = n;
-	if (steps & (NORM_REMOVE_DEFAULT_PAGE | NORM_ADD_TRAILING_SLASH))
-		while (last && p[last - 1] != '/')
-			last--;
+	if (steps & (NORM_REMOVE_DEFAULT_PAGE | NORM_ADD_TRAILING_SLASH)) {
+		const char *slash = n ? memrchr(p, '/', n) : NULL;
+		last = slash ? (size_t)(slash - p) + 1 : 0;
+	}
 	if ((steps & NORM_REMOVE_DEFAULT_PAGE) && last < n) {
 		for (size_t i = 0;
 		     i < sizeof(default_pages) / sizeof(*default_pages); i++) {
@@ -1208,6 +1232,19 @@ static bool name_matches(const char *name, size_t n, const char *pat, size_t l)
 	return l == n && memcmp(name, pat, n) == 0;
 }
 
+/* name_matches() against a NUL-terminated pattern, without its length:
+ * most names differ at the first byte. */
+static bool name_matches_z(const char *name, size_t n, const char *pat)
+{
+	for (size_t i = 0; i < n; i++) {
+		if (pat[i] == '*' && pat[i + 1] == '\0')
+			return true;
+		if (pat[i] != name[i] || !pat[i])
+			return false;
+	}
+	return pat[n] == '\0' || (pat[n] == '*' && pat[n + 1] == '\0');
+}
+
 static bool is_tracking_name(const char *name, size_t n,
 			     const struct norm_opts *o)
 {
@@ -1221,8 +1258,7 @@ static bool is_tracking_name(const char *name, size_t n,
 		return false;
 	}
 	for (size_t i = 0; i < o->n_tracking; i++)
-		if (name_matches(name, n, o->tracking[i],
-				 strlen(o->tracking[i])))
+		if (name_matches_z(name, n, o->tracking[i]))
 			return true;
 	return false;
 }
@@ -1628,6 +1664,47 @@ static int finish(const struct buf *b, struct norm_url *u, char *out,
 	return 0;
 }
 
+/* norm_restep()'s scheme, userinfo, host and port, when a step changes
+ * one of them. */
+static void restep_prefix(struct buf *b, const char *url,
+			  const struct norm_url *u, uint32_t steps, bool fold,
+			  struct norm_url *r)
+{
+	memset(r, 0, sizeof(*r));
+	r->https = u->https;
+	if (fold)
+		put(b, "http", 4);
+	else
+		put(b, url, u->scheme_len);
+	r->scheme_len = (uint16_t)b->n;
+	put(b, "://", 3);
+	if (u->has_user && !(steps & NORM_REMOVE_USERINFO)) {
+		r->has_user = 1;
+		r->user_off = (uint16_t)b->n;
+		put(b, url + u->user_off, u->user_len);
+		r->user_len = u->user_len;
+		putc_(b, '@');
+	}
+	size_t host_off = b->n;
+	put(b, url + u->host_off, u->host_len);
+	if (u->host_type == NORM_HOST_NAME)
+		host_steps(b, host_off, steps);
+	r->host_off = (uint16_t)host_off;
+	r->host_len = (uint16_t)(b->n - host_off);
+	r->host_type = u->host_type;
+	r->port = u->port;
+	/* A port the input kept is not its scheme's default, except ":80"
+	 * on https, which folding makes one. */
+	if (u->has_port &&
+	    !((steps & NORM_REMOVE_DEFAULT_PORT) && fold && u->port == 80)) {
+		putc_(b, ':');
+		r->has_port = 1;
+		r->port_off = (uint16_t)b->n;
+		put(b, url + u->port_off, u->port_len);
+		r->port_len = u->port_len;
+	}
+}
+
 int norm_restep(const struct norm_opts *opts, const char *url,
 		const struct norm_url *in, char *out, size_t cap,
 		struct norm_url *ret)
@@ -1642,38 +1719,17 @@ int norm_restep(const struct norm_opts *opts, const char *url,
 
 	if (cap)
 		out[0] = '\0';
-	memset(r, 0, sizeof(*r));
-	r->https = u->https;
-	if (fold)
-		put(&b, "http", 4);
-	else
-		put(&b, url, u->scheme_len);
-	r->scheme_len = (uint16_t)b.n;
-	put(&b, "://", 3);
-	if (u->has_user && !(steps & NORM_REMOVE_USERINFO)) {
-		r->has_user = 1;
-		r->user_off = (uint16_t)b.n;
-		put(&b, url + u->user_off, u->user_len);
-		r->user_len = u->user_len;
-		putc_(&b, '@');
-	}
-	size_t host_off = b.n;
-	put(&b, url + u->host_off, u->host_len);
-	if (u->host_type == NORM_HOST_NAME)
-		host_steps(&b, host_off, steps);
-	r->host_off = (uint16_t)host_off;
-	r->host_len = (uint16_t)(b.n - host_off);
-	r->host_type = u->host_type;
-	r->port = u->port;
-	/* A port the input kept is not its scheme's default, except ":80"
-	 * on https, which folding makes one. */
-	if (u->has_port &&
-	    !((steps & NORM_REMOVE_DEFAULT_PORT) && fold && u->port == 80)) {
-		putc_(&b, ':');
-		r->has_port = 1;
-		r->port_off = (uint16_t)b.n;
-		put(&b, url + u->port_off, u->port_len);
-		r->port_len = u->port_len;
+	if (!fold && !(u->has_user && (steps & NORM_REMOVE_USERINFO)) &&
+	    !(u->host_type == NORM_HOST_NAME &&
+	      (steps & (NORM_REMOVE_TRAILING_HOST_DOT | NORM_REMOVE_WWW)))) {
+		/* Nothing before the path changes: the common case (a
+		 * host's learned path and query rules), copied at once. */
+		*r = *u;
+		r->has_query = r->has_fragment = 0;
+		r->query_off = r->query_len = r->frag_off = r->frag_len = 0;
+		put(&b, url, u->path_off);
+	} else {
+		restep_prefix(&b, url, u, steps, fold, r);
 	}
 	/* The strict steps have done their work on the path already, and
 	 * the others never make work for them (no step writes a dot
