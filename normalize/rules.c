@@ -86,54 +86,53 @@ static bool dust_match(const char *pat, const char *s, size_t n, size_t *mlen,
 
 /* Apply a DUST rule to the path and query of url: at the start of the
  * path after the rule's context, from is written to.  Writes into out
- * (cap) and returns its length, or 0 if the rule does not apply. */
+ * (cap; not url) and returns its length, or 0 if the rule does not
+ * apply. */
 static size_t dust_apply(const struct norm_rule *r, const char *url,
 			 const struct norm_url *u, char *out, size_t cap)
 {
 	size_t pq = u->path_off;
 	size_t end = u->has_query ? (size_t)u->query_off + u->query_len
 				  : (size_t)u->path_off + u->path_len;
-	size_t cl = strlen(r->a);
-	if (end - pq < cl || memcmp(url + pq, r->a, cl) != 0)
-		return 0;
+	/* The context, compared as it is scanned: it is short. */
+	size_t cl = 0;
+	for (; r->a[cl]; cl++)
+		if (pq + cl == end || url[pq + cl] != r->a[cl])
+			return 0;
 	size_t at = pq + cl, mlen;
 	const char *d;
 	size_t dn;
 	if (!dust_match(r->from, url + at, end - at, &mlen, &d, &dn))
 		return 0;
-	char body[NORM_URL_MAX + 1];
-	size_t bn = 0;
 	const char *ph = strstr(r->to, placeholder);
 	size_t pre = ph ? (size_t)(ph - r->to) : strlen(r->to);
 	size_t need = pre + (ph ? dn + strlen(ph + PH_LEN) : 0);
-	if (at + need + (end - at - mlen) + (u->len - end) >= sizeof(body))
+	size_t total = at + need + (end - at - mlen) + (u->len - end);
+	if (total >= cap || total > NORM_URL_MAX)
 		return 0;
-	memcpy(body, url, at);
-	bn = at;
-	memcpy(body + bn, r->to, pre);
+	size_t bn = at;
+	memcpy(out, url, at);
+	memcpy(out + bn, r->to, pre);
 	bn += pre;
 	if (ph) {
-		memcpy(body + bn, d, dn);
+		memcpy(out + bn, d, dn);
 		bn += dn;
 		size_t pl = strlen(ph + PH_LEN);
-		memcpy(body + bn, ph + PH_LEN, pl);
+		memcpy(out + bn, ph + PH_LEN, pl);
 		bn += pl;
 	}
 	/* The rest of the path and query: a query after a replacement that
 	 * has one of its own joins it with '&'. */
 	const char *rest = url + at + mlen;
 	size_t rn = end - at - mlen;
-	bool to_q = memchr(body + at, '?', bn - at) != NULL;
+	bool to_q = memchr(out + at, '?', bn - at) != NULL;
 	if (rn && rest[0] == '?' && to_q) {
-		body[bn++] = '&';
+		out[bn++] = '&';
 		rest++;
 		rn--;
 	}
-	memcpy(body + bn, rest, rn);
+	memcpy(out + bn, rest, rn);
 	bn += rn;
-	if (bn >= cap)
-		return 0;
-	memcpy(out, body, bn);
 	out[bn] = '\0';
 	return bn;
 }
