@@ -30,6 +30,8 @@ const char *sc_strerror(int err)
 	case SC_E_PROFILE:
 		return "the store was crawled with another normalization";
 	case SC_E_FULL: return "database full";
+	case SC_E_NET: return "cluster messaging failed (NATS)";
+	case SC_E_TIMEOUT: return "timed out";
 	}
 	return "unknown error";
 }

@@ -50,6 +50,10 @@ enum sc_err {
 				normalization (crawler/keys.h) */
 	SC_E_FULL = -30,     /* the store's database is full (LMDB's
 				MDB_MAP_FULL) */
+	/* cluster/ */
+	SC_E_NET = -31,     /* the NATS servers are unreachable or refused
+			       a request (cluster_last_error() says how) */
+	SC_E_TIMEOUT = -32, /* no answer within the time allowed */
 };
 
 /* A static, human-readable message for an sc_err code (never NULL). */

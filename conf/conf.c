@@ -51,6 +51,7 @@ enum section {
 	SECT_CONTROL,
 	SECT_ADAPTIVE,
 	SECT_RECRAWL,
+	SECT_CLUSTER,
 	SECT_CATEGORY,
 	SECT_COUNT,
 };
@@ -658,6 +659,121 @@ static int set_listen(struct setctx *x, const char *v)
 	return 0;
 }
 
+/* ---- [cluster] ---------------------------------------------------------- */
+
+/* One server of `nats`: nats://HOST:PORT, the scheme in any case, HOST a
+ * name or IPv4 address of letters, digits, '.', '-' and '_', or an [IPv6]
+ * literal; the port is required (1..65535); no user:password@, no path.
+ * Credentials would belong in a file of their own, not in a world-readable
+ * config. */
+static bool nats_url_ok(const char *s, size_t n)
+{
+	if (n < 8 || strncasecmp(s, "nats://", 7) != 0)
+		return false;
+	const char *p = s + 7, *end = s + n;
+	if (*p == '[') {
+		size_t hl = 0;
+		while (p + 1 + hl < end &&
+		       strchr("0123456789abcdefABCDEF:.", p[1 + hl]))
+			hl++;
+		if (hl == 0 || p + 1 + hl >= end || p[1 + hl] != ']')
+			return false;
+		p += hl + 2;
+	} else {
+		const char *h = p;
+		while (p < end &&
+		       ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z') ||
+			(*p >= '0' && *p <= '9') || *p == '.' || *p == '-' ||
+			*p == '_'))
+			p++;
+		if (p == h)
+			return false;
+	}
+	if (p >= end || *p != ':')
+		return false;
+	p++;
+	char port[8];
+	size_t pl = (size_t)(end - p);
+	uint64_t v;
+	if (pl == 0 || pl >= sizeof(port))
+		return false;
+	memcpy(port, p, pl);
+	port[pl] = '\0';
+	return parse_u64(port, 1, 65535, &v);
+}
+
+static void free_words(char **w, size_t n);
+
+/* "nats://a:4222, nats://b:4222": the list replaces any earlier one.
+ * Items are trimmed; an empty one is an error, as in keywords. */
+static int set_nats(struct setctx *x, const char *v)
+{
+	char **list = NULL;
+	size_t n = 0;
+	int rc = 0;
+	const char *p = v;
+	for (;;) {
+		const char *comma = strchr(p, ',');
+		const char *e = comma ? comma : p + strlen(p);
+		const char *s = p;
+		while (s < e && is_space(*s))
+			s++;
+		while (e > s && is_space(e[-1]))
+			e--;
+		size_t len = (size_t)(e - s);
+		char item[CONF_NATS_URL_MAX + 1];
+		if (len == 0) {
+			rc = fail(x, "empty server in \"%s\"", show(v).s);
+			goto out;
+		}
+		if (len > CONF_NATS_URL_MAX) {
+			rc = fail(x, "a server URL longer than %d bytes",
+				  CONF_NATS_URL_MAX);
+			goto out;
+		}
+		memcpy(item, s, len);
+		item[len] = '\0';
+		if (!nats_url_ok(s, len)) {
+			rc = fail(x,
+				  "expected nats://HOST:PORT (port 1..65535, "
+				  "IPv6 in brackets), got \"%s\"",
+				  show(item).s);
+			goto out;
+		}
+		if (n >= CONF_NATS_SERVERS_MAX) {
+			rc = fail(x, "more than %d servers",
+				  CONF_NATS_SERVERS_MAX);
+			goto out;
+		}
+		char **a = realloc(list, (n + 1) * sizeof(*a));
+		if (!a) {
+			rc = SC_E_NOMEM;
+			goto out;
+		}
+		list = a;
+		if (!(list[n] = strdup(item))) {
+			rc = SC_E_NOMEM;
+			goto out;
+		}
+		n++;
+		if (!comma)
+			break;
+		p = comma + 1;
+	}
+	free_words(x->c->cluster.nats, x->c->cluster.n_nats);
+	x->c->cluster.nats = list;
+	x->c->cluster.n_nats = n;
+	return 0;
+out:
+	free_words(list, n);
+	return rc;
+}
+
+UINT_SETTER(set_shards, cluster.shards, unsigned, 1, CONF_SHARDS_MAX)
+/* Checked against shards once the whole file is read (conf_load_buffer),
+ * since the two keys may come in either order. */
+UINT_SETTER(set_shard, cluster.shard, unsigned, 0, CONF_SHARDS_MAX - 1)
+
 /* ---- [category NAME] ---------------------------------------------------- */
 
 const char *conf_scope_name(enum conf_scope s)
@@ -1050,6 +1166,12 @@ static const struct key recrawl_keys[] = {
 	{ "audit_share", set_recrawl_audit_share, false },
 	{ NULL, NULL, false },
 };
+static const struct key cluster_keys[] = {
+	{ "nats", set_nats, false },
+	{ "shards", set_shards, false },
+	{ "shard", set_shard, false },
+	{ NULL, NULL, false },
+};
 static const struct key category_keys[] = {
 	{ "seeds", set_seeds, false },
 	{ "keywords", set_keywords, false },
@@ -1072,6 +1194,7 @@ _Static_assert(KEYS_OF(crawl_keys) <= SECTION_KEYS_MAX &&
 		       KEYS_OF(control_keys) <= SECTION_KEYS_MAX &&
 		       KEYS_OF(adaptive_keys) <= SECTION_KEYS_MAX &&
 		       KEYS_OF(recrawl_keys) <= SECTION_KEYS_MAX &&
+		       KEYS_OF(cluster_keys) <= SECTION_KEYS_MAX &&
 		       KEYS_OF(category_keys) <= SECTION_KEYS_MAX,
 	       "a section has more keys than SECTION_KEYS_MAX");
 
@@ -1086,6 +1209,7 @@ static const struct {
 	[SECT_CONTROL] = { "control", control_keys },
 	[SECT_ADAPTIVE] = { "adaptive", adaptive_keys },
 	[SECT_RECRAWL] = { "recrawl", recrawl_keys },
+	[SECT_CLUSTER] = { "cluster", cluster_keys },
 	[SECT_CATEGORY] = { "category", category_keys },
 };
 
@@ -1123,6 +1247,7 @@ void conf_free(struct conf *c)
 	free(c->control.listen);
 	free(c->control.unix_path);
 	free(c->control.tcp_host);
+	free_words(c->cluster.nats, c->cluster.n_nats);
 	for (size_t i = 0; i < c->n_categories; i++)
 		category_clear(&c->categories[i]);
 	free(c->categories);
@@ -1160,6 +1285,9 @@ int conf_default(struct conf **ret)
 	c->recrawl.audit_share = 0.02;
 	c->store.warc = false;
 	c->store.search_index = true;
+	c->cluster.enabled = false;
+	c->cluster.shards = 1;
+	c->cluster.shard = 0;
 	c->control.kind = CONF_LISTEN_UNIX;
 	c->control.listen = strdup(CONF_DEFAULT_LISTEN);
 	c->control.unix_path = strdup(&CONF_DEFAULT_LISTEN[5]);
@@ -1231,6 +1359,7 @@ struct loader {
 	char header[CONF_CATEGORY_NAME_MAX + 16]; /* "[category x]" */
 	unsigned sect_line[SECT_COUNT];           /* where each section began */
 	unsigned key_line[SECTION_KEYS_MAX];      /* per key of this section */
+	unsigned shard_line; /* the line of [cluster] shard, or 0 */
 
 	int rc; /* first error, 0 if none */
 	unsigned err_line;
@@ -1338,6 +1467,8 @@ static void begin_section(struct loader *L, const char *s, size_t len)
 			}
 			L->sect_line[i] = L->lineno;
 			L->sect = (enum section)i;
+			if (i == SECT_CLUSTER)
+				L->c->cluster.enabled = true;
 			memset(L->key_line, 0, sizeof(L->key_line));
 			return;
 		}
@@ -1348,7 +1479,7 @@ static void begin_section(struct loader *L, const char *s, size_t len)
 	copy[cl] = '\0';
 	loader_fail(L,
 		    "[%s]: unknown section (crawl, normalize, dedup, store, "
-		    "adaptive, recrawl, category NAME, control)",
+		    "adaptive, recrawl, category NAME, control, cluster)",
 		    show(copy).s);
 }
 
@@ -1438,6 +1569,8 @@ static int handle_key(void *user, const char *section, const char *name,
 	/* conf_check_seeds() names the line of a list it cannot read. */
 	if (keys[k].set == set_seeds)
 		x.cat->seeds_line = L->lineno;
+	if (keys[k].set == set_shard)
+		L->shard_line = L->lineno;
 	return 1;
 }
 
@@ -1531,6 +1664,25 @@ int conf_load_buffer(const char *text, size_t len, const char *name,
 				(unsigned long long)L.c->recrawl.min_interval_s,
 				(unsigned long long)
 					L.c->recrawl.max_interval_s);
+	}
+	/* [cluster]: a section means cluster mode, so it must name its
+	 * servers; this daemon's shard must be one of the shards. */
+	if (!rc && L.c->cluster.enabled && L.c->cluster.n_nats == 0) {
+		rc = SC_E_INVAL;
+		if (errlen)
+			snprintf(err, errlen,
+				 "%s:%u: [cluster]: nats is required "
+				 "(nats = nats://HOST:PORT[, ...])",
+				 L.name, L.sect_line[SECT_CLUSTER]);
+	}
+	if (!rc && L.c->cluster.shard >= L.c->cluster.shards) {
+		rc = SC_E_INVAL;
+		if (errlen)
+			snprintf(err, errlen,
+				 "%s:%u: [cluster] shard: %u is not below "
+				 "shards (%u); shards are numbered from 0",
+				 L.name, L.shard_line, L.c->cluster.shard,
+				 L.c->cluster.shards);
 	}
 	if (rc == SC_E_NOMEM && errlen && !err[0])
 		snprintf(err, errlen, "%s: out of memory", L.name);

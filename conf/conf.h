@@ -46,6 +46,11 @@
 #define CONF_CATEGORIES_MAX 1024
 #define CONF_KEYWORDS_MAX 32
 #define CONF_CONNECT_TO_MAX 256
+/* [cluster]: at most this many servers in `nats`, each URL at most
+ * CONF_NATS_URL_MAX bytes, and at most CONF_SHARDS_MAX shards. */
+#define CONF_NATS_SERVERS_MAX 16
+#define CONF_NATS_URL_MAX 128
+#define CONF_SHARDS_MAX 1024
 
 /* Defaults of the keys that have one (SPEC §3). */
 #define CONF_DEFAULT_STORE "/var/lib/sigcrawl"
@@ -202,6 +207,19 @@ struct conf {
 		char *tcp_host;  /* CONF_LISTEN_TCP: a loopback host, no [] */
 		uint16_t tcp_port;
 	} control;
+
+	/* [cluster]: daemons sharing one crawl over NATS JetStream (SPEC §9,
+	 * docs/cluster.md).  Absent (enabled false): one machine, and the
+	 * other fields keep their defaults. */
+	struct {
+		bool enabled; /* the file has a [cluster] section */
+		/* nats://HOST:PORT URLs as written, in order: 1 to
+		 * CONF_NATS_SERVERS_MAX when enabled, none otherwise. */
+		char **nats;
+		size_t n_nats;
+		unsigned shards; /* 1..CONF_SHARDS_MAX, default 1 */
+		unsigned shard;  /* 0..shards-1, default 0: this daemon's */
+	} cluster;
 
 	struct conf_category *categories; /* in the order of the file */
 	size_t n_categories;

@@ -332,10 +332,10 @@ static const struct bad_case bad_cases[] = {
 	  "t.conf:2: [normalize] store: unknown key" },
 	{ "[foo]\n",
 	  "t.conf:1: [foo]: unknown section (crawl, normalize, dedup, store, "
-	  "adaptive, recrawl, category NAME, control)" },
+	  "adaptive, recrawl, category NAME, control, cluster)" },
 	{ "[Crawl]\n",
 	  "t.conf:1: [Crawl]: unknown section (crawl, normalize, dedup, store, "
-	  "adaptive, recrawl, category NAME, control)" },
+	  "adaptive, recrawl, category NAME, control, cluster)" },
 	{ "[crawl]\nmax_depth = 1\nmax_depth = 2\n",
 	  "t.conf:3: [crawl] max_depth: given twice (first on line 2)" },
 	{ "[category x]\nseeds = a\n# c\nseeds = b\n",
@@ -353,6 +353,71 @@ static const struct bad_case bad_cases[] = {
 	{ "[crawl]\nfoo = 1\njunk\n", "t.conf:2: [crawl] foo: unknown key" },
 	{ "[crawl\n", "t.conf:1: missing ']' in section header" },
 	{ "[crawl] x\n", "t.conf:1: text after the section header's ']'" },
+	/* [cluster] */
+	{ "[cluster]\nshards = 2\n",
+	  "t.conf:1: [cluster]: nats is required (nats = "
+	  "nats://HOST:PORT[, ...])" },
+	{ "[cluster]\nnats = http://a:4222\n",
+	  "t.conf:2: [cluster] nats: expected nats://HOST:PORT (port "
+	  "1..65535, IPv6 in brackets), got \"http://a:4222\"" },
+	{ "[cluster]\nnats = nats://a\n",
+	  "t.conf:2: [cluster] nats: expected nats://HOST:PORT (port "
+	  "1..65535, IPv6 in brackets), got \"nats://a\"" },
+	{ "[cluster]\nnats = nats://:4222\n",
+	  "t.conf:2: [cluster] nats: expected nats://HOST:PORT (port "
+	  "1..65535, IPv6 in brackets), got \"nats://:4222\"" },
+	{ "[cluster]\nnats = nats://a:0\n",
+	  "t.conf:2: [cluster] nats: expected nats://HOST:PORT (port "
+	  "1..65535, IPv6 in brackets), got \"nats://a:0\"" },
+	{ "[cluster]\nnats = nats://a:65536\n",
+	  "t.conf:2: [cluster] nats: expected nats://HOST:PORT (port "
+	  "1..65535, IPv6 in brackets), got \"nats://a:65536\"" },
+	{ "[cluster]\nnats = nats://u:p@a:4222\n",
+	  "t.conf:2: [cluster] nats: expected nats://HOST:PORT (port "
+	  "1..65535, IPv6 in brackets), got \"nats://u:p@a:4222\"" },
+	{ "[cluster]\nnats = nats://a:4222/x\n",
+	  "t.conf:2: [cluster] nats: expected nats://HOST:PORT (port "
+	  "1..65535, IPv6 in brackets), got \"nats://a:4222/x\"" },
+	{ "[cluster]\nnats = nats://::1:4222\n",
+	  "t.conf:2: [cluster] nats: expected nats://HOST:PORT (port "
+	  "1..65535, IPv6 in brackets), got \"nats://::1:4222\"" },
+	{ "[cluster]\nnats = nats://a:1,,nats://b:2\n",
+	  "t.conf:2: [cluster] nats: empty server in \"nats://a:1,,nats://b:2\"" },
+	{ "[cluster]\nnats = \n",
+	  "t.conf:2: [cluster] nats: empty server in \"\"" },
+	{ "[cluster]\nnats = nats://a:1,n://b:2\n",
+	  "t.conf:2: [cluster] nats: expected nats://HOST:PORT (port "
+	  "1..65535, IPv6 in brackets), got \"n://b:2\"" },
+	{ "[cluster]\nnats = nats://a:1,nats://b:1,nats://c:1,nats://d:1,"
+	  "nats://e:1,nats://f:1,nats://g:1,nats://h:1,nats://i:1,"
+	  "nats://j:1,nats://k:1,nats://l:1,nats://m:1,nats://n:1,"
+	  "nats://o:1,nats://p:1,nats://q:1\n",
+	  "t.conf:2: [cluster] nats: more than 16 servers" },
+	{ "[cluster]\nnats = nats://aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	  "aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa"
+	  "aaaaaaaaaaaaaa:4222\n",
+	  "t.conf:2: [cluster] nats: a server URL longer than 128 bytes" },
+	{ "[cluster]\nnats = nats://a:1\nshards = 0\n",
+	  "t.conf:3: [cluster] shards: expected a whole number from 1 to "
+	  "1024, got \"0\"" },
+	{ "[cluster]\nnats = nats://a:1\nshards = 1025\n",
+	  "t.conf:3: [cluster] shards: expected a whole number from 1 to "
+	  "1024, got \"1025\"" },
+	{ "[cluster]\nnats = nats://a:1\nshard = -1\n",
+	  "t.conf:3: [cluster] shard: expected a whole number from 0 to "
+	  "1023, got \"-1\"" },
+	{ "[cluster]\nnats = nats://a:1\nshard = 1\n",
+	  "t.conf:3: [cluster] shard: 1 is not below shards (1); shards are "
+	  "numbered from 0" },
+	{ "[cluster]\nshard = 3\nnats = nats://a:1\nshards = 3\n",
+	  "t.conf:2: [cluster] shard: 3 is not below shards (3); shards are "
+	  "numbered from 0" },
+	{ "[cluster]\nnats = nats://a:1\nshard = 0\nshard = 0\n",
+	  "t.conf:4: [cluster] shard: given twice (first on line 3)" },
+	{ "[cluster]\nnats = nats://a:1\nreplicas = 3\n",
+	  "t.conf:3: [cluster] replicas: unknown key" },
+	{ "[cluster]\nnats = nats://a:1\n[crawl]\n[cluster]\n",
+	  "t.conf:4: [cluster]: section given twice (first on line 1)" },
 	/* an indented line is not a continuation of the previous value */
 	{ "[crawl]\nmax_depth = 1\n  more\n",
 	  "t.conf:3: syntax error: expected [section], key = value or a "
@@ -400,6 +465,10 @@ static void check_defaults(const struct conf *c)
 	CHECK_STR(c->control.listen, CONF_DEFAULT_LISTEN);
 	CHECK_STR(c->control.unix_path, "/run/sigcrawl/control.sock");
 	CHECK(c->n_categories == 0);
+	CHECK(!c->cluster.enabled);
+	CHECK(c->cluster.n_nats == 0 && c->cluster.nats == NULL);
+	CHECK(c->cluster.shards == 1);
+	CHECK(c->cluster.shard == 0);
 }
 
 static void test_defaults(void)
@@ -736,7 +805,7 @@ static void test_lines_and_bounds(void)
 	CHECK(rc == SC_E_INVAL);
 	CHECK_STR(err, "<string>:1: [x]: unknown section (crawl, normalize, "
 		       "dedup, store, adaptive, recrawl, category NAME, "
-		       "control)");
+		       "control, cluster)");
 
 	/* The file size limit: exactly CONF_FILE_MAX loads, one more not. */
 	memset(text, '#', CONF_FILE_MAX + 1);
@@ -1137,6 +1206,55 @@ static void test_shipped(const char *srcroot)
 	conf_free(c);
 }
 
+/* [cluster]: good values, with what they keep. */
+static void test_cluster(void)
+{
+	struct conf *c = LOAD_OK("[cluster]\nnats = nats://127.0.0.1:4222\n");
+	if (c) {
+		CHECK(c->cluster.enabled);
+		CHECK(c->cluster.n_nats == 1);
+		CHECK_STR(c->cluster.nats[0], "nats://127.0.0.1:4222");
+		CHECK(c->cluster.shards == 1 && c->cluster.shard == 0);
+	}
+	conf_free(c);
+
+	/* Any order of the keys; blanks around commas are dropped; names,
+	 * IPv6 literals, the scheme in capitals, the port bounds. */
+	c = LOAD_OK("[cluster]\nshard = 1023\nshards = 1024\n"
+		    "nats = nats://n1.example:4222 ,NATS://[::1]:65535,"
+		    "  nats://10.0.0.3:1\n");
+	if (c) {
+		CHECK(c->cluster.enabled);
+		CHECK(c->cluster.shards == 1024);
+		CHECK(c->cluster.shard == 1023);
+		CHECK(c->cluster.n_nats == 3);
+		if (c->cluster.n_nats == 3) {
+			CHECK_STR(c->cluster.nats[0], "nats://n1.example:4222");
+			CHECK_STR(c->cluster.nats[1], "NATS://[::1]:65535");
+			CHECK_STR(c->cluster.nats[2], "nats://10.0.0.3:1");
+		}
+	}
+	conf_free(c);
+
+	/* Exactly 16 servers is the bound, not past it. */
+	c = LOAD_OK("[cluster]\nnats = nats://1:1,nats://2:1,nats://3:1,"
+		    "nats://4:1,nats://5:1,nats://6:1,nats://7:1,nats://8:1,"
+		    "nats://9:1,nats://10:1,nats://11:1,nats://12:1,"
+		    "nats://13:1,nats://14:1,nats://15:1,nats://16:1\n"
+		    "shards = 3\nshard = 2\n");
+	if (c) {
+		CHECK(c->cluster.n_nats == CONF_NATS_SERVERS_MAX);
+		CHECK(c->cluster.shards == 3 && c->cluster.shard == 2);
+	}
+	conf_free(c);
+
+	/* Other sections leave it off. */
+	c = LOAD_OK("[crawl]\nmax_depth = 2\n");
+	if (c)
+		CHECK(!c->cluster.enabled && c->cluster.n_nats == 0);
+	conf_free(c);
+}
+
 static void cleanup(void)
 {
 	static const char *const files[] = { "t.conf", "etc/r.conf",
@@ -1185,6 +1303,7 @@ int main(int argc, char **argv)
 	test_check_seeds();
 	test_shipped(srcroot);
 	test_category_names();
+	test_cluster();
 	cleanup();
 	return check_done();
 }
