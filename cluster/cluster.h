@@ -130,7 +130,9 @@ void cluster_batch_free(struct cluster_batch *b);
  * its check (a write torn by kill -9 or a crash) is cut off and counted,
  * not an error; a record that fails in the middle cuts off everything
  * after it too, since the length fields after it cannot be trusted.  The
- * file never grows past max_bytes. */
+ * file never grows past max_bytes.  Appends may come from any thread
+ * (libnats's error handler appends); replay and drop belong to one thread,
+ * the spool's owner, since a drop moves the records a replay walks. */
 
 struct cluster_spool;
 

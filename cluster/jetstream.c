@@ -34,6 +34,9 @@ struct cluster {
 	uint64_t stream_max_bytes;
 	atomic_uint failed; /* publishes the error handler saw fail */
 	atomic_uint lost;   /* ... and could not spool */
+	/* An asynchronous publish was made: libnats 3.4.1's
+	 * js_PublishAsyncGetPendingList() crashes before the first. */
+	bool async_used;
 	char err[512];
 };
 
@@ -145,6 +148,12 @@ static void on_publish_error(jsCtx *js, jsPubAckErr *pae, void *closure)
 		atomic_fetch_add(&c->lost, 1);
 }
 
+static void on_connected(natsConnection *nc, void *closure)
+{
+	(void)nc;
+	(void)closure;
+}
+
 int cluster_open(const struct cluster_opts *o, struct cluster **ret, char *err,
 		 size_t errlen)
 {
@@ -210,7 +219,10 @@ int cluster_open(const struct cluster_opts *o, struct cluster **ret, char *err,
 		s = natsOptions_SetReconnectWait(
 			no, o->reconnect_wait_ms ? o->reconnect_wait_ms : 1000);
 	if (s == NATS_OK)
-		s = natsOptions_SetRetryOnFailedConnect(no, true, NULL, NULL);
+		/* With a callback the first connect is asynchronous too:
+		 * without one, libnats retries inside the call, forever. */
+		s = natsOptions_SetRetryOnFailedConnect(no, true, on_connected,
+							NULL);
 	if (s == NATS_OK) {
 		s = natsConnection_Connect(&c->nc, no);
 		if (s == NATS_NOT_YET_CONNECTED)
@@ -245,6 +257,8 @@ static unsigned spool_pending(struct cluster *c)
 {
 	natsMsgList pending = { 0 };
 	unsigned n = 0;
+	if (!c->async_used)
+		return 0;
 	if (js_PublishAsyncGetPendingList(&pending, c->js) != NATS_OK)
 		return 0;
 	for (int i = 0; i < pending.Count; i++) {
@@ -391,8 +405,10 @@ static int publish_raw(struct cluster *c, uint32_t shard, const void *batch,
 	natsStatus s = natsMsg_Create(&m, subject, NULL, batch, (int)len);
 	if (s == NATS_OK)
 		s = natsMsgHeader_Set(m, "Nats-Msg-Id", id);
-	if (s == NATS_OK)
+	if (s == NATS_OK) {
+		c->async_used = true;
 		s = js_PublishMsgAsync(c->js, &m, NULL);
+	}
 	natsMsg_Destroy(m); /* NULL once libnats took it */
 	if (s != NATS_OK)
 		return nats_fail(c, "publish", s, 0);
@@ -585,6 +601,11 @@ int cluster_fetch(struct cluster_consumer *cs, size_t max, unsigned timeout_ms,
 		out[(*n)++] = d;
 	}
 	natsMsgList_Destroy(&list);
+	/* The AckTerms are asynchronous: send them now, so that a caller
+	 * that exits or crashes next does not see the batch again. */
+	if (rejected && *rejected)
+		(void)natsConnection_FlushTimeout(cs->c->nc,
+						  cs->c->request_timeout_ms);
 	return rc;
 }
 
