@@ -281,6 +281,10 @@ SC_WUR int cluster_publish_wait(struct cluster *c, unsigned timeout_ms);
 SC_WUR int cluster_flush_spool(struct cluster *c, unsigned timeout_ms,
 			       size_t *n);
 
+/* How many batches the links stream holds: those not yet acked by their
+ * shard (delivered or not).  Returns 0 or SC_E_NET. */
+SC_WUR int cluster_stream_msgs(struct cluster *c, uint64_t *msgs);
+
 /* The durable pull consumer shard-SHARD (created if needed).  Returns 0,
  * SC_E_INVAL or SC_E_NET. */
 SC_WUR int cluster_consumer_open(struct cluster *c, uint32_t shard,

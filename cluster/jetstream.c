@@ -337,6 +337,19 @@ static int ensure_bucket(struct cluster *c, kvStore **kv, const char *name,
 	return 0;
 }
 
+int cluster_stream_msgs(struct cluster *c, uint64_t *msgs)
+{
+	jsStreamInfo *si = NULL;
+	jsErrCode jerr = 0;
+	natsStatus s = js_GetStreamInfo(&si, c->js, CLUSTER_STREAM, NULL,
+					&jerr);
+	if (s != NATS_OK)
+		return nats_fail(c, "stream " CLUSTER_STREAM, s, jerr);
+	*msgs = si->State.Msgs;
+	jsStreamInfo_Destroy(si);
+	return 0;
+}
+
 int cluster_setup(struct cluster *c)
 {
 	static const char *subjects[] = { CLUSTER_SUBJECT_PREFIX "*" };

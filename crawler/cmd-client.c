@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cluster.h"
 #include "commands.h"
 #include "conf.h"
 #include "control.h"
@@ -132,6 +133,7 @@ static void status_usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sigcrawl status [--control ADDR] [-c FILE]\n"
+		"       sigcrawl status --cluster -c FILE\n"
 		"\n"
 		"Prints the running daemon's state as one line of JSON: state\n"
 		"(running, paused, idle, stopping), pages, queue, hosts,\n"
@@ -139,8 +141,13 @@ static void status_usage(FILE *f)
 		"\n"
 		"  --control ADDR   unix:PATH or tcp:HOST:PORT\n"
 		"  -c, --config FILE  take the address from [control] listen\n"
-		"                   (default unix:/run/sigcrawl/control.sock)\n");
+		"                   (default unix:/run/sigcrawl/control.sock)\n"
+		"  --cluster        every shard's status as its daemon last put\n"
+		"                   it in NATS ([cluster] nats of -c FILE), and\n"
+		"                   the totals, as one line of JSON\n");
 }
+
+static bool cluster_flag;
 
 static int client_args(const char *cmd, int argc, char **argv,
 		       void (*usage)(FILE *), const char **addr,
@@ -150,6 +157,7 @@ static int client_args(const char *cmd, int argc, char **argv,
 		{ "control", required_argument, NULL, 'C' },
 		{ "config", required_argument, NULL, 'c' },
 		{ "category", required_argument, NULL, 'k' },
+		{ "cluster", no_argument, NULL, 'K' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -160,6 +168,11 @@ static int client_args(const char *cmd, int argc, char **argv,
 		switch (c) {
 		case 'C': *addr = optarg; break;
 		case 'c': *config = optarg; break;
+		case 'K':
+			if (category) /* submit: not yet */
+				goto bad;
+			cluster_flag = true;
+			break;
 		case 'k':
 			if (!category)
 				goto bad;
@@ -175,6 +188,101 @@ bad:
 	return EXIT_USAGE;
 }
 
+/* status --cluster: the shards' documents from the status bucket, and
+ * their totals. */
+static int cluster_status(const char *config)
+{
+	if (!config) {
+		sc_errorf("status", "--cluster needs -c FILE with a [cluster] "
+				    "section");
+		return EXIT_USAGE;
+	}
+	struct conf *cf = NULL;
+	char err[512];
+	if (conf_load(config, &cf, err, sizeof(err))) {
+		sc_errorf("status", "%s", err);
+		return EXIT_USAGE;
+	}
+	if (!cf->cluster.enabled) {
+		sc_errorf("status", "%s has no [cluster] section", config);
+		conf_free(cf);
+		return EXIT_USAGE;
+	}
+	struct cluster_opts co = {
+		.servers = (const char *const *)cf->cluster.nats,
+		.n_servers = cf->cluster.n_nats,
+		.name = "sigcrawl status",
+		.connect_timeout_ms = 2000,
+	};
+	struct cluster *nc = NULL;
+	int rc = cluster_open(&co, &nc, err, sizeof(err));
+	for (int i = 0; !rc && i < 50 && !cluster_connected(nc); i++) {
+		struct timespec ts = { 0, 100 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	struct cluster_status *list = NULL;
+	size_t n = 0;
+	if (!rc && !cluster_connected(nc)) {
+		snprintf(err, sizeof(err), "no NATS server of %s answers",
+			 config);
+		rc = SC_E_NET;
+	} else if (!rc && (rc = cluster_status_list(nc, &list, &n))) {
+		snprintf(err, sizeof(err), "%s", cluster_last_error(nc));
+	}
+	/* Batches not yet acked: links on their way between shards. */
+	uint64_t in_stream = 0;
+	bool have_stream = !rc && cluster_stream_msgs(nc, &in_stream) == 0;
+	unsigned shards = cf->cluster.shards;
+	cluster_close(nc);
+	conf_free(cf);
+	if (rc) {
+		sc_errorf("status", "cluster: %s", err);
+		return EXIT_RUNTIME;
+	}
+	json_t *out = json_object(), *arr = json_array();
+	json_int_t pages = 0, queue = 0, dups = 0, errors = 0, sent = 0,
+		   received = 0;
+	double rate = 0;
+	for (size_t i = 0; i < n; i++) {
+		json_t *doc = json_loads(list[i].json, 0, NULL);
+		if (!doc)
+			continue;
+		json_t *st = json_object_get(doc, "status");
+		json_t *links = json_object_get(doc, "links");
+		pages += json_integer_value(json_object_get(st, "pages"));
+		queue += json_integer_value(json_object_get(st, "queue"));
+		dups += json_integer_value(json_object_get(st, "duplicates"));
+		errors += json_integer_value(json_object_get(st, "errors"));
+		rate += json_number_value(json_object_get(st, "rate"));
+		sent += json_integer_value(json_object_get(links, "sent"));
+		received += json_integer_value(
+			json_object_get(links, "received"));
+		json_array_append_new(arr, doc);
+	}
+	cluster_status_list_free(list, n);
+	json_object_set_new(out, "shards", json_integer(shards));
+	json_object_set_new(out, "reporting", json_integer((json_int_t)n));
+	json_object_set_new(out, "batches_in_stream",
+			    have_stream ? json_integer((json_int_t)in_stream)
+					: json_null());
+	json_object_set_new(
+		out, "totals",
+		json_pack("{s:I,s:I,s:I,s:I,s:f,s:I,s:I}", "pages", pages,
+			  "queue", queue, "duplicates", dups, "errors", errors,
+			  "rate", (double)(long long)(rate * 10 + 0.5) / 10,
+			  "links_sent", sent, "links_received", received));
+	json_object_set_new(out, "status", arr);
+	char *text = json_dumps(out, JSON_COMPACT);
+	json_decref(out);
+	if (!text) {
+		sc_errorf("status", "out of memory");
+		return EXIT_RUNTIME;
+	}
+	puts(text);
+	free(text);
+	return EXIT_OK;
+}
+
 int cmd_status(int argc, char **argv)
 {
 	const char *addr = NULL, *config = NULL;
@@ -186,6 +294,8 @@ int cmd_status(int argc, char **argv)
 		sc_errorf("status", "unexpected argument '%s'", argv[optind]);
 		return EXIT_USAGE;
 	}
+	if (cluster_flag)
+		return cluster_status(config);
 	struct conf *cf = control_conf("status", addr, config);
 	if (!cf)
 		return EXIT_USAGE;

@@ -97,6 +97,17 @@ int cmd_crawl(int argc, char **argv)
 		sc_errorf(CMD, "%s", err);
 		return rc == SC_E_NOMEM ? EXIT_RUNTIME : EXIT_USAGE;
 	}
+	if (st.cf->cluster.enabled) {
+		/* A foreground crawl of one shard would stop where its shard
+		 * ends and leave the links of the others nowhere. */
+		sc_errorf(CMD,
+			  "%s: [cluster] is for sigcrawl serve (each daemon "
+			  "one shard); crawl runs alone: remove the section "
+			  "or use serve",
+			  st.config ? st.config : "(config)");
+		setup_free(&st);
+		return EXIT_USAGE;
+	}
 	if (st.check_config) {
 		printf("%s: ok\n", st.config ? st.config : "(defaults)");
 		setup_free(&st);

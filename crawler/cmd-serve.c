@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "commands.h"
+#include "cluster-node.h"
 #include "control.h"
 #include "keys.h"
 #include "crawl.h"
@@ -99,7 +100,8 @@ struct daemon {
 	/* systemd's watchdog: WATCHDOG=1 every this many ticks of the
 	 * engine's one-second timer (0: no watchdog). */
 	uint64_t watchdog_ticks;
-	unsigned pending; /* seed submissions not yet committed */
+	unsigned pending;   /* seed submissions not yet committed */
+	struct cnode *node; /* [cluster]: this daemon's shard, or NULL */
 };
 
 static void usage(FILE *f)
@@ -904,6 +906,8 @@ static void keep_fixed(const struct daemon *d, struct version *v,
 	     "[dedup] follow_duplicate_links", follow_duplicate_links);
 	KEEP(n->warc != o->warc, "[store] warc", warc);
 #undef KEEP
+	/* [cluster] is the daemon's from its start. */
+	n->cluster = o->cluster;
 	if (d->listen && strcmp(v->st.cf->control.listen, d->listen) != 0)
 		log_msg(LOG_WARNING,
 			"reload: %s: [control] listen cannot change while the "
@@ -1004,6 +1008,8 @@ static void reload(struct daemon *d)
 		} else {
 			v->prev = d->cur;
 			d->cur = v;
+			if (d->node)
+				cnode_set_opts(d->node, &v->o);
 			log_msg(LOG_NOTICE,
 				"reloaded %s: %zu categories, max_pages %llu, "
 				"max_depth %u, concurrency %u, "
@@ -1048,6 +1054,8 @@ static int hook_start(struct crawl *c, void *arg)
 			d->watchdog_ticks = 1;
 		sd_notify(0, "WATCHDOG=1");
 	}
+	if (d->node && cnode_start(d->node, c, &d->cur->o))
+		return SC_E_NOMEM;
 	log_msg(LOG_NOTICE, "serving %s, store %s", d->listen,
 		d->cur->o.store_dir);
 	sd_notify(0, "READY=1\nSTATUS=started");
@@ -1060,6 +1068,8 @@ static void hook_tick(struct crawl *c, void *arg)
 	struct crawl_status st;
 	crawl_status(c, false, &st);
 	uint64_t ticks = crawl_ticks(c);
+	if (d->node)
+		cnode_tick(d->node, c);
 	if (d->watchdog_ticks && ticks % d->watchdog_ticks == 0)
 		sd_notify(0, "WATCHDOG=1");
 	if (d->accept_failures &&
@@ -1088,6 +1098,8 @@ static void hook_stopping(struct crawl *c, void *arg)
 	struct daemon *d = arg;
 	(void)c;
 	sd_notify(0, "STOPPING=1\nSTATUS=stopping");
+	if (d->node)
+		cnode_stopping(d->node);
 	log_msg(LOG_NOTICE, "stopping: transfers in flight go back to the "
 			    "queue");
 	/* No new connections; requests under way are answered. */
@@ -1102,6 +1114,8 @@ static void hook_finish(struct crawl *c, void *arg)
 {
 	struct daemon *d = arg;
 	(void)c;
+	if (d->node)
+		cnode_finish(d->node);
 	/* The loop is over: what answers are left (seeds committed as the
 	 * daemon stopped) get one try to go out, without waiting. */
 	while (d->conns) {
@@ -1174,8 +1188,20 @@ int cmd_serve(int argc, char **argv)
 		version_free(v);
 		return EXIT_RUNTIME;
 	}
+	if (d.cur->st.cf->cluster.enabled) {
+		char err[512];
+		if (cnode_open(d.cur->st.cf, d.cur->o.store_dir, &d.node, err,
+			       sizeof(err))) {
+			log_msg(LOG_ERR, "cluster: %s", err);
+			curl_global_cleanup();
+			version_free(v);
+			return EXIT_RUNTIME;
+		}
+		d.cur->o.cluster = cnode_hooks(d.node);
+	}
 	struct crawl_summary s;
 	int rc = crawl_run(&d.cur->o, &s);
+	cnode_close(d.node);
 	curl_global_cleanup();
 	if (rc)
 		log_msg(LOG_ERR, "the crawl ended: %s", sc_strerror(rc));

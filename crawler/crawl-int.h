@@ -116,6 +116,8 @@ struct job {
 			struct crawl_seeds *seeds;
 			int seeds_rc;
 			int seeds_added;
+			/* From the cluster, and another shard's. */
+			uint64_t seeds_misrouted;
 			/* JOB_DUE: what the writer did (recrawl_move()):
 			 * revisits queued, duplicates due and not queued
 			 * (saved) or queued to audit them, whether more are

@@ -167,6 +167,34 @@ struct crawl_opts {
 	/* Long-running mode (`sigcrawl serve`): NULL for a crawl that ends
 	 * when the frontier is dry.  See "The daemon's side" below. */
 	const struct crawl_daemon *daemon;
+	/* One shard of a cluster (SPEC §9, crawler/cluster-node.c), or
+	 * NULL: one machine. */
+	const struct crawl_cluster *cluster;
+};
+
+/* A URL the writer found for another shard: its normalized form (the
+ * receiving shard normalizes it again), hops from its seed, category. */
+struct crawl_cluster_link {
+	const char *url;
+	size_t len;
+	uint16_t depth;
+	uint16_t category;
+	uint32_t shard;
+};
+
+/* A shard of a cluster, as the writer sees it.  Every new URL (a link, a
+ * redirect target, a sitemap's URL, a seed) whose host belongs to another
+ * shard (cluster_shard_of()) is marked seen here, so that it goes once,
+ * and handed to send() in the transaction that marks it, before the
+ * commit: send() must have made the links durable (the spool) when it
+ * returns 0; any other value is fatal, as a failed commit is.  URLs of
+ * other shards that came from the cluster itself (crawl_seeds.remote)
+ * are dropped and counted: the shards disagree on the partition. */
+struct crawl_cluster {
+	uint32_t shards, shard;
+	int (*send)(void *arg, const struct crawl_cluster_link *links,
+		    size_t n);
+	void *arg;
 };
 
 struct crawl_summary {
@@ -198,6 +226,10 @@ struct crawl_summary {
 	/* Sitemaps: URLs they listed, and known pages their lastmod made
 	 * due at once. */
 	uint64_t sitemap_urls, sitemap_due;
+	/* A cluster's shard, this run: new URLs sent to other shards, URLs
+	 * received from them and queued, and URLs received that belong to
+	 * another shard (dropped). */
+	uint64_t cluster_sent, cluster_received, cluster_misrouted;
 	/* Re-crawls, this run: revisits committed and how they ended
 	 * (not_modified: unchanged by a 304; failed: no answer that says
 	 * anything of the page, kept as it was), duplicates that came due
@@ -416,6 +448,10 @@ struct crawl_seeds {
 	size_t n;
 	const char **url, **found;
 	const struct norm_url *u, *found_u;
+	/* Hops from their seed (links of another shard), or NULL: 0. */
+	const uint16_t *depth;
+	/* They came from another shard of the cluster: never sent on. */
+	bool remote;
 	int8_t *added;
 	void (*done)(struct crawl_seeds *s, int rc, void *arg);
 	void *arg;

@@ -5,6 +5,8 @@
 
 #include <xxhash.h>
 
+#include "cluster.h"
+
 /* The sitemaps a fetched robots.txt names are queued, in the category
  * and at the depth of the page whose fetch asked for it (their URLs one
  * deeper), when the category's scope allows them. */
@@ -139,7 +141,26 @@ static int dedup(struct crawl *c, MDB_txn *txn, struct job *j)
 /* Seeds submitted at run time, or the seed files read again after a
  * reload.  A seed file that cannot be read is reported and skipped: the
  * rest of the batch still commits. */
-static int write_seeds(struct crawl *c, MDB_txn *txn, struct job *j)
+struct batch_urls;
+static int send_out(struct crawl *c, MDB_txn *txn, struct batch_urls *b,
+		    const char *url, const struct norm_url *u, uint16_t depth,
+		    uint16_t category);
+
+/* A cluster: the shard of url's host when it is another shard's, else
+ * -1. */
+static int64_t foreign(const struct crawl *c, const char *url,
+		       const struct norm_url *u)
+{
+	const struct crawl_cluster *cl = c->o->cluster;
+	if (!cl || cl->shards < 2)
+		return -1;
+	uint32_t s = cluster_shard_of(url + u->host_off, u->host_len,
+				      cl->shards);
+	return s == cl->shard ? -1 : (int64_t)s;
+}
+
+static int write_seeds(struct crawl *c, MDB_txn *txn, struct job *j,
+		       struct batch_urls *b)
 {
 	const struct crawl_opts *o = c->o;
 	if (j->kind == JOB_RELOAD) {
@@ -165,9 +186,27 @@ static int write_seeds(struct crawl *c, MDB_txn *txn, struct job *j)
 			.u = &sd->u[i],
 			.found = sd->found[i],
 			.found_len = sd->found_u[i].len,
+			.depth = sd->depth ? sd->depth[i] : 0,
 			.category = sd->category,
 		};
-		int rc = frontier_add(c->fr, txn, &fu);
+		int rc;
+		if (foreign(c, fu.url, fu.u) >= 0) {
+			/* Submitted here, another shard's: it goes there.
+			 * From the cluster: the shards disagree. */
+			sd->added[i] = 0;
+			if (sd->remote) {
+				j->seeds_misrouted++;
+				continue;
+			}
+			if ((rc = send_out(c, txn, b, fu.url, fu.u, fu.depth,
+					   fu.category)) < 0)
+				return rc;
+			/* Taken: queued by its shard. */
+			sd->added[i] = rc == 1;
+			j->seeds_added += rc == 1;
+			continue;
+		}
+		rc = frontier_add(c->fr, txn, &fu);
 		if (rc < 0 && rc != SC_E_INVAL)
 			return rc;
 		/* A host name too long for the frontier counts as known:
@@ -185,6 +224,9 @@ struct batch_urls {
 	struct frontier_url *fu;
 	uint8_t *asis; /* 1: queue under its own form */
 	size_t n, cap;
+	/* A cluster: the URLs of other shards, for crawl_cluster.send(). */
+	struct crawl_cluster_link *out;
+	size_t n_out, cap_out;
 	/* Keys made by adapt_links(): each malloc'd with its components,
 	 * freed after the batch. */
 	char **keys;
@@ -219,6 +261,7 @@ static void batch_reset(struct batch_urls *b)
 		free(b->keys[i]);
 	b->n_keys = 0;
 	b->n = 0;
+	b->n_out = 0;
 }
 
 static void batch_free(struct batch_urls *b)
@@ -226,9 +269,59 @@ static void batch_free(struct batch_urls *b)
 	batch_reset(b);
 	free(b->fu);
 	free(b->asis);
+	free(b->out);
 	free(b->keys);
 	free(b->key_u);
 	free(b->set);
+}
+
+/* Send url to its shard: marked seen here, so that it goes once, and
+ * kept for crawl_cluster.send() before the commit.  Returns 1, 0 if it
+ * was seen already, SC_E_NOMEM or a store error. */
+static int send_out(struct crawl *c, MDB_txn *txn, struct batch_urls *b,
+		    const char *url, const struct norm_url *u, uint16_t depth,
+		    uint16_t category)
+{
+	int rc = frontier_mark_seen(c->fr, txn, url, u->len, category);
+	if (rc != 1)
+		return rc;
+	if (b->n_out == b->cap_out) {
+		size_t cap = b->cap_out ? 2 * b->cap_out : 256;
+		struct crawl_cluster_link *v = realloc(b->out,
+						       cap * sizeof(*v));
+		if (!v)
+			return SC_E_NOMEM;
+		b->out = v;
+		b->cap_out = cap;
+	}
+	b->out[b->n_out++] = (struct crawl_cluster_link){
+		.url = url,
+		.len = u->len,
+		.depth = depth,
+		.category = category,
+		.shard = (uint32_t)foreign(c, url, u),
+	};
+	return 1;
+}
+
+/* A cluster: the batch's new URLs of other shards leave it for theirs. */
+static int divert(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
+{
+	size_t k = 0;
+	for (size_t i = 0; i < b->n; i++) {
+		const struct frontier_url *fu = &b->fu[i];
+		if (foreign(c, fu->url, fu->u) < 0) {
+			b->asis[k] = b->asis[i];
+			b->fu[k++] = *fu;
+			continue;
+		}
+		int rc = send_out(c, txn, b, fu->url, fu->u, fu->depth,
+				  fu->category);
+		if (rc < 0)
+			return rc;
+	}
+	b->n = k;
+	return 0;
 }
 
 /* Is the key (hash h) among the batch's keys?  Adds it if not. */
@@ -847,7 +940,7 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	if (j->kind == JOB_ROBOTS)
 		return j->fetched && j->rules ? write_robots(c, txn, j) : 0;
 	if (j->kind == JOB_SEEDS || j->kind == JOB_RELOAD)
-		return write_seeds(c, txn, j);
+		return write_seeds(c, txn, j, b);
 	if (j->kind == JOB_DUE)
 		return recrawl_move(c, txn, j);
 	if (j->held)
@@ -1057,6 +1150,10 @@ void *writer_main(void *arg)
 		batch_reset(&bu);
 		for (size_t i = 0; i < n && !rc; i++)
 			rc = write_job(c, txn, batch[i], &bu);
+		/* Other shards' URLs before the learned rules: those are
+		 * their shards' own. */
+		if (!rc && c->o->cluster && bu.n)
+			rc = divert(c, txn, &bu);
 		if (!rc && c->adapt && bu.n)
 			rc = adapt_links(c, txn, &bu);
 		int queued = 0;
@@ -1080,6 +1177,11 @@ void *writer_main(void *arg)
 			rc = warc_flush(c->warc);
 		if (!rc && c->search)
 			rc = index_batch(c, batch, n);
+		/* Durable on their way (the spool) before the commit that
+		 * marks them seen. */
+		if (!rc && bu.n_out)
+			rc = c->o->cluster->send(c->o->cluster->arg, bu.out,
+						 bu.n_out);
 		if (!rc)
 			rc = store_txn_commit(txn);
 		else if (txn)
@@ -1102,6 +1204,14 @@ void *writer_main(void *arg)
 			struct job *b = batch[i];
 			if (b->kind != JOB_PAGE) { /* back to the loop */
 				b->seeds_rc = rc;
+				if (!rc && b->kind == JOB_SEEDS) {
+					c->sum.cluster_misrouted +=
+						b->seeds_misrouted;
+					if (b->seeds->remote)
+						c->sum.cluster_received +=
+							(uint64_t)
+								b->seeds_added;
+				}
 				jobq_push(&c->to_loop, b);
 				continue;
 			}
@@ -1153,8 +1263,10 @@ void *writer_main(void *arg)
 			}
 			job_free(b);
 		}
-		if (!rc)
+		if (!rc) {
 			c->sum.queued += (uint64_t)queued;
+			c->sum.cluster_sent += bu.n_out;
+		}
 		focus_batch_end(c->focus, !rc, &c->sum);
 		c->in_pipeline -= pages;
 		pthread_mutex_unlock(&c->mu);

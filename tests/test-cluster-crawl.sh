@@ -1,0 +1,247 @@
+#!/bin/bash
+# test-cluster-crawl.sh SIGCRAWL FIXTURE — three `sigcrawl serve` daemons
+# sharing one crawl over a 3-node NATS JetStream cluster on 127.0.0.1
+# (SPEC §9): seeds submitted to one daemon reach the whole web, every
+# host is crawled by one shard only, no URL is fetched twice, the union of
+# the shards' records is what one daemon alone fetches, `status --cluster`
+# shows every shard and the totals; then again with a daemon killed -9 and
+# restarted and a NATS node killed -9 mid-crawl.
+set -u
+sigcrawl=$1
+fixture=$2
+here=$(cd "$(dirname "$0")" && pwd)
+. "$here/crawl-lib.sh"
+
+if ! command -v nats-server >/dev/null; then
+	fail "nats-server is not installed (.ci/install-deps)"
+	finish
+	exit 1
+fi
+
+npids=(0 0 0)
+dpids=(0 0 0)
+on_exit()
+{
+	local p
+	for p in "${dpids[@]}" "${npids[@]}"; do
+		[ "$p" -gt 0 ] && kill -9 "$p" 2>/dev/null
+	done
+	[ -n "$fpid" ] && kill "$fpid" 2>/dev/null
+	wait 2>/dev/null
+}
+
+read -r -a ports < <(python3 -c '
+import socket
+ss = [socket.socket() for _ in range(6)]
+for s in ss:
+    s.bind(("127.0.0.1", 0))
+print(" ".join(str(s.getsockname()[1]) for s in ss))')
+routes="nats://127.0.0.1:${ports[3]},nats://127.0.0.1:${ports[4]},nats://127.0.0.1:${ports[5]}"
+servers="nats://127.0.0.1:${ports[0]}, nats://127.0.0.1:${ports[1]}, nats://127.0.0.1:${ports[2]}"
+start_node()
+{
+	local i=$1
+	mkdir -p "$tmp/n$i"
+	nats-server -js -sd "$tmp/n$i" -n "n$i" -a 127.0.0.1 -p "${ports[$i]}" \
+		--cluster "nats://127.0.0.1:${ports[$((i + 3))]}" \
+		--routes "$routes" --cluster_name sc >>"$tmp/n$i.log" 2>&1 &
+	npids[i]=$!
+}
+start_node 0
+start_node 1
+start_node 2
+
+# Twelve sites, each its own registrable domain, a fifth of their links
+# to the others; two seeds reach them all.  max_depth does not bind: a
+# shard counts the hops of the path by which a URL first reached it,
+# which across shards may be longer than the shortest (docs/cluster.md).
+{
+	for i in $(seq 12); do
+		echo "site site$i.test pages=40 links=3-6 fanout=3 cross=20 seed=$((40 + i)) size=1200"
+	done
+} >"$tmp/web"
+printf 'http://site1.test/\nhttp://site7.test/\n' >"$tmp/seeds"
+
+# --- One daemon's crawl, the reference --------------------------------------
+start_fixture "$tmp/web" "$tmp/ref.log"
+cat >"$tmp/ref.conf" <<EOF
+[crawl]
+store = $tmp/ref
+max_depth = 100
+per_host_delay_ms = 0
+connect_to = ::127.0.0.1:$port
+[category web]
+scope = any
+EOF
+"$sigcrawl" crawl -c "$tmp/ref.conf" --seeds "$tmp/seeds" --category web --quiet >/dev/null 2>&1
+check_true "the reference crawl ends with exit 0" [ $? -eq 0 ]
+stop_fixture
+fetched_of() { "$sigcrawl" export --store "$1" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r["fetched"]:
+        print(r["normalized"])'; }
+fetched_of "$tmp/ref" | sort >"$tmp/ref.urls"
+hosts=$(sed -E 's|^https?://([^/]*)/.*|\1|' "$tmp/ref.urls" | sort -u | wc -l)
+check_true "the reference reaches all 12 sites ($hosts)" [ "$hosts" -eq 12 ]
+
+# --- Three daemons ---------------------------------------------------------
+conf()
+{
+	local i=$1 store=$2 delay=$3
+	cat >"$tmp/c$i.conf" <<EOF
+[crawl]
+store = $store
+max_depth = 100
+per_host_delay_ms = $delay
+concurrency = 8
+connect_to = ::127.0.0.1:$port
+[control]
+listen = unix:$tmp/c$i.sock
+[category web]
+scope = any
+[cluster]
+nats = $servers
+shards = 3
+shard = $i
+EOF
+}
+start_daemon()
+{
+	local i=$1
+	"$sigcrawl" serve -c "$tmp/c$i.conf" >>"$tmp/d$i.log" 2>&1 &
+	dpids[i]=$!
+}
+dstatus() { "$sigcrawl" status --control "unix:$tmp/c$1.sock" 2>/dev/null; }
+ready() { dstatus "$1" | grep -q '"state":"idle"'; }
+# Quiet: every daemon idle with an empty queue, five times in a row a
+# second apart (links still in NATS arrive within a fetch's half second).
+quiet_once()
+{
+	local i
+	for i in 0 1 2; do
+		dstatus "$i" >"$tmp/quiet.d$i"
+		grep -q '"state":"idle".*"queue":0,' "$tmp/quiet.d$i" || return 1
+	done
+	"$sigcrawl" status --cluster -c "$tmp/c0.conf" >"$tmp/quiet.cluster" 2>&1
+	python3 -c '
+import json, sys
+d = json.load(sys.stdin)
+sys.exit(not (d["reporting"] == 3 and d["batches_in_stream"] == 0 and
+              all(s["links"]["spool_records"] == 0 for s in d["status"])))' <"$tmp/quiet.cluster"
+}
+quiet()
+{
+	local n=0
+	while [ $n -lt 5 ]; do
+		if quiet_once; then n=$((n + 1)); else n=0; fi
+		sleep 1
+		if [ "$SECONDS" -gt "$1" ]; then
+			head -c 600 "$tmp"/quiet.d* "$tmp/quiet.cluster"
+			return 1
+		fi
+	done
+	return 0
+}
+
+run_cluster()
+{
+	local tag=$1 delay=$2
+	for i in 0 1 2; do
+		conf "$i" "$tmp/$tag$i" "$delay"
+		start_daemon "$i"
+	done
+	for i in 0 1 2; do
+		check_true "$tag: daemon $i starts" wait_until 20 ready "$i"
+	done
+	"$sigcrawl" submit --control "unix:$tmp/c0.sock" --category web \
+		<"$tmp/seeds" >"$tmp/$tag.submit" 2>&1
+	check_true "$tag: both seeds are taken by daemon 0 (one for another shard)" grep -qx 'accepted 2' "$tmp/$tag.submit"
+}
+
+stop_cluster()
+{
+	local i
+	for i in 0 1 2; do
+		kill -TERM "${dpids[$i]}" 2>/dev/null
+	done
+	for i in 0 1 2; do
+		wait "${dpids[$i]}" 2>/dev/null
+		dpids[i]=0
+	done
+}
+
+compare()
+{
+	local tag=$1
+	: >"$tmp/$tag.all"
+	for i in 0 1 2; do
+		fetched_of "$tmp/$tag$i" | sort >"$tmp/$tag$i.urls"
+		cat "$tmp/$tag$i.urls" >>"$tmp/$tag.all"
+		sed -E 's|^https?://([^/]*)/.*|\1|' "$tmp/$tag$i.urls" | sort -u >"$tmp/$tag$i.hosts"
+	done
+	sort "$tmp/$tag.all" >"$tmp/$tag.sorted"
+	sort -u "$tmp/$tag.all" >"$tmp/$tag.union"
+	check_true "$tag: the union of the shards' pages is the reference's ($(wc -l <"$tmp/$tag.union") of $(wc -l <"$tmp/ref.urls"))" \
+		cmp -s "$tmp/$tag.union" "$tmp/ref.urls"
+	check_true "$tag: no page is recorded as fetched by two shards" \
+		cmp -s "$tmp/$tag.sorted" "$tmp/$tag.union"
+	local shared
+	shared=$(cat "$tmp/${tag}0.hosts" "$tmp/${tag}1.hosts" "$tmp/${tag}2.hosts" | sort | uniq -d | wc -l)
+	check_true "$tag: every host is crawled by one shard ($shared shared)" [ "$shared" -eq 0 ]
+	local busy=0
+	for i in 0 1 2; do
+		[ -s "$tmp/$tag$i.urls" ] && busy=$((busy + 1))
+	done
+	check_true "$tag: every shard crawled some of the web ($busy of 3)" [ $busy -eq 3 ]
+}
+
+# --- The cluster, undisturbed -----------------------------------------------
+start_fixture "$tmp/web" "$tmp/a.log"
+run_cluster a 0
+check_true "a: the cluster crawls the web and comes to rest" quiet $((SECONDS + 90))
+"$sigcrawl" status --cluster -c "$tmp/c0.conf" >"$tmp/a.cluster" 2>&1
+cat "$tmp/a.cluster"
+stop_cluster
+stop_fixture
+compare a
+twice=$(awk -F'\t' '$3 == "req" && $6 != "/robots.txt" { print $4 $6 }' "$tmp/a.log" | sort | uniq -d | wc -l)
+check_true "a: no URL is requested twice across the shards ($twice)" [ "$twice" -eq 0 ]
+check_true "a: status --cluster lists 3 shards" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(not (d["shards"] == 3 and d["reporting"] == 3 and
+              sorted(s["shard"] for s in d["status"]) == [0, 1, 2]))' "$tmp/a.cluster"
+pages=$(cat "$tmp"/a?.urls | wc -l)
+check_true "a: its totals add the shards' pages ($pages)" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+sys.exit(d["totals"]["pages"] != int(sys.argv[2]))' "$tmp/a.cluster" "$pages"
+check_true "a: links went between shards" python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["totals"]
+sys.exit(not (t["links_sent"] > 0 and t["links_received"] > 0))' "$tmp/a.cluster"
+
+# --- kill -9 of a daemon and of a NATS node mid-crawl -------------------------
+# A per-host delay makes the crawl last long enough to be hit.
+start_fixture "$tmp/web" "$tmp/b.log"
+run_cluster b 60
+sleep 2
+kill -9 "${dpids[1]}"
+wait "${dpids[1]}" 2>/dev/null
+sleep 1
+start_daemon 1
+check_true "b: daemon 1 restarts after kill -9" wait_until 20 ready 1
+sleep 1
+kill -9 "${npids[2]}"
+wait "${npids[2]}" 2>/dev/null
+npids[2]=0
+check_true "b: the cluster still comes to rest (a NATS node down)" quiet $((SECONDS + 150))
+stop_cluster
+after=$(grep -o 'stopped: [0-9]* pages' "$tmp/d1.log" | tail -1 | awk '{print $2}')
+check_true "b: the kill came mid-crawl: daemon 1 committed pages after its restart (${after:-0})" [ "${after:-0}" -gt 0 ]
+stop_fixture
+compare b
+finish
