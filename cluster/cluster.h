@@ -349,11 +349,15 @@ struct cluster_status {
 };
 
 /* Every shard's status, in shard order: *ret is a new array of *n
- * (cluster_status_list_free()).  Keys that are not shard-N and values
- * that fail the put's rules are skipped.  Returns 0, SC_E_NOMEM or
- * SC_E_NET. */
-SC_WUR int cluster_status_list(struct cluster *c, struct cluster_status **ret,
-			       size_t *n);
+ * (cluster_status_list_free()).  With SHARDS (1..CLUSTER_SHARDS_MAX) the
+ * keys shard-0..shard-SHARDS-1 are read one by one, which works while a
+ * node of the cluster is down; with 0 the bucket's keys are listed, which
+ * may time out then.  The bucket is never created here (cluster_setup()
+ * does): without it the list is empty.  Keys that are not shard-N and
+ * values that fail the put's rules are skipped.  Returns 0, SC_E_INVAL,
+ * SC_E_NOMEM or SC_E_NET. */
+SC_WUR int cluster_status_list(struct cluster *c, uint32_t shards,
+			       struct cluster_status **ret, size_t *n);
 
 void cluster_status_list_free(struct cluster_status *list, size_t n);
 

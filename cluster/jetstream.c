@@ -779,65 +779,104 @@ void cluster_status_list_free(struct cluster_status *list, size_t n)
 	free(list);
 }
 
-int cluster_status_list(struct cluster *c, struct cluster_status **ret,
-			size_t *n)
+/* One shard's document into list[*got] (skipped when absent or not a
+ * status).  Returns 0, SC_E_NOMEM or SC_E_NET. */
+static int status_get(struct cluster *c, const char *key, uint32_t shard,
+		      struct cluster_status *list, size_t *got)
+{
+	kvEntry *e = NULL;
+	natsStatus s = kvStore_Get(&e, c->status, key);
+	if (s == NATS_NOT_FOUND)
+		return 0; /* never put, or deleted meanwhile */
+	if (s != NATS_OK)
+		return nats_fail(c, "status get", s, 0);
+	const char *v = kvEntry_Value(e);
+	int vl = kvEntry_ValueLen(e);
+	int rc = 0;
+	if (v && vl > 0 && status_ok(v, (size_t)vl)) {
+		char *j = malloc((size_t)vl + 1);
+		if (!j) {
+			rc = SC_E_NOMEM;
+		} else {
+			memcpy(j, v, (size_t)vl);
+			j[vl] = '\0';
+			list[*got].shard = shard;
+			list[*got].json = j;
+			list[*got].len = (size_t)vl;
+			(*got)++;
+		}
+	}
+	kvEntry_Destroy(e);
+	return rc;
+}
+
+int cluster_status_list(struct cluster *c, uint32_t shards,
+			struct cluster_status **ret, size_t *n)
 {
 	*n = 0;
-	if (!c)
+	*ret = NULL;
+	if (!c || shards > CLUSTER_SHARDS_MAX)
 		return SC_E_INVAL;
-	int rc = ensure_bucket(c, &c->status, CLUSTER_STATUS_BUCKET,
-			       CLUSTER_STATUS_MAX);
-	if (rc)
-		return rc;
-	kvKeysList keys = { 0 };
-	kvWatchOptions wo;
-	kvWatchOptions_Init(&wo);
-	wo.Timeout = c->request_timeout_ms;
-	natsStatus s = kvStore_Keys(&keys, c->status, &wo);
-	if (s == NATS_NOT_FOUND) { /* no keys at all */
-		*ret = NULL;
-		return 0;
+	/* Bound, never made here: a reader that created the bucket would
+	 * create it with its own replicas (one, for `status --cluster`),
+	 * on whichever node, before any daemon set it up. */
+	if (!c->status) {
+		natsStatus bs = js_KeyValue(&c->status, c->js,
+					    CLUSTER_STATUS_BUCKET);
+		if (bs == NATS_NOT_FOUND) {
+			c->status = NULL;
+			return 0; /* no daemon has put a status yet */
+		}
+		if (bs != NATS_OK) {
+			c->status = NULL;
+			return nats_fail(c, "bucket " CLUSTER_STATUS_BUCKET, bs,
+					 0);
+		}
 	}
-	if (s != NATS_OK)
-		return nats_fail(c, "status keys", s, 0);
-	size_t cap = keys.Count > CLUSTER_SHARDS_MAX ? CLUSTER_SHARDS_MAX
-						     : (size_t)keys.Count;
-	struct cluster_status *list = calloc(cap ? cap : 1, sizeof(*list));
-	if (!list) {
-		kvKeysList_Destroy(&keys);
-		return SC_E_NOMEM;
-	}
+	int rc = 0;
 	size_t got = 0;
-	for (int i = 0; i < keys.Count && got < cap && !rc; i++) {
-		int64_t shard = status_key_shard(keys.Keys[i]);
-		if (shard < 0)
-			continue;
-		kvEntry *e = NULL;
-		s = kvStore_Get(&e, c->status, keys.Keys[i]);
-		if (s == NATS_NOT_FOUND)
-			continue; /* deleted meanwhile */
-		if (s != NATS_OK) {
-			rc = nats_fail(c, "status get", s, 0);
-			break;
+	struct cluster_status *list = NULL;
+	if (shards) {
+		/* The keys are known: read them one by one.  (Listing the
+		 * keys takes a consumer of the bucket's stream, which times
+		 * out while one node of three is down, libnats 3.4.1 against
+		 * nats-server 2.9.) */
+		list = calloc(shards, sizeof(*list));
+		if (!list)
+			return SC_E_NOMEM;
+		for (uint32_t i = 0; i < shards && !rc; i++) {
+			char key[32];
+			snprintf(key, sizeof(key), "shard-%u", i);
+			rc = status_get(c, key, i, list, &got);
 		}
-		const char *v = kvEntry_Value(e);
-		int vl = kvEntry_ValueLen(e);
-		if (v && vl > 0 && status_ok(v, (size_t)vl)) {
-			char *j = malloc((size_t)vl + 1);
-			if (!j) {
-				rc = SC_E_NOMEM;
-			} else {
-				memcpy(j, v, (size_t)vl);
-				j[vl] = '\0';
-				list[got].shard = (uint32_t)shard;
-				list[got].json = j;
-				list[got].len = (size_t)vl;
-				got++;
-			}
+	} else {
+		kvKeysList keys = { 0 };
+		kvWatchOptions wo;
+		kvWatchOptions_Init(&wo);
+		wo.Timeout = c->request_timeout_ms;
+		natsStatus s = kvStore_Keys(&keys, c->status, &wo);
+		if (s == NATS_NOT_FOUND) { /* no keys at all */
+			*ret = NULL;
+			return 0;
 		}
-		kvEntry_Destroy(e);
+		if (s != NATS_OK)
+			return nats_fail(c, "status keys", s, 0);
+		size_t cap = keys.Count > CLUSTER_SHARDS_MAX
+				     ? CLUSTER_SHARDS_MAX
+				     : (size_t)keys.Count;
+		list = calloc(cap ? cap : 1, sizeof(*list));
+		if (!list) {
+			kvKeysList_Destroy(&keys);
+			return SC_E_NOMEM;
+		}
+		for (int i = 0; i < keys.Count && got < cap && !rc; i++) {
+			int64_t shard = status_key_shard(keys.Keys[i]);
+			if (shard >= 0)
+				rc = status_get(c, keys.Keys[i],
+						(uint32_t)shard, list, &got);
+		}
+		kvKeysList_Destroy(&keys);
 	}
-	kvKeysList_Destroy(&keys);
 	if (rc) {
 		cluster_status_list_free(list, got);
 		return rc;

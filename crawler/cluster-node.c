@@ -57,6 +57,9 @@ struct cnode {
 	struct crawl_cluster hooks;
 	struct cluster_spool *spool;
 	struct cluster *nc;
+	/* A connection of the writer's own, for the signature claims (the
+	 * wrapper's handle is one thread's at a time). */
+	struct cluster *claims;
 	struct cluster_consumer *cs;
 	char name[CLUSTER_NAME_MAX + 1];
 
@@ -177,6 +180,30 @@ static int node_send(void *arg, const struct crawl_cluster_link *links,
 			"shards: %s",
 			sc_strerror(rc));
 	return rc;
+}
+
+/* crawl_cluster.claim() (the writer's thread). */
+static int node_claim(void *arg, const unsigned char sig[16], const char *url,
+		      size_t len, char *owner, size_t cap)
+{
+	struct cnode *n = arg;
+	char who[CLUSTER_URL_MAX + 1];
+	bool claimed = true;
+	if (!n->claims || !cluster_connected(n->claims) ||
+	    len > CLUSTER_URL_MAX)
+		return 0;
+	int rc = cluster_claim_signature(n->claims, sig, url, len, &claimed,
+					 who, sizeof(who));
+	if (rc) {
+		log_msg(LOG_INFO, "cluster: signature claim: %s",
+			cluster_last_error(n->claims));
+		return 0;
+	}
+	size_t wl = strlen(who);
+	if (claimed || wl >= cap || (wl == len && !memcmp(who, url, len)))
+		return 0;
+	memcpy(owner, who, wl + 1);
+	return 1;
 }
 
 /* ---- The loop's side --------------------------------------------------- */
@@ -578,10 +605,19 @@ int cnode_open(const struct conf *cf, const char *store_dir, struct cnode **ret,
 		cnode_close(n);
 		return rc;
 	}
+	char cname[CLUSTER_NAME_MAX + 1];
+	snprintf(cname, sizeof(cname), "sigcrawl shard %u claims", n->shard);
+	co.name = cname;
+	co.spool = NULL;
+	if ((rc = cluster_open(&co, &n->claims, err, errlen))) {
+		cnode_close(n);
+		return rc;
+	}
 	n->hooks = (struct crawl_cluster){
 		.shards = n->shards,
 		.shard = n->shard,
 		.send = node_send,
+		.claim = node_claim,
 		.arg = n,
 	};
 	*ret = n;
@@ -698,6 +734,7 @@ void cnode_close(struct cnode *n)
 				  "to the spool");
 	cluster_consumer_close(n->cs);
 	cluster_close(n->nc);
+	cluster_close(n->claims);
 	if (n->spool && cluster_spool_records(n->spool))
 		log_msg(LOG_NOTICE,
 			"cluster: %zu batches of links wait in the spool for "

@@ -226,7 +226,8 @@ static int cluster_status(const char *config)
 		snprintf(err, sizeof(err), "no NATS server of %s answers",
 			 config);
 		rc = SC_E_NET;
-	} else if (!rc && (rc = cluster_status_list(nc, &list, &n))) {
+	} else if (!rc && (rc = cluster_status_list(nc, cf->cluster.shards,
+						    &list, &n))) {
 		snprintf(err, sizeof(err), "%s", cluster_last_error(nc));
 	}
 	/* Batches not yet acked: links on their way between shards. */

@@ -194,6 +194,14 @@ struct crawl_cluster {
 	uint32_t shards, shard;
 	int (*send)(void *arg, const struct crawl_cluster_link *links,
 		    size_t n);
+	/* The exact signature sig of a page (url, len) claimed for the
+	 * whole cluster before the page becomes a representative here:
+	 * 1 with owner (cap bytes) the URL that holds it when that is
+	 * another, 0 when this page holds it or the cluster cannot be
+	 * asked now (then the page is a representative here, as on one
+	 * machine).  The writer's thread. */
+	int (*claim)(void *arg, const unsigned char sig[16], const char *url,
+		     size_t len, char *owner, size_t cap);
 	void *arg;
 };
 

@@ -86,6 +86,19 @@ static bool redirect_loops(struct crawl *c, MDB_txn *txn, const struct job *j)
 	return false;
 }
 
+/* A cluster: the shard of url's host when it is another shard's, else
+ * -1. */
+static int64_t foreign(const struct crawl *c, const char *url,
+		       const struct norm_url *u)
+{
+	const struct crawl_cluster *cl = c->o->cluster;
+	if (!cl || cl->shards < 2)
+		return -1;
+	uint32_t s = cluster_shard_of(url + u->host_off, u->host_len,
+				      cl->shards);
+	return s == cl->shard ? -1 : (int64_t)s;
+}
+
 /* Is the page a duplicate?  Its signature is claimed (the first page with
  * it is the representative), else its SimHash is looked up among the
  * representatives' and filed when none is near enough.  A page without
@@ -95,6 +108,31 @@ static int dedup(struct crawl *c, MDB_txn *txn, struct job *j)
 	const struct crawl_opts *o = c->o;
 	if (j->text_empty)
 		return 0;
+	/* A cluster: a page that would be this shard's representative of
+	 * its signature is claimed for the whole cluster first.  When a page
+	 * of another shard holds it, this one is its duplicate; when one of
+	 * this shard does (claimed before a crash, not committed), the local
+	 * store decides, as on one machine. */
+	if (j->has_sig && o->cluster && o->cluster->claim) {
+		const char *rep;
+		size_t len;
+		int rc = store_sig_lookup(c->store, txn, j->sig, &rep, &len);
+		if (rc != 0 && rc != SC_E_NOTFOUND)
+			return rc;
+		if (rc == SC_E_NOTFOUND &&
+		    o->cluster->claim(o->cluster->arg, j->sig, j->lease.url,
+				      j->lease.url_len, j->dup_of,
+				      sizeof(j->dup_of)) == 1) {
+			struct norm_url ou;
+			if (norm_split(j->dup_of, strlen(j->dup_of), &ou) ==
+				    0 &&
+			    foreign(c, j->dup_of, &ou) >= 0) {
+				j->dup = DUP_EXACT;
+				return 0;
+			}
+			j->dup_of[0] = '\0';
+		}
+	}
 	if (j->has_sig) {
 		const char *rep;
 		size_t len;
@@ -145,19 +183,6 @@ struct batch_urls;
 static int send_out(struct crawl *c, MDB_txn *txn, struct batch_urls *b,
 		    const char *url, const struct norm_url *u, uint16_t depth,
 		    uint16_t category);
-
-/* A cluster: the shard of url's host when it is another shard's, else
- * -1. */
-static int64_t foreign(const struct crawl *c, const char *url,
-		       const struct norm_url *u)
-{
-	const struct crawl_cluster *cl = c->o->cluster;
-	if (!cl || cl->shards < 2)
-		return -1;
-	uint32_t s = cluster_shard_of(url + u->host_off, u->host_len,
-				      cl->shards);
-	return s == cl->shard ? -1 : (int64_t)s;
-}
 
 static int write_seeds(struct crawl *c, MDB_txn *txn, struct job *j,
 		       struct batch_urls *b)

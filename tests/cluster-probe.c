@@ -270,7 +270,7 @@ int main(int argc, char **argv)
 	} else if (strcmp(cmd, "status-list") == 0 && argc == 3) {
 		struct cluster_status *list = NULL;
 		size_t n = 0;
-		int src = cluster_status_list(c, &list, &n);
+		int src = cluster_status_list(c, 0, &list, &n);
 		if (src) {
 			rc = die(c, "status-list", src);
 		} else {
