@@ -294,7 +294,7 @@ check_true "b: the cluster still comes to rest (a NATS node down)" quiet $((SECO
 stop_cluster
 after=$(grep -o 'stopped: [0-9]* pages' "$tmp/d1.log" | tail -1 | awk '{print $2}')
 check_true "b: the kill came mid-crawl: daemon 1 committed pages before it ($before) and after its restart (${after:-0})" \
-	[ "${before:-0}" -gt 0 ] && [ "${after:-0}" -gt 0 ]
+	test "${before:-0}" -gt 0 -a "${after:-0}" -gt 0
 stop_fixture
 compare b
 finish
