@@ -228,11 +228,11 @@ static void item_free(struct item *it)
 	free(it);
 }
 
-static void group_done(struct crawl_seeds *cs, int rc, void *arg)
+/* One of the item's groups is answered (rc: its commit's): the last one
+ * wakes the thread. */
+static void item_settle(struct item *it, int rc)
 {
-	struct item *it = arg;
 	struct cnode *n = it->n;
-	(void)cs;
 	pthread_mutex_lock(&n->mu);
 	if (rc && !it->rc)
 		it->rc = rc;
@@ -241,6 +241,12 @@ static void group_done(struct crawl_seeds *cs, int rc, void *arg)
 		pthread_cond_broadcast(&n->cv);
 	}
 	pthread_mutex_unlock(&n->mu);
+}
+
+static void group_done(struct crawl_seeds *cs, int rc, void *arg)
+{
+	(void)cs;
+	item_settle(arg, rc);
 }
 
 static char *dup_n(const char *s, size_t len)
@@ -368,14 +374,7 @@ static void on_inbox(evutil_socket_t fd, short kind, void *arg)
 			else
 				it->pending++;
 		}
-		pthread_mutex_lock(&n->mu);
-		if (rc && !it->rc)
-			it->rc = rc;
-		if (--it->pending == 0) {
-			it->state = ITEM_DONE;
-			pthread_cond_broadcast(&n->cv);
-		}
-		pthread_mutex_unlock(&n->mu);
+		item_settle(it, rc);
 	}
 }
 
