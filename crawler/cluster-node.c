@@ -31,6 +31,9 @@
 #define FETCH_WAIT_MS 500
 /* The status document goes out every this many ticks. */
 #define STATUS_TICKS 2
+/* Threads (each with its own connection) that claim a batch's
+ * signatures at once. */
+#define CLAIMERS 8
 
 /* A batch from NATS, on its way through the loop and the writer. */
 struct item {
@@ -57,10 +60,22 @@ struct cnode {
 	struct crawl_cluster hooks;
 	struct cluster_spool *spool;
 	struct cluster *nc;
-	/* A connection of the writer's own, for the signature claims (the
-	 * wrapper's handle is one thread's at a time). */
-	struct cluster *claims;
 	struct cluster_consumer *cs;
+	/* The claimers: each a thread and a connection of its own (the
+	 * wrapper's handle is one thread's at a time).  The writer hands
+	 * them a batch (work, n_work) under cmu; they take claims by index
+	 * (next) and count them answered (answered). */
+	struct claimer {
+		struct cnode *n;
+		struct cluster *nc;
+		pthread_t t;
+		bool running;
+	} claimers[CLAIMERS];
+	pthread_mutex_t cmu;
+	pthread_cond_t cwork, cdone;
+	struct crawl_cluster_claim *work;
+	size_t n_work, next, answered;
+	bool cquit;
 	char name[CLUSTER_NAME_MAX + 1];
 
 	pthread_mutex_t mu;
@@ -182,28 +197,64 @@ static int node_send(void *arg, const struct crawl_cluster_link *links,
 	return rc;
 }
 
-/* crawl_cluster.claim() (the writer's thread). */
-static int node_claim(void *arg, const unsigned char sig[16], const char *url,
-		      size_t len, char *owner, size_t cap)
+/* One claim, on the claimer's connection. */
+static void claim_one(struct claimer *cl, struct crawl_cluster_claim *w)
 {
-	struct cnode *n = arg;
 	char who[CLUSTER_URL_MAX + 1];
 	bool claimed = true;
-	if (!n->claims || !cluster_connected(n->claims) ||
-	    len > CLUSTER_URL_MAX)
-		return 0;
-	int rc = cluster_claim_signature(n->claims, sig, url, len, &claimed,
-					 who, sizeof(who));
-	if (rc) {
+	w->elsewhere = false;
+	if (!cluster_connected(cl->nc) || w->len > CLUSTER_URL_MAX)
+		return;
+	if (cluster_claim_signature(cl->nc, w->sig, w->url, w->len, &claimed,
+				    who, sizeof(who))) {
 		log_msg(LOG_INFO, "cluster: signature claim: %s",
-			cluster_last_error(n->claims));
-		return 0;
+			cluster_last_error(cl->nc));
+		return;
 	}
 	size_t wl = strlen(who);
-	if (claimed || wl >= cap || (wl == len && !memcmp(who, url, len)))
-		return 0;
-	memcpy(owner, who, wl + 1);
-	return 1;
+	if (claimed || wl >= w->cap ||
+	    (wl == w->len && !memcmp(who, w->url, wl)))
+		return;
+	memcpy(w->owner, who, wl + 1);
+	w->elsewhere = true;
+}
+
+static void *claimer_main(void *arg)
+{
+	struct claimer *cl = arg;
+	struct cnode *n = cl->n;
+	pthread_mutex_lock(&n->cmu);
+	for (;;) {
+		while (!n->cquit && (!n->work || n->next >= n->n_work))
+			pthread_cond_wait(&n->cwork, &n->cmu);
+		if (n->cquit)
+			break;
+		struct crawl_cluster_claim *w = &n->work[n->next++];
+		pthread_mutex_unlock(&n->cmu);
+		claim_one(cl, w);
+		pthread_mutex_lock(&n->cmu);
+		if (++n->answered == n->n_work)
+			pthread_cond_signal(&n->cdone);
+	}
+	pthread_mutex_unlock(&n->cmu);
+	return NULL;
+}
+
+/* crawl_cluster.claim() (the writer's thread): the claimers share the
+ * batch; it returns when every claim is answered. */
+static void node_claim(void *arg, struct crawl_cluster_claim *v, size_t k)
+{
+	struct cnode *n = arg;
+	pthread_mutex_lock(&n->cmu);
+	n->work = v;
+	n->n_work = k;
+	n->next = n->answered = 0;
+	pthread_cond_broadcast(&n->cwork);
+	while (n->answered < k)
+		pthread_cond_wait(&n->cdone, &n->cmu);
+	n->work = NULL;
+	n->n_work = 0;
+	pthread_mutex_unlock(&n->cmu);
 }
 
 /* ---- The loop's side --------------------------------------------------- */
@@ -559,6 +610,9 @@ int cnode_open(const struct conf *cf, const char *store_dir, struct cnode **ret,
 	n->inbox_tail = &n->inbox;
 	pthread_mutex_init(&n->mu, NULL);
 	pthread_cond_init(&n->cv, NULL);
+	pthread_mutex_init(&n->cmu, NULL);
+	pthread_cond_init(&n->cwork, NULL);
+	pthread_cond_init(&n->cdone, NULL);
 	sc_dyn_init(&n->enc, CLUSTER_BATCH_BYTES_MAX + 1);
 	char dir[4096];
 	snprintf(dir, sizeof(dir), "%s/cluster", store_dir);
@@ -608,9 +662,19 @@ int cnode_open(const struct conf *cf, const char *store_dir, struct cnode **ret,
 	snprintf(cname, sizeof(cname), "sigcrawl shard %u claims", n->shard);
 	co.name = cname;
 	co.spool = NULL;
-	if ((rc = cluster_open(&co, &n->claims, err, errlen))) {
-		cnode_close(n);
-		return rc;
+	for (size_t i = 0; i < CLAIMERS; i++) {
+		struct claimer *cl = &n->claimers[i];
+		cl->n = n;
+		if ((rc = cluster_open(&co, &cl->nc, err, errlen))) {
+			cnode_close(n);
+			return rc;
+		}
+		if (pthread_create(&cl->t, NULL, claimer_main, cl)) {
+			snprintf(err, errlen, "cannot start a thread");
+			cnode_close(n);
+			return SC_E_NOMEM;
+		}
+		cl->running = true;
 	}
 	n->hooks = (struct crawl_cluster){
 		.shards = n->shards,
@@ -733,7 +797,15 @@ void cnode_close(struct cnode *n)
 				  "to the spool");
 	cluster_consumer_close(n->cs);
 	cluster_close(n->nc);
-	cluster_close(n->claims);
+	pthread_mutex_lock(&n->cmu);
+	n->cquit = true;
+	pthread_cond_broadcast(&n->cwork);
+	pthread_mutex_unlock(&n->cmu);
+	for (size_t i = 0; i < CLAIMERS; i++) {
+		if (n->claimers[i].running)
+			pthread_join(n->claimers[i].t, NULL);
+		cluster_close(n->claimers[i].nc);
+	}
 	if (n->spool && cluster_spool_records(n->spool))
 		log_msg(LOG_NOTICE,
 			"cluster: %zu batches of links wait in the spool for "
@@ -744,5 +816,8 @@ void cnode_close(struct cnode *n)
 	free(n->status);
 	pthread_mutex_destroy(&n->mu);
 	pthread_cond_destroy(&n->cv);
+	pthread_mutex_destroy(&n->cmu);
+	pthread_cond_destroy(&n->cwork);
+	pthread_cond_destroy(&n->cdone);
 	free(n);
 }

@@ -173,6 +173,12 @@ struct job {
 					/* From the parser. */
 					char title[PARSE_TITLE_MAX + 1];
 					bool has_sig, has_simhash, text_empty;
+					/* A cluster's claim of sig, made
+					 * before the batch's writes: 0 none,
+					 * 1 this page holds it (or the
+					 * cluster could not be asked), 2
+					 * dup_of holds it. */
+					uint8_t cluster_claim;
 					/* the [dedup] signature of the body
 					 * text */
 					unsigned char sig[16];

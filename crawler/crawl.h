@@ -182,6 +182,20 @@ struct crawl_cluster_link {
 	uint32_t shard;
 };
 
+/* One claim: the page's signature and URL; on return, elsewhere set and
+ * owner (cap bytes) the URL that holds the signature when that is
+ * another, or elsewhere false when this page holds it or the cluster
+ * could not be asked (then the page is a representative here, as on one
+ * machine). */
+struct crawl_cluster_claim {
+	const unsigned char *sig; /* 16 bytes */
+	const char *url;
+	size_t len;
+	char *owner;
+	size_t cap;
+	bool elsewhere;
+};
+
 /* A shard of a cluster, as the writer sees it.  Every new URL (a link, a
  * redirect target, a sitemap's URL, a seed) whose host belongs to another
  * shard (cluster_shard_of()) is marked seen here, so that it goes once,
@@ -194,14 +208,12 @@ struct crawl_cluster {
 	uint32_t shards, shard;
 	int (*send)(void *arg, const struct crawl_cluster_link *links,
 		    size_t n);
-	/* The exact signature sig of a page (url, len) claimed for the
-	 * whole cluster before the page becomes a representative here:
-	 * 1 with owner (cap bytes) the URL that holds it when that is
-	 * another, 0 when this page holds it or the cluster cannot be
-	 * asked now (then the page is a representative here, as on one
-	 * machine).  The writer's thread. */
-	int (*claim)(void *arg, const unsigned char sig[16], const char *url,
-		     size_t len, char *owner, size_t cap);
+	/* The exact signatures of a batch's pages claimed for the whole
+	 * cluster (all at once, before the batch's writes), for each page
+	 * that would become a representative here: see struct
+	 * crawl_cluster_claim.  The writer's thread; returns when every
+	 * claim is answered. */
+	void (*claim)(void *arg, struct crawl_cluster_claim *v, size_t n);
 	void *arg;
 };
 

@@ -99,6 +99,47 @@ static int64_t foreign(const struct crawl *c, const char *url,
 	return s == cl->shard ? -1 : (int64_t)s;
 }
 
+/* A cluster: the signatures of the batch's pages that would become
+ * representatives here (none of this shard has them) are claimed for the
+ * whole cluster at once, before the writes, so that the batch waits for
+ * the slowest claim rather than for each in turn. */
+static int claim_batch(struct crawl *c, MDB_txn *txn, struct job **batch,
+		       size_t n, struct crawl_cluster_claim *v)
+{
+	size_t k = 0;
+	struct job *who[WRITE_BATCH];
+	for (size_t i = 0; i < n; i++) {
+		struct job *j = batch[i];
+		if (j->kind != JOB_PAGE || !j->fetched || j->error ||
+		    !j->has_sig || j->text_empty || j->lease.revisit)
+			continue;
+		const char *rep;
+		size_t len;
+		int rc = store_sig_lookup(c->store, txn, j->sig, &rep, &len);
+		if (rc == 0)
+			continue; /* this shard's already */
+		if (rc != SC_E_NOTFOUND)
+			return rc;
+		v[k] = (struct crawl_cluster_claim){
+			.sig = j->sig,
+			.url = j->lease.url,
+			.len = j->lease.url_len,
+			.owner = j->dup_of,
+			.cap = sizeof(j->dup_of),
+		};
+		who[k++] = j;
+	}
+	if (!k)
+		return 0;
+	c->o->cluster->claim(c->o->cluster->arg, v, k);
+	for (size_t i = 0; i < k; i++) {
+		who[i]->cluster_claim = v[i].elsewhere ? 2 : 1;
+		if (!v[i].elsewhere)
+			who[i]->dup_of[0] = '\0';
+	}
+	return 0;
+}
+
 /* Is the page a duplicate?  Its signature is claimed (the first page with
  * it is the representative), else its SimHash is looked up among the
  * representatives' and filed when none is near enough.  A page without
@@ -108,30 +149,18 @@ static int dedup(struct crawl *c, MDB_txn *txn, struct job *j)
 	const struct crawl_opts *o = c->o;
 	if (j->text_empty)
 		return 0;
-	/* A cluster: a page that would be this shard's representative of
-	 * its signature is claimed for the whole cluster first.  When a page
-	 * of another shard holds it, this one is its duplicate; when one of
-	 * this shard does (claimed before a crash, not committed), the local
-	 * store decides, as on one machine. */
-	if (j->has_sig && o->cluster && o->cluster->claim) {
-		const char *rep;
-		size_t len;
-		int rc = store_sig_lookup(c->store, txn, j->sig, &rep, &len);
-		if (rc != 0 && rc != SC_E_NOTFOUND)
-			return rc;
-		if (rc == SC_E_NOTFOUND &&
-		    o->cluster->claim(o->cluster->arg, j->sig, j->lease.url,
-				      j->lease.url_len, j->dup_of,
-				      sizeof(j->dup_of)) == 1) {
-			struct norm_url ou;
-			if (norm_split(j->dup_of, strlen(j->dup_of), &ou) ==
-				    0 &&
-			    foreign(c, j->dup_of, &ou) >= 0) {
-				j->dup = DUP_EXACT;
-				return 0;
-			}
-			j->dup_of[0] = '\0';
+	/* A cluster: the page's claim (claim_batch()).  When a page of
+	 * another shard holds its signature, this one is its duplicate; when
+	 * one of this shard does (claimed before a crash, not committed),
+	 * the local store decides, as on one machine. */
+	if (j->cluster_claim == 2) {
+		struct norm_url ou;
+		if (norm_split(j->dup_of, strlen(j->dup_of), &ou) == 0 &&
+		    foreign(c, j->dup_of, &ou) >= 0) {
+			j->dup = DUP_EXACT;
+			return 0;
 		}
+		j->dup_of[0] = '\0';
 	}
 	if (j->has_sig) {
 		const char *rep;
@@ -1135,6 +1164,7 @@ void *writer_main(void *arg)
 	uint16_t *other = NULL;
 	size_t cap_other = 0;
 	struct job *batch[WRITE_BATCH];
+	struct crawl_cluster_claim claims[WRITE_BATCH];
 
 	for (;;) {
 		pthread_mutex_lock(&c->mu);
@@ -1173,6 +1203,8 @@ void *writer_main(void *arg)
 		MDB_txn *txn = NULL;
 		int rc = store_txn_begin(c->env, 0, &txn);
 		batch_reset(&bu);
+		if (!rc && c->o->cluster && c->o->cluster->claim)
+			rc = claim_batch(c, txn, batch, n, claims);
 		for (size_t i = 0; i < n && !rc; i++)
 			rc = write_job(c, txn, batch[i], &bu);
 		/* Other shards' URLs before the learned rules: those are
