@@ -7,7 +7,9 @@
 # shows every shard and the totals, and one page that six sites serve
 # has one representative in the whole cluster whichever shard fetched
 # it; then again with a daemon killed -9 and restarted and a NATS node
-# killed -9 mid-crawl.
+# killed -9 mid-crawl; then with every NATS node down from the start:
+# the daemons crawl their own shards, spool the rest on disk, and
+# publish it when NATS is back.
 set -u
 sigcrawl=$1
 fixture=$2
@@ -48,6 +50,16 @@ start_node()
 		--cluster "nats://127.0.0.1:${ports[$((i + 3))]}" \
 		--routes "$routes" --cluster_name sc >>"$tmp/n$i.log" 2>&1 &
 	npids[i]=$!
+}
+# kill -9 a node (never pid 0: that would be this test's group).
+stop_node()
+{
+	local i=$1
+	if [ "${npids[$i]}" -gt 0 ]; then
+		kill -9 "${npids[$i]}" 2>/dev/null
+		wait "${npids[$i]}" 2>/dev/null
+	fi
+	npids[i]=0
 }
 start_node 0
 start_node 1
@@ -178,6 +190,7 @@ run_cluster()
 		check_true "$tag: daemon $i starts" wait_until 20 ready "$i"
 	done
 	check_true "$tag: the three shards report to NATS" wait_until 60 reporting 3
+	[ "${3:-}" = nosubmit ] && return
 	"$sigcrawl" submit --control "unix:$tmp/c0.sock" --category web \
 		<"$tmp/seeds" >"$tmp/$tag.submit" 2>&1
 	check_true "$tag: the 8 seeds are taken by daemon 0 (some for other shards)" grep -qx 'accepted 8' "$tmp/$tag.submit"
@@ -193,6 +206,23 @@ stop_cluster()
 		wait "${dpids[$i]}" 2>/dev/null
 		dpids[i]=0
 	done
+}
+
+# The twins fetched while NATS was away: each shard kept one of its own
+# as representative (it could not ask the others), none two.
+compare_offline_twins()
+{
+	local tag=$1 i reps bad=0
+	for i in 0 1 2; do
+		reps=$("$sigcrawl" export --store "$tmp/$tag$i" | python3 -c '
+import json, sys
+print(sum(1 for l in sys.stdin
+          for r in [json.loads(l)]
+          if r["fetched"] and r["normalized"].startswith("http://dup")
+          and not r["duplicate_of"]))')
+		[ "$reps" -le 1 ] || bad=$((bad + 1))
+	done
+	check_true "$tag: NATS away, each shard has one twin representative at most ($bad shards with more)" [ $bad -eq 0 ]
 }
 
 compare()
@@ -221,6 +251,10 @@ compare()
 	local dshards
 	dshards=$(grep -l '^http://dup' "$tmp/${tag}0.urls" "$tmp/${tag}1.urls" "$tmp/${tag}2.urls" | wc -l)
 	check_true "$tag: the six twin sites are on more than one shard ($dshards)" [ "$dshards" -ge 2 ]
+	[ "${2:-}" = offline ] && {
+		compare_offline_twins "$tag"
+		return
+	}
 	for i in 0 1 2; do
 		"$sigcrawl" export --store "$tmp/$tag$i"
 	done | python3 -c '
@@ -272,8 +306,7 @@ sys.exit(not (t["links_sent"] > 0 and t["links_received"] > 0))' "$tmp/a.cluster
 # of a cluster belong to its crawl, docs/cluster.md).  A per-host delay
 # makes the crawl last long enough to be hit.
 for i in 0 1 2; do
-	kill -9 "${npids[$i]}" 2>/dev/null
-	wait "${npids[$i]}" 2>/dev/null
+	stop_node "$i"
 	rm -rf "$tmp/n$i"
 	start_node "$i"
 done
@@ -287,9 +320,7 @@ sleep 1
 start_daemon 1
 check_true "b: daemon 1 restarts after kill -9" wait_until 20 ready 1
 check_true "b: the cluster is crawling again" wait_until 60 has_pages 0 40
-kill -9 "${npids[2]}"
-wait "${npids[2]}" 2>/dev/null
-npids[2]=0
+stop_node 2
 check_true "b: the cluster still comes to rest (a NATS node down)" quiet $((SECONDS + 150))
 stop_cluster
 after=$(grep -o 'stopped: [0-9]* pages' "$tmp/d1.log" | tail -1 | awk '{print $2}')
@@ -297,4 +328,44 @@ check_true "b: the kill came mid-crawl: daemon 1 committed pages before it ($bef
 	test "${before:-0}" -gt 0 -a "${after:-0}" -gt 0
 stop_fixture
 compare b
+
+# --- NATS away: the daemons crawl their own shards, spool the rest, and
+# publish it when NATS is back --------------------------------------------
+fresh_nats()
+{
+	local i
+	for i in 0 1 2; do
+		stop_node "$i"
+		rm -rf "$tmp/n$i"
+	done
+	for i in 0 1 2; do
+		start_node "$i"
+	done
+}
+fresh_nats
+start_fixture "$tmp/web" "$tmp/c.log"
+run_cluster c 0 nosubmit
+for i in 0 1 2; do
+	stop_node "$i"
+done
+# Every daemon takes the seeds: each queues its own shard's and spools
+# the others'.
+for i in 0 1 2; do
+	"$sigcrawl" submit --control "unix:$tmp/c$i.sock" --category web \
+		<"$tmp/seeds" >"$tmp/c.submit$i" 2>&1
+done
+total_pages() { echo $(($(pages_of 0) + $(pages_of 1) + $(pages_of 2))); }
+crawling() { [ "$(total_pages)" -ge 20 ]; }
+spool_bytes() { cat "$tmp"/c?/cluster/links.spool 2>/dev/null | wc -c; }
+spooled() { [ "$(spool_bytes)" -gt 24 ]; }
+check_true "c: with NATS away the daemons crawl their own shards" wait_until 60 crawling
+check_true "c: ... and spool the links of the others on disk ($(spool_bytes) bytes)" wait_until 30 spooled
+for i in 0 1 2; do
+	start_node "$i"
+done
+check_true "c: NATS back, the spools are published and the web crawled" quiet $((SECONDS + 150))
+check_true "c: the spools are empty again ($(spool_bytes) bytes)" test "$(spool_bytes)" -le 24
+stop_cluster
+stop_fixture
+compare c offline
 finish
