@@ -908,6 +908,14 @@ static void keep_fixed(const struct daemon *d, struct version *v,
 #undef KEEP
 	/* [cluster] is the daemon's from its start. */
 	n->cluster = o->cluster;
+	const struct conf *nc = v->st.cf, *oc = old->st.cf;
+	if (nc->cluster.enabled != oc->cluster.enabled ||
+	    nc->cluster.shards != oc->cluster.shards ||
+	    nc->cluster.shard != oc->cluster.shard)
+		log_msg(LOG_WARNING,
+			"reload: %s: [cluster] cannot change while the daemon "
+			"runs; keeping the running shard (restart to apply)",
+			file);
 	if (d->listen && strcmp(v->st.cf->control.listen, d->listen) != 0)
 		log_msg(LOG_WARNING,
 			"reload: %s: [control] listen cannot change while the "

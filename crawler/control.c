@@ -1050,6 +1050,26 @@ void control_metrics_answer(const struct crawl_status *st,
 	for (int i = 1; i <= 6; i++)
 		fprintf(f, "sigcrawl_pages_fetched_total{class=\"%s\"} %llu\n",
 			classes[i % 6], (unsigned long long)s->by_class[i % 6]);
+	if (st->shards) {
+		metric_head(f, "sigcrawl_shard_info", "gauge",
+			    "This daemon's shard of the cluster (1).");
+		fprintf(f,
+			"sigcrawl_shard_info{shard=\"%u\",shards=\"%u\"} 1\n",
+			st->shard, st->shards);
+		metric_head(f, "sigcrawl_cluster_links_total", "counter",
+			    "URLs sent to other shards, received from them and "
+			    "queued, and received for another shard.");
+		fprintf(f,
+			"sigcrawl_cluster_links_total{shard=\"%u\","
+			"direction=\"sent\"} %llu\n"
+			"sigcrawl_cluster_links_total{shard=\"%u\","
+			"direction=\"received\"} %llu\n"
+			"sigcrawl_cluster_links_total{shard=\"%u\","
+			"direction=\"misrouted\"} %llu\n",
+			st->shard, (unsigned long long)s->cluster_sent,
+			st->shard, (unsigned long long)s->cluster_received,
+			st->shard, (unsigned long long)s->cluster_misrouted);
+	}
 	metric_head(f, "sigcrawl_bytes_total", "counter",
 		    "Body bytes received (decoded).");
 	fprintf(f, "sigcrawl_bytes_total %llu\n", (unsigned long long)s->bytes);

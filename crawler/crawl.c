@@ -593,6 +593,10 @@ void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret)
 	uint64_t pending = c->in_pipeline;
 	pthread_mutex_unlock(&c->mu);
 	ret->sum.seconds = (double)(mono_ms() - c->t0) / 1000.0;
+	if (c->o->cluster) {
+		ret->shard = c->o->cluster->shard;
+		ret->shards = c->o->cluster->shards;
+	}
 	ret->queued = st.queued;
 	ret->seen = st.seen;
 	ret->hosts = st.hosts;

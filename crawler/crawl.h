@@ -364,8 +364,10 @@ struct crawl_category_status {
 struct crawl_status {
 	enum crawl_state state;
 	struct crawl_summary sum; /* .seconds: uptime */
-	uint64_t queued;          /* URLs in the queue (committed) */
-	uint64_t seen;            /* URLs ever queued */
+	/* A cluster's shard (crawl_opts.cluster): shards 0 on one machine. */
+	uint32_t shard, shards;
+	uint64_t queued; /* URLs in the queue (committed) */
+	uint64_t seen;   /* URLs ever queued */
 	uint32_t hosts;
 	unsigned in_flight; /* transfers, robots.txt included */
 	uint64_t started;   /* page fetches started by this process */

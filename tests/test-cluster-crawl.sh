@@ -280,6 +280,10 @@ run_cluster a 0
 check_true "a: the cluster crawls the web and comes to rest" quiet $((SECONDS + 90))
 "$sigcrawl" status --cluster -c "$tmp/c0.conf" >"$tmp/a.cluster" 2>&1
 cat "$tmp/a.cluster"
+curl -s --unix-socket "$tmp/c1.sock" -o "$tmp/a.metrics" http://x/metrics
+check_true "a: /metrics names the shard" grep -qx 'sigcrawl_shard_info{shard="1",shards="3"} 1' "$tmp/a.metrics"
+check_true "a: /metrics counts the links it sent" \
+	grep -Eqx 'sigcrawl_cluster_links_total\{shard="1",direction="sent"\} [1-9][0-9]*' "$tmp/a.metrics"
 stop_cluster
 stop_fixture
 compare a
