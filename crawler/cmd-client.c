@@ -9,6 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #include "cluster.h"
 #include "commands.h"
@@ -168,11 +169,7 @@ static int client_args(const char *cmd, int argc, char **argv,
 		switch (c) {
 		case 'C': *addr = optarg; break;
 		case 'c': *config = optarg; break;
-		case 'K':
-			if (category) /* submit: not yet */
-				goto bad;
-			cluster_flag = true;
-			break;
+		case 'K': cluster_flag = true; break;
 		case 'k':
 			if (!category)
 				goto bad;
@@ -339,7 +336,11 @@ static void submit_usage(FILE *f)
 		"\n"
 		"  --category NAME  a [category NAME] of the daemon's config\n"
 		"  --control ADDR   unix:PATH or tcp:HOST:PORT\n"
-		"  -c, --config FILE  take the address from [control] listen\n");
+		"  -c, --config FILE  take the address from [control] listen\n"
+		"  --cluster        with -c FILE: no daemon is asked; each URL is\n"
+		"                   published to its shard's subject in NATS\n"
+		"                   ([cluster] nats), where that shard's daemon\n"
+		"                   takes it; prints how many were published\n");
 }
 
 struct totals {
@@ -500,6 +501,154 @@ static int chunk_send(const struct conf *cf, const char *path, struct chunk *ch,
 	return rc;
 }
 
+/* submit --cluster: the URLs, checked and normalized (strict: the shard
+ * that takes them normalizes them under its own profile), published to
+ * their shards' subjects in batches, and the acks waited for. */
+static int cluster_submit(const char *config, const char *category, int argc,
+			  char **argv, bool from_stdin)
+{
+	if (!config) {
+		sc_errorf("submit", "--cluster needs -c FILE with a [cluster] "
+				    "section");
+		return EXIT_USAGE;
+	}
+	struct conf *cf = NULL;
+	char err[512] = "";
+	if (conf_load(config, &cf, err, sizeof(err))) {
+		sc_errorf("submit", "%s", err);
+		return EXIT_USAGE;
+	}
+	if (!cf->cluster.enabled || !conf_category_find(cf, category)) {
+		sc_errorf("submit",
+			  cf->cluster.enabled
+				  ? "unknown category '%.40s' (no [category] "
+				    "section of that name in the config)"
+				  : "%s has no [cluster] section",
+			  cf->cluster.enabled ? category : config);
+		conf_free(cf);
+		return EXIT_USAGE;
+	}
+	uint32_t shards = cf->cluster.shards;
+	struct cluster_opts co = {
+		.servers = (const char *const *)cf->cluster.nats,
+		.n_servers = cf->cluster.n_nats,
+		.name = "sigcrawl submit",
+	};
+	struct cluster *nc = NULL;
+	int rc = cluster_open(&co, &nc, err, sizeof(err));
+	for (int i = 0; !rc && i < 50 && !cluster_connected(nc); i++) {
+		struct timespec ts = { 0, 100 * 1000000L };
+		nanosleep(&ts, NULL);
+	}
+	if (!rc && !cluster_connected(nc)) {
+		snprintf(err, sizeof(err), "no NATS server of %s answers",
+			 config);
+		rc = SC_E_NET;
+	}
+	/* Per shard, the batch being filled: URLs copied into one buffer. */
+	struct pend {
+		struct cluster_link l[CLUSTER_BATCH_LINKS_MAX];
+		char *text;
+		size_t n, used;
+	} *pend = rc ? NULL : calloc(shards, sizeof(*pend));
+	struct norm_opts no = { .steps = norm_profile_steps(
+					NORM_PROFILE_STRICT) };
+	char line[NORM_INPUT_MAX + 1], url[NORM_URL_MAX + 1],
+		found[NORM_URL_MAX + 1];
+	struct sc_dynbuf enc;
+	sc_dyn_init(&enc, CLUSTER_BATCH_BYTES_MAX + 1);
+	long long published = 0, rejected = 0;
+	unsigned lineno = 0;
+	if (!rc && !pend)
+		rc = SC_E_NOMEM;
+	for (uint32_t s = 0; !rc && s < shards; s++)
+		if (!(pend[s].text = malloc((size_t)CLUSTER_BATCH_LINKS_MAX *
+					    (NORM_URL_MAX + 1))))
+			rc = SC_E_NOMEM;
+	for (int i = optind; !rc; i++) {
+		const char *l;
+		size_t n;
+		if (from_stdin) {
+			ssize_t got = read_line(stdin, line, NORM_INPUT_MAX);
+			if (got < 0)
+				break;
+			l = line;
+			n = (size_t)got;
+		} else {
+			if (i >= argc)
+				break;
+			l = argv[i];
+			n = strlen(l);
+		}
+		lineno++;
+		while (n && (*l == ' ' || *l == '\t')) {
+			l++;
+			n--;
+		}
+		if (!n || *l == '#')
+			continue;
+		struct norm_url u, fu;
+		int r = n > NORM_INPUT_MAX ? SC_E_LIMIT
+					   : crawl_seed_url(&no, l, n, url, &u,
+							    found, &fu);
+		if (r) {
+			printf("line %u: %s\n", lineno, sc_strerror(r));
+			rejected++;
+			continue;
+		}
+		uint32_t s = cluster_shard_of(url + u.host_off, u.host_len,
+					      shards);
+		struct pend *p = &pend[s];
+		char *t = p->text + p->used;
+		memcpy(t, url, (size_t)u.len + 1);
+		p->used += (size_t)u.len + 1;
+		p->l[p->n++] = (struct cluster_link){
+			.url = t,
+			.url_len = u.len,
+			.category = category,
+			.category_len = strlen(category),
+		};
+		if (p->n < CLUSTER_BATCH_LINKS_MAX)
+			continue;
+		unsigned char id[CLUSTER_BATCH_ID_LEN];
+		cluster_batch_id_new(s, id);
+		if (!(rc = cluster_batch_encode(id, p->l, p->n, &enc)))
+			rc = cluster_publish(nc, s, enc.p, enc.len, NULL);
+		published += rc ? 0 : (long long)p->n;
+		p->n = p->used = 0;
+	}
+	for (uint32_t s = 0; pend && s < shards && !rc; s++) {
+		struct pend *p = &pend[s];
+		if (!p->n)
+			continue;
+		unsigned char id[CLUSTER_BATCH_ID_LEN];
+		cluster_batch_id_new(s, id);
+		if (!(rc = cluster_batch_encode(id, p->l, p->n, &enc)))
+			rc = cluster_publish(nc, s, enc.p, enc.len, NULL);
+		published += rc ? 0 : (long long)p->n;
+	}
+	if (!rc && nc && cluster_publish_wait(nc, 10000)) {
+		snprintf(err, sizeof(err), "not every batch was acked: %s",
+			 cluster_last_error(nc));
+		rc = SC_E_NET;
+	} else if (rc == SC_E_NET && nc && !err[0]) {
+		snprintf(err, sizeof(err), "%s", cluster_last_error(nc));
+	}
+	for (uint32_t s = 0; pend && s < shards; s++)
+		free(pend[s].text);
+	free(pend);
+	sc_dyn_free(&enc);
+	cluster_close(nc);
+	conf_free(cf);
+	if (rc) {
+		sc_errorf("submit", "cluster: %s",
+			  err[0] ? err : sc_strerror(rc));
+		return EXIT_RUNTIME;
+	}
+	printf("published %lld\nrejected %lld\n", published, rejected);
+	return rejected ? EXIT_RUNTIME : EXIT_OK;
+}
+
 int cmd_submit(int argc, char **argv)
 {
 	const char *addr = NULL, *config = NULL, *category = NULL;
@@ -513,6 +662,8 @@ int cmd_submit(int argc, char **argv)
 	}
 	bool from_stdin = optind == argc || (optind + 1 == argc &&
 					     strcmp(argv[optind], "-") == 0);
+	if (cluster_flag)
+		return cluster_submit(config, category, argc, argv, from_stdin);
 	struct conf *cf = control_conf("submit", addr, config);
 	if (!cf)
 		return EXIT_USAGE;

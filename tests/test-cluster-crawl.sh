@@ -9,7 +9,8 @@
 # it; then again with a daemon killed -9 and restarted and a NATS node
 # killed -9 mid-crawl; then with every NATS node down from the start:
 # the daemons crawl their own shards, spool the rest on disk, and
-# publish it when NATS is back.
+# publish it when NATS is back; then with the seeds published to NATS by
+# submit --cluster, no daemon asked.
 set -u
 sigcrawl=$1
 fixture=$2
@@ -372,4 +373,22 @@ check_true "c: the spools are empty again ($(spool_bytes) bytes)" test "$(spool_
 stop_cluster
 stop_fixture
 compare c offline
+
+# --- Seeds published straight to NATS (submit --cluster), no daemon asked
+fresh_nats
+start_fixture "$tmp/web" "$tmp/d.log"
+run_cluster d 0 nosubmit
+"$sigcrawl" submit --cluster -c "$tmp/c0.conf" --category web <"$tmp/seeds" >"$tmp/d.submit" 2>&1
+cat "$tmp/d.submit"
+check_true "d: submit --cluster publishes the 8 seeds" grep -qx 'published 8' "$tmp/d.submit"
+check_true "d: the cluster crawls the web and comes to rest" quiet $((SECONDS + 90))
+stop_cluster
+stop_fixture
+compare d
+printf 'http://ok.test/\nnot a url at all\n' >"$tmp/d.bad"
+"$sigcrawl" submit --cluster -c "$tmp/c0.conf" --category web <"$tmp/d.bad" >"$tmp/d.bad.out" 2>&1
+check_true "d: a bad line is rejected with its number, exit 1" \
+	test $? -eq 1 -a "$(grep -c '^line 2: ' "$tmp/d.bad.out")" -eq 1
+"$sigcrawl" submit --cluster -c "$tmp/c0.conf" --category nosuch http://ok.test/ >/dev/null 2>&1
+check_true "d: an unknown category is refused (exit 2)" test $? -eq 2
 finish
