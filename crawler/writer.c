@@ -149,18 +149,15 @@ static int dedup(struct crawl *c, MDB_txn *txn, struct job *j)
 	const struct crawl_opts *o = c->o;
 	if (j->text_empty)
 		return 0;
-	/* A cluster: the page's claim (claim_batch()).  When a page of
-	 * another shard holds its signature, this one is its duplicate; when
-	 * one of this shard does (claimed before a crash, not committed),
-	 * the local store decides, as on one machine. */
+	/* A cluster: the page's claim (claim_batch()).  Another page holds
+	 * its signature: this one is that page's duplicate, whichever shard
+	 * it belongs to.  One of this shard may not be committed yet (later
+	 * in this batch, or claimed before a crash and queued again): taking
+	 * the claim's word keeps one representative for the whole cluster,
+	 * where the local store alone could name another. */
 	if (j->cluster_claim == 2) {
-		struct norm_url ou;
-		if (norm_split(j->dup_of, strlen(j->dup_of), &ou) == 0 &&
-		    foreign(c, j->dup_of, &ou) >= 0) {
-			j->dup = DUP_EXACT;
-			return 0;
-		}
-		j->dup_of[0] = '\0';
+		j->dup = DUP_EXACT;
+		return 0;
 	}
 	if (j->has_sig) {
 		const char *rep;

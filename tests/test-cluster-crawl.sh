@@ -81,11 +81,19 @@ start_node 2
 		echo "host dup$i.test"
 		echo "page / 200 text/html body=\"<p>one text that six sites serve word for word</p>\""
 	done
+	# Six near twins: one story whose time stamp differs by a second
+	# (simhash:3 collapses them; SimHash is not shared across shards).
+	for i in $(seq 6); do
+		sed "s/10:00:01\./10:00:0$i./" "$here/equiv/s-story1.html" >"$tmp/near$i.html"
+		echo "host near$i.test"
+		echo "page / 200 text/html file=near$i.html"
+	done
 } >"$tmp/web"
 {
 	printf 'http://site1.test/\nhttp://site7.test/\n'
 	for i in $(seq 6); do
 		echo "http://dup$i.test/"
+		echo "http://near$i.test/"
 	done
 } >"$tmp/seeds"
 
@@ -97,6 +105,8 @@ store = $tmp/ref
 max_depth = 100
 per_host_delay_ms = 0
 connect_to = ::127.0.0.1:$port
+[dedup]
+near_duplicate = simhash:3
 [category web]
 scope = any
 EOF
@@ -111,7 +121,14 @@ for l in sys.stdin:
         print(r["normalized"])'; }
 fetched_of "$tmp/ref" | sort >"$tmp/ref.urls"
 hosts=$(sed -E 's|^https?://([^/]*)/.*|\1|' "$tmp/ref.urls" | sort -u | wc -l)
-check_true "the reference reaches all 18 sites ($hosts)" [ "$hosts" -eq 18 ]
+check_true "the reference reaches all 24 sites ($hosts)" [ "$hosts" -eq 24 ]
+near_reps() { "$sigcrawl" export --store "$1" | python3 -c '
+import json, sys
+print(sum(1 for l in sys.stdin for r in [json.loads(l)]
+          if r["fetched"] and r["normalized"].startswith("http://near")
+          and not r["duplicate_of"]))'; }
+check_true "the reference collapses the six near twins into one ($(near_reps "$tmp/ref"))" \
+	test "$(near_reps "$tmp/ref")" -eq 1
 
 # --- Three daemons ---------------------------------------------------------
 conf()
@@ -126,6 +143,8 @@ concurrency = 8
 connect_to = ::127.0.0.1:$port
 [control]
 listen = unix:$tmp/c$i.sock
+[dedup]
+near_duplicate = simhash:3
 [category web]
 scope = any
 [cluster]
@@ -194,7 +213,7 @@ run_cluster()
 	[ "${3:-}" = nosubmit ] && return
 	"$sigcrawl" submit --control "unix:$tmp/c0.sock" --category web \
 		<"$tmp/seeds" >"$tmp/$tag.submit" 2>&1
-	check_true "$tag: the 8 seeds are taken by daemon 0 (some for other shards)" grep -qx 'accepted 8' "$tmp/$tag.submit"
+	check_true "$tag: the 14 seeds are taken by daemon 0 (some for other shards)" grep -qx 'accepted 14' "$tmp/$tag.submit"
 }
 
 stop_cluster()
@@ -249,6 +268,16 @@ compare()
 		[ -s "$tmp/$tag$i.urls" ] && busy=$((busy + 1))
 	done
 	check_true "$tag: every shard crawled some of the web ($busy of 3)" [ $busy -eq 3 ]
+	# Near-duplicates stay per shard (docs/cluster.md): one representative
+	# for each shard that holds near twins, where one daemon keeps one.
+	local nshards nreps=0
+	nshards=$(grep -l '^http://near' "$tmp/${tag}0.urls" "$tmp/${tag}1.urls" "$tmp/${tag}2.urls" | wc -l)
+	for i in 0 1 2; do
+		nreps=$((nreps + $(near_reps "$tmp/$tag$i")))
+	done
+	echo "$tag: near twins: $nreps representatives on $nshards shards (one daemon: 1)" | tee -a "$tmp/near.measured"
+	check_true "$tag: near twins: one representative per shard that has them ($nreps for $nshards)" \
+		test "$nreps" -eq "$nshards"
 	local dshards
 	dshards=$(grep -l '^http://dup' "$tmp/${tag}0.urls" "$tmp/${tag}1.urls" "$tmp/${tag}2.urls" | wc -l)
 	check_true "$tag: the six twin sites are on more than one shard ($dshards)" [ "$dshards" -ge 2 ]
@@ -380,7 +409,7 @@ start_fixture "$tmp/web" "$tmp/d.log"
 run_cluster d 0 nosubmit
 "$sigcrawl" submit --cluster -c "$tmp/c0.conf" --category web <"$tmp/seeds" >"$tmp/d.submit" 2>&1
 cat "$tmp/d.submit"
-check_true "d: submit --cluster publishes the 8 seeds" grep -qx 'published 8' "$tmp/d.submit"
+check_true "d: submit --cluster publishes the 14 seeds" grep -qx 'published 14' "$tmp/d.submit"
 check_true "d: the cluster crawls the web and comes to rest" quiet $((SECONDS + 90))
 stop_cluster
 stop_fixture
