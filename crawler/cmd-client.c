@@ -501,6 +501,55 @@ static int chunk_send(const struct conf *cf, const char *path, struct chunk *ch,
 	return rc;
 }
 
+/* The next input line of submit: from stdin (into line) or the next
+ * argument (argv[*i], *i advanced).  Returns 0, or -1 at the end. */
+static int next_input(bool from_stdin, int argc, char **argv, int *i,
+		      char *line, const char **l, size_t *n)
+{
+	if (from_stdin) {
+		ssize_t got = read_line(stdin, line, NORM_INPUT_MAX);
+		if (got < 0)
+			return -1;
+		*l = line;
+		*n = (size_t)got;
+		return 0;
+	}
+	if (*i >= argc)
+		return -1;
+	*l = argv[(*i)++];
+	*n = strlen(*l);
+	return 0;
+}
+
+/* submit --cluster: one shard's batch being filled.  Its URLs are copied
+ * into text, allocated at its first URL; it goes out when it holds
+ * CLUSTER_BATCH_LINKS_MAX links or PEND_TEXT bytes of URLs (which keeps
+ * the message under CLUSTER_BATCH_BYTES_MAX). */
+#define PEND_TEXT (192 * 1024)
+struct pend {
+	struct cluster_link *l;
+	char *text;
+	size_t n, used;
+};
+
+/* Publish p's batch to shard s; *published counts its links.  Returns 0
+ * or cluster_batch_encode()'s or cluster_publish()'s error. */
+static int pend_flush(struct cluster *nc, uint32_t s, struct pend *p,
+		      struct sc_dynbuf *enc, long long *published)
+{
+	if (!p->n)
+		return 0;
+	unsigned char id[CLUSTER_BATCH_ID_LEN];
+	cluster_batch_id_new(s, id);
+	int rc = cluster_batch_encode(id, p->l, p->n, enc);
+	if (!rc)
+		rc = cluster_publish(nc, s, enc->p, enc->len, NULL);
+	if (!rc)
+		*published += (long long)p->n;
+	p->n = p->used = 0;
+	return rc;
+}
+
 /* submit --cluster: the URLs, checked and normalized (strict: the shard
  * that takes them normalizes them under its own profile), published to
  * their shards' subjects in batches, and the acks waited for. */
@@ -545,12 +594,7 @@ static int cluster_submit(const char *config, const char *category, int argc,
 			 config);
 		rc = SC_E_NET;
 	}
-	/* Per shard, the batch being filled: URLs copied into one buffer. */
-	struct pend {
-		struct cluster_link l[CLUSTER_BATCH_LINKS_MAX];
-		char *text;
-		size_t n, used;
-	} *pend = rc ? NULL : calloc(shards, sizeof(*pend));
+	struct pend *pend = rc ? NULL : calloc(shards, sizeof(*pend));
 	struct norm_opts no = { .steps = norm_profile_steps(
 					NORM_PROFILE_STRICT) };
 	char line[NORM_INPUT_MAX + 1], url[NORM_URL_MAX + 1],
@@ -561,25 +605,11 @@ static int cluster_submit(const char *config, const char *category, int argc,
 	unsigned lineno = 0;
 	if (!rc && !pend)
 		rc = SC_E_NOMEM;
-	for (uint32_t s = 0; !rc && s < shards; s++)
-		if (!(pend[s].text = malloc((size_t)CLUSTER_BATCH_LINKS_MAX *
-					    (NORM_URL_MAX + 1))))
-			rc = SC_E_NOMEM;
-	for (int i = optind; !rc; i++) {
-		const char *l;
-		size_t n;
-		if (from_stdin) {
-			ssize_t got = read_line(stdin, line, NORM_INPUT_MAX);
-			if (got < 0)
-				break;
-			l = line;
-			n = (size_t)got;
-		} else {
-			if (i >= argc)
-				break;
-			l = argv[i];
-			n = strlen(l);
-		}
+	const char *l;
+	size_t n;
+	int arg = optind;
+	while (!rc &&
+	       next_input(from_stdin, argc, argv, &arg, line, &l, &n) == 0) {
 		lineno++;
 		while (n && (*l == ' ' || *l == '\t')) {
 			l++;
@@ -599,6 +629,15 @@ static int cluster_submit(const char *config, const char *category, int argc,
 		uint32_t s = cluster_shard_of(url + u.host_off, u.host_len,
 					      shards);
 		struct pend *p = &pend[s];
+		if (!p->text && (!(p->text = malloc(PEND_TEXT)) ||
+				 !(p->l = malloc(CLUSTER_BATCH_LINKS_MAX *
+						 sizeof(*p->l))))) {
+			rc = SC_E_NOMEM;
+			break;
+		}
+		if (p->used + (size_t)u.len + 1 > PEND_TEXT &&
+		    (rc = pend_flush(nc, s, p, &enc, &published)))
+			break;
 		char *t = p->text + p->used;
 		memcpy(t, url, (size_t)u.len + 1);
 		p->used += (size_t)u.len + 1;
@@ -608,25 +647,12 @@ static int cluster_submit(const char *config, const char *category, int argc,
 			.category = category,
 			.category_len = strlen(category),
 		};
-		if (p->n < CLUSTER_BATCH_LINKS_MAX)
-			continue;
-		unsigned char id[CLUSTER_BATCH_ID_LEN];
-		cluster_batch_id_new(s, id);
-		if (!(rc = cluster_batch_encode(id, p->l, p->n, &enc)))
-			rc = cluster_publish(nc, s, enc.p, enc.len, NULL);
-		published += rc ? 0 : (long long)p->n;
-		p->n = p->used = 0;
+		if (p->n == CLUSTER_BATCH_LINKS_MAX &&
+		    (rc = pend_flush(nc, s, p, &enc, &published)))
+			break;
 	}
-	for (uint32_t s = 0; pend && s < shards && !rc; s++) {
-		struct pend *p = &pend[s];
-		if (!p->n)
-			continue;
-		unsigned char id[CLUSTER_BATCH_ID_LEN];
-		cluster_batch_id_new(s, id);
-		if (!(rc = cluster_batch_encode(id, p->l, p->n, &enc)))
-			rc = cluster_publish(nc, s, enc.p, enc.len, NULL);
-		published += rc ? 0 : (long long)p->n;
-	}
+	for (uint32_t s = 0; pend && s < shards && !rc; s++)
+		rc = pend_flush(nc, s, &pend[s], &enc, &published);
 	if (!rc && nc && cluster_publish_wait(nc, 10000)) {
 		snprintf(err, sizeof(err), "not every batch was acked: %s",
 			 cluster_last_error(nc));
@@ -634,8 +660,10 @@ static int cluster_submit(const char *config, const char *category, int argc,
 	} else if (rc == SC_E_NET && nc && !err[0]) {
 		snprintf(err, sizeof(err), "%s", cluster_last_error(nc));
 	}
-	for (uint32_t s = 0; pend && s < shards; s++)
+	for (uint32_t s = 0; pend && s < shards; s++) {
 		free(pend[s].text);
+		free(pend[s].l);
+	}
 	free(pend);
 	sc_dyn_free(&enc);
 	cluster_close(nc);
@@ -702,21 +730,11 @@ int cmd_submit(int argc, char **argv)
 		ch->first = 1;
 	}
 	unsigned lineno = 0;
-	for (int i = optind; !rc && !interrupted; i++) {
-		const char *l;
-		size_t n;
-		if (from_stdin) {
-			ssize_t got = read_line(stdin, line, NORM_INPUT_MAX);
-			if (got < 0)
-				break;
-			l = line;
-			n = (size_t)got;
-		} else {
-			if (i >= argc)
-				break;
-			l = argv[i];
-			n = strlen(l);
-		}
+	const char *l;
+	size_t n;
+	int arg = optind;
+	while (!rc && !interrupted &&
+	       next_input(from_stdin, argc, argv, &arg, line, &l, &n) == 0) {
 		/* No room for the line: send what the chunk holds first. */
 		if (ch->text.len + (n > NORM_INPUT_MAX ? 0 : n) + 1 >
 			    CHUNK_BYTES &&

@@ -420,4 +420,11 @@ check_true "d: a bad line is rejected with its number, exit 1" \
 	test $? -eq 1 -a "$(grep -c '^line 2: ' "$tmp/d.bad.out")" -eq 1
 "$sigcrawl" submit --cluster -c "$tmp/c0.conf" --category nosuch http://ok.test/ >/dev/null 2>&1
 check_true "d: an unknown category is refused (exit 2)" test $? -eq 2
+# 1,500 URLs of 400 bytes for one host: more than one message holds
+# (256 KiB), so they go in several batches.
+long=$(head -c 380 /dev/zero | tr '\0' a)
+for k in $(seq 1500); do echo "http://long.test/$long/$k"; done >"$tmp/d.long"
+"$sigcrawl" submit --cluster -c "$tmp/c0.conf" --category web <"$tmp/d.long" >"$tmp/d.long.out" 2>&1
+check_true "d: 1,500 long URLs are published in batches that fit ($(tr '\n' ' ' <"$tmp/d.long.out"))" \
+	grep -qx 'published 1500' "$tmp/d.long.out"
 finish
