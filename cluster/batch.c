@@ -18,16 +18,7 @@
 
 static bool category_ok(const char *s, size_t n)
 {
-	if (n == 0 || n > CLUSTER_CATEGORY_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
-		      ch == '-'))
-			return false;
-	}
-	return true;
+	return sc_category_name_ok(s, n, CLUSTER_CATEGORY_MAX);
 }
 
 static bool url_ok(const char *s, size_t n)

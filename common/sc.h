@@ -196,4 +196,8 @@ void sc_dyn_free(struct sc_dynbuf *b);
  * bytes).  Returns out. */
 char *sc_hex(const unsigned char *bytes, size_t n, char *out);
 
+/* A category's name, the one rule of the config, the control API and
+ * the cluster's link batches: 1..max bytes of A-Z a-z 0-9 . _ -. */
+bool sc_category_name_ok(const char *s, size_t n, size_t max);
+
 #endif

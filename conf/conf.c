@@ -1303,16 +1303,7 @@ int conf_default(struct conf **ret)
 
 bool conf_category_name_ok(const char *s, size_t n)
 {
-	if (n == 0 || n > CONF_CATEGORY_NAME_MAX)
-		return false;
-	for (size_t i = 0; i < n; i++) {
-		char ch = s[i];
-		if (!((ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') ||
-		      (ch >= '0' && ch <= '9') || ch == '.' || ch == '_' ||
-		      ch == '-'))
-			return false;
-	}
-	return true;
+	return sc_category_name_ok(s, n, CONF_CATEGORY_NAME_MAX);
 }
 
 const struct conf_category *conf_category_find(const struct conf *c,
