@@ -931,6 +931,11 @@ static int set_audit_share(struct setctx *x, const char *v)
 	return 0;
 }
 
+static int set_transfer(struct setctx *x, const char *v)
+{
+	return parse_bool(x, v, &x->c->adaptive.transfer);
+}
+
 /* A duration: a whole number and a unit, s, m, h, d or w ("90s", "1h",
  * "30d"); a number alone is seconds.  1 s to 10 years. */
 static bool parse_duration(const char *s, uint64_t *out)
@@ -1157,6 +1162,7 @@ static const struct key adaptive_keys[] = {
 	{ "min_support", set_min_support, false },
 	{ "confidence", set_confidence, false },
 	{ "audit_share", set_audit_share, false },
+	{ "transfer", set_transfer, false },
 	{ NULL, NULL, false },
 };
 static const struct key recrawl_keys[] = {
@@ -1279,6 +1285,7 @@ int conf_default(struct conf **ret)
 	c->adaptive.min_support = 3;
 	c->adaptive.confidence = 0.95;
 	c->adaptive.audit_share = 0.03;
+	c->adaptive.transfer = true;
 	c->recrawl.enabled = false;
 	c->recrawl.min_interval_s = 3600;
 	c->recrawl.max_interval_s = 30 * 86400;

@@ -174,11 +174,13 @@ struct conf {
 	 * A rule needs min_support independent supporting pairs, no
 	 * counter-example, and a Wilson lower bound on its precision, at
 	 * this one-sided confidence, above one half; audit_share of the URLs
-	 * it holds back are fetched all the same. */
+	 * it holds back are fetched all the same.  transfer: a rule of a
+	 * kind that holds on other hosts needs one supporting document. */
 	struct {
 		unsigned min_support; /* 1..1000, default 3 */
 		double confidence;    /* 0.5..<1, default 0.95 */
 		double audit_share;   /* 0..1, default 0.03 */
+		bool transfer;        /* default yes */
 	} adaptive;
 
 	/* [recrawl]: revisits of the fetched representatives (SPEC §7,

@@ -18,6 +18,10 @@
  * it has no counter-example, and the Wilson lower bound of its precision
  * at the configured one-sided confidence is above one half.  A
  * counter-example refutes a candidate and retires an active rule.
+ * Transfer (o.transfer): a rule of a kind that holds on other hosts
+ * (kind_prior(): the same Wilson bound, over hosts where the kind is
+ * active against hosts where it was refuted or retired) needs only one
+ * supporting document of its own; its audits still test it.
  *
  * Application.  A new URL of the host is keyed by its active rules
  * (adapt_key()); when that key is known the URL is held back (kept with
@@ -71,6 +75,9 @@
 #define HOLD_COVER 0x80
 /* A page's value before its URL: signature, depth, category. */
 #define PAGE_HEAD 20
+/* A rule's state byte: the state, and this bit when transfer made it
+ * active (kind_prior()). */
+#define RULE_TRANSFERRED 0x80
 
 /* ---- A small open-addressing table of 64-bit keys ------------------- */
 
@@ -161,6 +168,7 @@ struct arule {
 	/* It held HEAVY_KEY URLs onto one key and one of them was audited
 	 * (audit_due()).  In memory: after a restart it may be again. */
 	bool heavy_audited;
+	bool transferred; /* made active by kind_prior(), on less support */
 	int64_t created, changed;
 	char *ca, *cb;  /* the first counter-example (malloc'd), or NULL */
 	struct tab img; /* image hash -> signature, URL hash */
@@ -212,6 +220,9 @@ struct adapt {
 	 * (adapt_claim()).  In memory only: a restart forgets them, and
 	 * the seen set says the rest. */
 	struct tab claims;
+	/* Rule kinds (kind_hash()): a, hosts where the kind is active; b,
+	 * hosts where it was refuted or retired. */
+	struct tab kinds;
 	struct crawl_rule_stats st;
 	/* The rules whose evidence or counts changed since the last
 	 * save_dirty(), by index: the gate and the save visit only these,
@@ -416,7 +427,8 @@ static int rule_save(struct adapt *a, MDB_txn *txn, struct arule *r)
 	unsigned char *p = v;
 	p[0] = RULE_VERSION;
 	p[1] = r->r.kind;
-	p[2] = r->state;
+	p[2] = (unsigned char)(r->state |
+			       (r->transferred ? RULE_TRANSFERRED : 0));
 	put_be32(p + 3, r->r.step);
 	uint64_t n[] = { r->support,
 			 r->counters,
@@ -463,12 +475,13 @@ static int rule_decode(const void *val, size_t len, uint32_t id,
 {
 	const unsigned char *p = val, *end = p + len;
 	if (len < RULE_HEAD || p[0] != RULE_VERSION || p[1] < NORM_RULE_STEP ||
-	    p[1] > NORM_RULE_DUST || p[2] > ADAPT_REFUTED)
+	    p[1] > NORM_RULE_DUST || (p[2] & ~RULE_TRANSFERRED) > ADAPT_REFUTED)
 		return SC_E_CORRUPT;
 	memset(r, 0, sizeof(*r));
 	r->id = id;
 	r->r.kind = p[1];
-	r->state = p[2];
+	r->state = p[2] & ~RULE_TRANSFERRED;
+	r->transferred = p[2] & RULE_TRANSFERRED;
 	r->r.step = get_be32(p + 3);
 	uint64_t *n[] = { &r->support,    &r->counters, &r->audits,
 			  &r->audit_fail, &r->held,     &r->saved };
@@ -522,6 +535,92 @@ static bool same_rule(const struct arule *x, const char *scope,
 	       x->r.step == r->step && strcmp(x->r.host, r->host) == 0 &&
 	       strcmp(x->r.a, r->a) == 0 && strcmp(x->r.from, r->from) == 0 &&
 	       strcmp(x->r.to, r->to) == 0;
+}
+
+/* ---- Rule kinds across hosts ---------------------------------------- */
+
+/* What a rule does, whatever host it is scoped to: "ignore parameter sid"
+ * on one host and on another are one kind, and every alias is one kind,
+ * "www.X = X" (the only aliases proposed). */
+static uint64_t kind_hash(const struct norm_rule *r)
+{
+	if (r->kind == NORM_RULE_ALIAS)
+		return XXH3_64bits_withSeed("alias", 5, r->kind);
+	uint64_t h = XXH3_64bits_withSeed(r->a, strlen(r->a),
+					  ((uint64_t)r->kind << 32) | r->step);
+	h = XXH3_64bits_withSeed(r->from, strlen(r->from), h);
+	return XXH3_64bits_withSeed(r->to, strlen(r->to), h);
+}
+
+static bool same_kind(const struct arule *x, const struct arule *y)
+{
+	if (x->r.kind == NORM_RULE_ALIAS || y->r.kind == NORM_RULE_ALIAS)
+		return x->r.kind == y->r.kind;
+	return x->r.kind == y->r.kind && x->r.step == y->r.step &&
+	       strcmp(x->r.a, y->r.a) == 0 &&
+	       strcmp(x->r.from, y->r.from) == 0 &&
+	       strcmp(x->r.to, y->r.to) == 0;
+}
+
+/* A kind's count moved by delta for a rule in state. */
+static void kind_move(struct tval *t, uint8_t state, int delta)
+{
+	uint64_t *n = state == ADAPT_ACTIVE                              ? &t->a
+		      : state == ADAPT_RETIRED || state == ADAPT_REFUTED ? &t->b
+									 : NULL;
+	if (n && (delta > 0 || *n))
+		*n += (uint64_t)(int64_t)delta;
+}
+
+/* Whether a kind holds on enough hosts that one document of a new host
+ * is evidence enough there: the Wilson lower bound of the share of hosts
+ * where it is active (against those where it was refuted or retired), at
+ * the rules' own confidence, is above one half.  With no failure that is
+ * three hosts at 0.95, four at 0.975. */
+static bool kind_holds(const struct adapt *a, const struct tval *t)
+{
+	return a->o.transfer && t && t->a &&
+	       wilson_lower(t->a, t->a + t->b, a->z) > 0.5;
+}
+
+/* Whether candidate r may apply on less than min_support: its kind
+ * holds on other hosts (r, a candidate, is not counted in its kind). */
+static bool kind_prior(const struct adapt *a, const struct arule *r)
+{
+	return kind_holds(a, tab_get(&a->kinds, kind_hash(&r->r)));
+}
+
+/* Count a rule in its kind (and make the kind's entry, so that moving it
+ * later allocates nothing).  SC_E_NOMEM. */
+static int kind_add(struct adapt *a, const struct arule *r)
+{
+	bool added;
+	struct tval *t = tab_put(&a->kinds, kind_hash(&r->r), &added);
+	if (!t)
+		return SC_E_NOMEM;
+	kind_move(t, r->state, 1);
+	return 0;
+}
+
+/* Rule r went from state old to its own: move it in its kind's counts.
+ * When that made the kind hold, the kind's candidates that have support
+ * are gated again. */
+static void kind_changed(struct adapt *a, const struct arule *r, uint8_t old)
+{
+	struct tval *t = tab_get(&a->kinds, kind_hash(&r->r));
+	if (!t)
+		return;
+	bool held = kind_holds(a, t);
+	kind_move(t, old, -1);
+	kind_move(t, r->state, 1);
+	if (held || !kind_holds(a, t))
+		return;
+	for (size_t i = 0; i < a->n_rules; i++) {
+		struct arule *c = &a->rules[i];
+		if (c->state == ADAPT_CANDIDATE && c->support && !c->counters &&
+		    same_kind(c, r))
+			mark_dirty(a, c);
+	}
 }
 
 /* ---- Evidence --------------------------------------------------------- */
@@ -909,6 +1008,7 @@ void adapt_close(struct adapt *a)
 	tab_free(&a->groups);
 	tab_free(&a->audit_ix);
 	tab_free(&a->audited);
+	tab_free(&a->kinds);
 	tab_free(&a->cover_ix);
 	tab_free(&a->claims);
 	pthread_mutex_destroy(&a->mu);
@@ -931,6 +1031,8 @@ static int add_rule_mem(struct adapt *a, const struct arule *src, uint32_t *idx)
 		/* The hosts' parameter lists pointed into the old array. */
 		compile_all(a);
 	}
+	if (kind_add(a, src))
+		goto out;
 	struct ahost *h = host_get(a, src->scope, strlen(src->scope));
 	struct ahost *h2 = NULL;
 	if (h && src->r.kind == NORM_RULE_ALIAS)
@@ -1446,6 +1548,31 @@ static int rejudge(struct adapt *a, MDB_txn *txn, const char *host)
 	return 0;
 }
 
+/* A rule of site turned on: the names that are active aliases of site
+ * key their pages with its rules too, so their pages are covered and
+ * their candidates judged again as well. */
+static int cover_aliases(struct adapt *a, MDB_txn *txn, const char *site)
+{
+	char names[HELD_RULES_MAX][NORM_HOST_MAX + 1];
+	size_t n = 0;
+	pthread_mutex_lock(&a->mu);
+	const struct ahost *h = host_find(a, site, strlen(site));
+	for (size_t i = 0; h && i < h->n_rules && n < HELD_RULES_MAX; i++) {
+		const struct arule *x = &a->rules[h->rules[i]];
+		if (x->r.kind == NORM_RULE_ALIAS && x->state == ADAPT_ACTIVE &&
+		    strcmp(x->r.a, site) == 0)
+			memcpy(names[n++], x->scope, sizeof(names[0]));
+	}
+	pthread_mutex_unlock(&a->mu);
+	int rc = 0;
+	for (size_t i = 0; !rc && i < n; i++) {
+		rc = cover_host(a, txn, names[i]);
+		if (!rc)
+			rc = rejudge(a, txn, names[i]);
+	}
+	return rc;
+}
+
 /* Move rules whose evidence changed through the gate. */
 static int gate(struct adapt *a, MDB_txn *txn)
 {
@@ -1463,12 +1590,17 @@ static int gate(struct adapt *a, MDB_txn *txn)
 			   wilson_lower(r->support, r->support + r->counters,
 					a->z) > 0.5) {
 			r->state = ADAPT_ACTIVE;
+		} else if (r->state == ADAPT_CANDIDATE && r->support &&
+			   kind_prior(a, r)) {
+			r->state = ADAPT_ACTIVE;
+			r->transferred = true;
 		} else if (r->state == ADAPT_ACTIVE && r->counters) {
 			r->state = ADAPT_RETIRED;
 		}
 		if (r->state == old)
 			continue;
 		r->changed = now_ms();
+		kind_changed(a, r, old);
 		pthread_mutex_lock(&a->mu);
 		if (old == ADAPT_CANDIDATE)
 			a->st.candidates--;
@@ -1502,6 +1634,8 @@ static int gate(struct adapt *a, MDB_txn *txn)
 				rc = rejudge(a, txn, r->scope);
 			if (!rc && r->r.kind == NORM_RULE_ALIAS)
 				rc = rejudge(a, txn, r->r.a);
+			if (!rc && r->r.kind != NORM_RULE_ALIAS)
+				rc = cover_aliases(a, txn, r->scope);
 			if (rc)
 				return rc;
 		}
@@ -1821,6 +1955,7 @@ static int list_one(void *arg, const void *key, size_t klen, const void *val,
 		return rc;
 	in->id = r.id;
 	in->state = r.state;
+	in->transferred = r.transferred;
 	snprintf(in->host, sizeof(in->host), "%s", r.scope);
 	if (norm_rule_describe(&r.r, in->text, sizeof(in->text)))
 		snprintf(in->text, sizeof(in->text), "(too long)");

@@ -25,6 +25,9 @@ struct adapt_opts {
 	unsigned min_support; /* independent supporting pairs */
 	double confidence;    /* of the Wilson lower bound */
 	double audit_share;   /* of the URLs a rule holds back */
+	/* A rule of a kind that holds on other hosts needs one supporting
+	 * document (adapt.c, kind_prior()). */
+	bool transfer;
 };
 
 enum adapt_state {
@@ -41,6 +44,7 @@ struct adapt_rule_info {
 	char host[NORM_HOST_MAX + 1];
 	char text[512]; /* norm_rule_describe() */
 	uint64_t support, counters, audits, audit_failures, held, saved;
+	bool transferred; /* active on the strength of other hosts */
 	int64_t created_ms, changed_ms; /* unix ms */
 	/* A counter-example: the two URLs and nothing else (empty if none). */
 	char counter_a[NORM_URL_MAX + 1], counter_b[NORM_URL_MAX + 1];

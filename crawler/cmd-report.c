@@ -400,7 +400,7 @@ struct results {
 /* The learned rules of an adaptive crawl (crawler/adapt.h): how many in
  * each state, the fetches the active ones saved, and a line each. */
 struct rules_report {
-	uint64_t by_state[4], saved, audits;
+	uint64_t by_state[4], saved, audits, transferred;
 	char *text; /* one line a rule (open_memstream), or NULL */
 	size_t len;
 	FILE *f;
@@ -414,23 +414,26 @@ static int collect_rule(void *arg, const struct adapt_rule_info *r)
 	if (r->state == ADAPT_ACTIVE)
 		rr->saved += r->saved;
 	rr->audits += r->audits;
+	rr->transferred += r->transferred;
 	if (rr->f && r->state != ADAPT_CANDIDATE)
-		fprintf(rr->f, "  %-9s %-28s %s (support %llu, saved %llu)\n",
+		fprintf(rr->f, "  %-9s %-28s %s (support %llu%s, saved %llu)\n",
 			adapt_state_name(r->state), r->host, r->text,
 			(unsigned long long)r->support,
+			r->transferred ? ", transferred" : "",
 			(unsigned long long)r->saved);
 	return 0;
 }
 
 static json_t *rules_json(const struct rules_report *rr)
 {
-	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I}", "active",
+	return json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "active",
 			 (json_int_t)rr->by_state[ADAPT_ACTIVE], "candidates",
 			 (json_int_t)rr->by_state[ADAPT_CANDIDATE], "retired",
 			 (json_int_t)rr->by_state[ADAPT_RETIRED], "refuted",
 			 (json_int_t)rr->by_state[ADAPT_REFUTED],
 			 "fetches_saved", (json_int_t)rr->saved, "audits",
-			 (json_int_t)rr->audits);
+			 (json_int_t)rr->audits, "transferred",
+			 (json_int_t)rr->transferred);
 }
 
 static void rules_print(const struct rules_report *rr)
@@ -441,12 +444,13 @@ static void rules_print(const struct rules_report *rr)
 		return;
 	printf("\nlearned rules (sigcrawl rules lists each with its "
 	       "evidence)\n  %llu active, %llu candidates, %llu retired, "
-	       "%llu refuted; %llu fetches saved (summed over the active rules), "
-	       "%llu audits\n",
+	       "%llu refuted (%llu transferred from other hosts); %llu fetches "
+	       "saved (summed over the active rules), %llu audits\n",
 	       (unsigned long long)rr->by_state[ADAPT_ACTIVE],
 	       (unsigned long long)rr->by_state[ADAPT_CANDIDATE],
 	       (unsigned long long)rr->by_state[ADAPT_RETIRED],
 	       (unsigned long long)rr->by_state[ADAPT_REFUTED],
+	       (unsigned long long)rr->transferred,
 	       (unsigned long long)rr->saved, (unsigned long long)rr->audits);
 	if (rr->text)
 		fwrite(rr->text, 1, rr->len, stdout);

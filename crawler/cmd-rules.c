@@ -29,6 +29,8 @@ static void usage(FILE *f)
 		"Each with its support (documents that two of its URLs gave),\n"
 		"counter-examples, audits (held-back URLs fetched all the same),\n"
 		"audits that failed, URLs it holds back and the fetches it saved.\n"
+		"A rule marked \"transferred\" applied on less support than\n"
+		"[adaptive] min_support because its kind holds on other hosts.\n"
 		"\n"
 		"  -s, --store DIR     the store directory (default: the config's)\n"
 		"  -c, --config FILE   take the store from this config file's\n"
@@ -55,8 +57,9 @@ static int print_rule(void *arg, const struct adapt_rule_info *r)
 	if (r->state == ADAPT_ACTIVE)
 		t->saved += r->saved;
 	if (!t->json) {
-		printf("%-5u %-9s %-28s %s\n", r->id,
-		       adapt_state_name(r->state), r->host, r->text);
+		printf("%-5u %-9s %-28s %s%s\n", r->id,
+		       adapt_state_name(r->state), r->host, r->text,
+		       r->transferred ? " (transferred)" : "");
 		printf("      support %llu, counter-examples %llu, audits %llu "
 		       "(%llu failed), held %llu, saved %llu\n",
 		       (unsigned long long)r->support,
@@ -81,6 +84,8 @@ static int print_rule(void *arg, const struct adapt_rule_info *r)
 				json_string(adapt_state_name(r->state))) ||
 	    json_object_set_new(o, "support",
 				json_integer((json_int_t)r->support)) ||
+	    json_object_set_new(o, "transferred",
+				json_boolean(r->transferred)) ||
 	    json_object_set_new(o, "counter_examples",
 				json_integer((json_int_t)r->counters)) ||
 	    json_object_set_new(o, "counter_example", ce) ||

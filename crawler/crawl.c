@@ -240,9 +240,10 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 	if (o->profile == NORM_PROFILE_ADAPTIVE) {
 		struct adapt_opts ao = { o->adaptive.min_support,
 					 o->adaptive.confidence,
-					 o->adaptive.audit_share };
+					 o->adaptive.audit_share,
+					 o->adaptive.transfer };
 		if (!ao.min_support) /* callers that set none: the defaults */
-			ao = (struct adapt_opts){ 3, 0.95, 0.03 };
+			ao = (struct adapt_opts){ 3, 0.95, 0.03, true };
 		if ((rc = adapt_open(c->store, c->fr, txn, &ao, &c->adapt))) {
 			mdb_txn_abort(txn);
 			crawl_say(c, LOG_ERR, "%s: the learned rules: %s",

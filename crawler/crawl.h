@@ -112,6 +112,7 @@ struct crawl_opts {
 		unsigned min_support;
 		double confidence;
 		double audit_share;
+		bool transfer;
 	} adaptive;
 	/* Re-crawls (SPEC §7, docs/recrawl.md).  Every fetched page gets a
 	 * next visit, its interval kept within [min_interval_s,

@@ -255,7 +255,7 @@ int setup_load(struct setup *s, char *err, size_t errlen)
 						 : NULL },
 		.url_credentials_use = cf->crawl.url_credentials_use,
 		.adaptive = { cf->adaptive.min_support, cf->adaptive.confidence,
-			      cf->adaptive.audit_share },
+			      cf->adaptive.audit_share, cf->adaptive.transfer },
 		.proxy = cf->crawl.proxy,
 		.headers = (const char *const *)cf->crawl.headers,
 		.n_headers = cf->crawl.n_headers,

@@ -12,6 +12,9 @@
 #   1c. a redirect target is not rewritten back onto its source;
 #   1d. the audit samples documents, not URLs: eight variants of one page
 #      are at most one sampled audit;
+#   1e. a rule kind that holds on three hosts applies on a fourth on its
+#      first supporting document, not with transfer = no, and not when
+#      three more hosts refuted it;
 #   2. kill -9 in the middle of a crawl of a generated web, three times,
 #      keeps the rules learned so far, no restart requests a page that was
 #      committed before it, and the resumed crawl ends with every document;
@@ -235,6 +238,125 @@ for n in 1 2 3 4 5 6 7 8; do
 	[ "$(requests v.test "/p$n" "$tmp/v.log")" -eq 1 ] && pages=$((pages + 1))
 done
 check_true "every /pN was fetched once ($pages of 8)" [ $pages -eq 8 ]
+
+# --- 1e. a rule kind that holds on other hosts transfers -----------------
+# On t1, t2 and t3 sid changes nothing: each earns "ignore parameter sid"
+# on three documents.  t4, reached from t1 four links down, is the same:
+# with transfer (the default) its first pair of equal pages is enough,
+# since the kind holds on three other hosts; with transfer = no it earns
+# three documents like the others.  And where the kind was refuted on
+# three more hosts (u1..u3: sid picks another page there), it no longer
+# holds across hosts, and t4 earns three documents again.  audit_share 0
+# keeps the request counts exact.
+{
+	for h in t1 t2 t3; do
+		echo "host $h.test"
+		links=""
+		for n in 1 2 3 4 5 6; do
+			links="$links/d$n?sid=1,/d$n?sid=2,"
+			echo "page /d$n 200 body=\"<p>$h page $n, words of its own $n</p>\""
+		done
+		if [ $h = t1 ]; then
+			echo "page / 200 links=${links}/m1"
+			echo "page /m1 200 links=/m2"
+			echo "page /m2 200 links=/m3"
+			echo "page /m3 200 links=http://t4.test/"
+		else
+			echo "page / 200 links=${links%,}"
+		fi
+	done
+	echo "host t4.test"
+	links=""
+	for n in 1 2 3 4 5 6; do
+		links="$links/e$n?sid=1,/e$n?sid=2,/e$n?sid=3,"
+		echo "page /e$n 200 body=\"<p>t4 page $n, words of its own $n</p>\""
+	done
+	echo "page / 200 links=${links%,}"
+	for h in u1 u2 u3; do
+		echo "host $h.test"
+		echo "page / 200 links=/d1?sid=1,/d1?sid=2,/d2?sid=1,/d2?sid=2"
+		echo "page /d1 200 body=\"<p>$h the page that sid leaves alone</p>\""
+		echo "page /d2 200 body=\"<p>$h the list</p>\""
+		echo "page /d2?sid=1 200 body=\"<p>$h the first of its kind</p>\""
+		echo "page /d2?sid=2 200 body=\"<p>$h the second of its kind</p>\""
+	done
+} >"$tmp/x.web"
+check_true "the transfer web is valid" "$fixture" --web "$tmp/x.web" --check
+printf 'http://t1.test/\nhttp://t2.test/\nhttp://t3.test/\n' >"$tmp/x.seeds"
+{ cat "$tmp/x.seeds"; printf 'http://u1.test/\nhttp://u2.test/\nhttp://u3.test/\n'; } >"$tmp/xu.seeds"
+# x_crawl NAME SEEDS [TRANSFER]: a crawl of the transfer web.
+x_crawl()
+{
+	cat >"$tmp/$1.conf" <<EOF
+[crawl]
+per_host_delay_ms = 100
+max_depth = 8
+[normalize]
+profile = adaptive
+[adaptive]
+audit_share = 0
+${3:+transfer = $3}
+EOF
+	start_fixture "$tmp/x.web" "$tmp/$1.log"
+	"$sigcrawl" crawl -c "$tmp/$1.conf" --store "$tmp/$1.store" --seeds "$2" \
+		--connect-to "::127.0.0.1:$port" --quiet >/dev/null 2>&1
+	local rc=$?
+	stop_fixture
+	check_true "$1: the crawl ends with exit 0 ($rc)" [ $rc -eq 0 ]
+}
+# t4_requests LOG: requests of t4's /eN?sid=K; t4_docs LOG: its documents
+# fetched under some form.
+t4_requests() { awk -F'\t' '$3 == "req" && $4 == "t4.test" && $6 ~ /^\/e[1-6]/' "$1" | wc -l; }
+t4_docs() { awk -F'\t' '$3 == "req" && $4 == "t4.test" && $6 ~ /^\/e[1-6]/ { sub(/\?.*/, "", $6); print $6 }' "$1" | sort -u | wc -l; }
+sid="ignore parameter sid"
+# t4_rule NAME: state, transferred and support of t4's rule in NAME's store.
+t4_rule()
+{
+	state=$(rule_field "$tmp/$1.store" t4.test "$sid" state)
+	tr=$(rule_field "$tmp/$1.store" t4.test "$sid" transferred)
+	support=$(rule_field "$tmp/$1.store" t4.test "$sid" support)
+}
+# t4_earned NAME WHY: t4 earned the rule on its own documents, and every
+# document of t4 was fetched.
+t4_earned()
+{
+	t4_rule "$1"
+	check_true "$1 ($2): t4 earns '$sid' itself ('$state', transferred '$tr')" \
+		[ "$state/$tr" = active/False ]
+	check_true "$1: on min_support documents ($support)" [ "${support:-0}" -ge 3 ]
+	check_true "$1: every document of t4 is fetched" [ "$(t4_docs "$tmp/$1.log")" -eq 6 ]
+}
+x_crawl xa "$tmp/x.seeds"
+for h in t1 t2 t3; do
+	state=$(rule_field "$tmp/xa.store" $h.test "$sid" state)
+	tr=$(rule_field "$tmp/xa.store" $h.test "$sid" transferred)
+	check_true "xa: $h learned '$sid' on its own ('$state', transferred '$tr')" \
+		[ "$state/$tr" = active/False ]
+done
+t4_rule xa
+check_true "xa: t4's '$sid' applies by transfer ('$state', transferred '$tr')" \
+	[ "$state/$tr" = active/True ]
+check_true "xa: on less support than min_support ($support)" [ "${support:-9}" -lt 3 ]
+xa_req=$(t4_requests "$tmp/xa.log")
+check_true "xa: t4's six documents cost at most one fetch more ($xa_req requests)" [ "$xa_req" -le 7 ]
+check_true "xa: every document of t4 is fetched ($(t4_docs "$tmp/xa.log") of 6)" [ "$(t4_docs "$tmp/xa.log")" -eq 6 ]
+"$sigcrawl" rules --store "$tmp/xa.store" >"$tmp/xa.rules"
+check_true "xa: rules marks it transferred" grep -Eq "active +t4.test +$sid \(transferred\)" "$tmp/xa.rules"
+check_true "xa: rules does not mark t1's" grep -Eq "active +t1.test +$sid\$" "$tmp/xa.rules"
+"$sigcrawl" report --store "$tmp/xa.store" >"$tmp/xa.report"
+check_true "xa: report says so" grep -Eq "t4.test +$sid \(support [12], transferred" "$tmp/xa.report"
+
+x_crawl xb "$tmp/x.seeds" no
+t4_earned xb "transfer = no"
+xb_req=$(t4_requests "$tmp/xb.log")
+check_true "xb: t4 costs more requests ($xb_req) than with transfer ($xa_req)" [ "$xb_req" -ge $((xa_req + 2)) ]
+
+x_crawl xc "$tmp/xu.seeds"
+for h in u1 u2 u3; do
+	state=$(rule_field "$tmp/xc.store" $h.test "$sid" state)
+	check_true "xc: $h refuted '$sid' ('$state')" [ "$state" = refuted ]
+done
+t4_earned xc "refuted on three hosts"
 
 # --- 2. kill -9 keeps the rules --------------------------------------------
 python3 "$here/adaptive/webgen.py" "$tmp/g" --seed 4 --hosts 6 --docs 60

@@ -200,6 +200,9 @@ static const struct bad_case bad_cases[] = {
 	{ "[adaptive]\naudit_share = 1.5\n",
 	  "t.conf:2: [adaptive] audit_share: expected a number from 0.0 to "
 	  "1.0, got \"1.5\"" },
+	{ "[adaptive]\ntransfer = sometimes\n",
+	  "t.conf:2: [adaptive] transfer: expected yes or no (true/false, "
+	  "on/off, 1/0), got \"sometimes\"" },
 	{ "[adaptive]\naudits = 3\n",
 	  "t.conf:2: [adaptive] audits: unknown key" },
 	/* recrawl */
@@ -703,12 +706,13 @@ static void test_values_accepted(void)
 	c = LOAD_OK("");
 	CHECK(c && c->adaptive.min_support == 3 &&
 	      c->adaptive.confidence == 0.95 &&
-	      c->adaptive.audit_share == 0.03);
+	      c->adaptive.audit_share == 0.03 && c->adaptive.transfer);
 	conf_free(c);
 	c = LOAD_OK("[adaptive]\nmin_support = 5\nconfidence = 0.99\n"
-		    "audit_share = 0\n");
+		    "audit_share = 0\ntransfer = no\n");
 	CHECK(c && c->adaptive.min_support == 5 &&
-	      c->adaptive.confidence == 0.99 && c->adaptive.audit_share == 0.0);
+	      c->adaptive.confidence == 0.99 &&
+	      c->adaptive.audit_share == 0.0 && !c->adaptive.transfer);
 	conf_free(c);
 
 	/* Patterns: repeatable, in order, kept as written. */

@@ -1,5 +1,6 @@
 #!/usr/bin/python3
-"""measure.py SIGCRAWL FIXTURE WEBDIR [--audit-share S] [PROFILE...] — crawl a generated web
+"""measure.py SIGCRAWL FIXTURE WEBDIR [--audit-share S] [--set KEY=VALUE]...
+[PROFILE...] — crawl a generated web
 (webgen.py) with each normalization profile, exhaustively (scope any,
 depth 6), and print requests, distinct documents, redundancy and coverage
 side by side.
@@ -76,10 +77,16 @@ def rule_check(sigcrawl, store, truth):
 def main():
     sigcrawl, fixture, webdir = sys.argv[1:4]
     args = sys.argv[4:]
-    extra = ""
-    if args[:1] == ["--audit-share"]:
-        extra = "[adaptive]\naudit_share = %s\n" % args[1]
+    adaptive = []
+    while args[:1] in (["--audit-share"], ["--set"]):
+        if len(args) < 2:
+            sys.exit("measure.py: %s needs an argument" % args[0])
+        if args[0] == "--audit-share":
+            adaptive.append("audit_share = %s" % args[1])
+        else:
+            adaptive.append(args[1].replace("=", " = ", 1))
         args = args[2:]
+    extra = "[adaptive]\n%s\n" % "\n".join(adaptive) if adaptive else ""
     profiles = args or ["strict", "extended", "aggressive"]
     truth = {}
     for line in open(os.path.join(webdir, "truth.jsonl")):
