@@ -905,6 +905,14 @@ static void keep_fixed(const struct daemon *d, struct version *v,
 	KEEP(n->follow_duplicate_links != o->follow_duplicate_links,
 	     "[dedup] follow_duplicate_links", follow_duplicate_links);
 	KEEP(n->warc != o->warc, "[store] warc", warc);
+	/* The learner took them when it opened (crawler/adapt.h); under
+	 * another profile they mean nothing. */
+	KEEP(n->profile == NORM_PROFILE_ADAPTIVE &&
+		     (n->adaptive.min_support != o->adaptive.min_support ||
+		      n->adaptive.confidence != o->adaptive.confidence ||
+		      n->adaptive.audit_share != o->adaptive.audit_share ||
+		      n->adaptive.transfer != o->adaptive.transfer),
+	     "[adaptive]", adaptive);
 #undef KEEP
 	/* [cluster] is the daemon's from its start. */
 	n->cluster = o->cluster;

@@ -504,6 +504,14 @@ check_true "status counts fetches saved ($saved)" [ "${saved:-0}" -ge 1 ]
 curl -s --max-time 5 --unix-socket "$sock" http://x/metrics >"$tmp/d.metrics"
 check_true "/metrics counts the active rules" grep -Eq '^sigcrawl_rules\{state="active"\} [1-9]' "$tmp/d.metrics"
 check_true "/metrics counts the fetches saved" grep -Eq '^sigcrawl_rules_fetches_saved [1-9]' "$tmp/d.metrics"
+# The learner took [adaptive] when it opened: a reload that changes it is
+# told so, and the rest of the reload applies.
+printf '[adaptive]\ntransfer = no\n' >>"$tmp/d.conf"
+kill -HUP $spid
+reloaded() { grep -q 'reloaded .*d.conf' "$tmp/d.err"; }
+check_true "the daemon reloads" wait_until 100 reloaded
+check_true "a changed [adaptive] is kept as it runs, with a warning" \
+	grep -q 'warning: reload: .*\[adaptive\] cannot change while the daemon runs' "$tmp/d.err"
 kill -TERM $spid
 wait $spid
 rc=$?
