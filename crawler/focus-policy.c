@@ -460,6 +460,9 @@ static double base_rate(const struct model *m)
  * more (or less) often those pages were on topic (naive Bayes), the sum
  * bounded to +-WORDS_MAX.  With the lock held. */
 #define WORDS_MAX 6.0
+/* Pages the category must have scored before a word in over half of
+ * them counts as common. */
+#define COMMON_MIN 20
 static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 			   const uint32_t *t, size_t n, double *share)
 {
@@ -469,6 +472,12 @@ static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 		if (share)
 			share[i] = -1.0;
 		if (!w || w->n < 2)
+			continue;
+		/* A word in most pages (the "and" of the text, the "item"
+		 * and "id" of every URL of a site) tells pages apart no
+		 * better than the class does; what the crawl chose to fetch
+		 * would make it look on topic. */
+		if (m->all_n >= COMMON_MIN && 2 * (uint64_t)w->n > m->all_n)
 			continue;
 		double r = ((double)w->on + PRIOR_PAGES * base) /
 			   ((double)w->n + PRIOR_PAGES);

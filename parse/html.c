@@ -674,6 +674,8 @@ static void text_enter(struct walk *w, const GumboNode *n)
 			w->skip = n;
 		else if (!is_inline(n))
 			text_break(w->text);
+		else if (is_html(n, GUMBO_TAG_A))
+			text_link(w->text, true);
 		break;
 	default: break;
 	}
@@ -688,6 +690,8 @@ static void text_leave(struct walk *w, const GumboNode *n)
 		w->skip = NULL;
 	else if (!w->skip && !is_inline(n))
 		text_break(w->text);
+	else if (!w->skip && is_html(n, GUMBO_TAG_A))
+		text_link(w->text, false);
 }
 
 /* next_node(), telling the text sink which elements it leaves. */

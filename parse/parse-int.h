@@ -73,9 +73,15 @@ struct text_sink {
 	 * phrases, and each keyword's occurrences.  Kept before word[] so
 	 * that text_begin() zeroes them. */
 	const struct parse_keywords *kw;
-	/* parse_doc_opts.words: the set, its mask, the words in it. */
+	/* parse_doc_opts.words: the set, its mask, the words in it.  Words
+	 * of a link's text describe the page it leads to, not this one:
+	 * in_link counts the <a> elements the text is in (text_link()),
+	 * word_link says the current word began inside one, and such words
+	 * stay out of the set. */
 	uint64_t *wset;
 	size_t wmask, wn;
+	unsigned in_link;
+	bool word_link;
 	uint64_t rel_last[PARSE_PHRASE_WORDS];
 	uint32_t tf[PARSE_KEYWORDS_MAX];
 
@@ -99,6 +105,9 @@ static inline void text_break(struct text_sink *t)
 {
 	t->pending = true;
 }
+
+/* The text enters (enter) or leaves a link's <a>: see in_link. */
+void text_link(struct text_sink *t, bool enter);
 
 /* Finish: fill the signature and text fields of page (size is the body
  * size for md5_size).  Returns 0 or the sink's error. */

@@ -175,7 +175,8 @@ static void word_end(struct text_sink *t)
 	t->words++;
 	if (t->kw)
 		rel_word(t, h);
-	if (t->wset && !number && 2 * (t->wn + 1) <= t->wmask + 1) {
+	if (t->wset && !number && !t->word_link &&
+	    2 * (t->wn + 1) <= t->wmask + 1) {
 		uint64_t k = h ? h : 1;
 		size_t i = (size_t)(k ^ (k >> 31)) & t->wmask;
 		while (t->wset[i] && t->wset[i] != k)
@@ -207,6 +208,8 @@ static void tokenize(struct text_sink *t, const unsigned char *s, size_t n)
 				word_end(t);
 			continue;
 		}
+		if (!in_word(t))
+			t->word_link = t->in_link != 0;
 		if (t->word_len == sizeof(t->word)) {
 			/* A long word: hash it in blocks, chained through
 			 * the seed (never 0 afterwards, or nearly). */
@@ -239,6 +242,18 @@ static void flush(struct text_sink *t)
 static bool is_space(unsigned char c)
 {
 	return c == ' ' || c == '\t' || c == '\n' || c == '\f' || c == '\r';
+}
+
+void text_link(struct text_sink *t, bool enter)
+{
+	if (!t->wset)
+		return;
+	/* The text staged so far was written on the other side. */
+	flush(t);
+	if (enter)
+		t->in_link++;
+	else if (t->in_link)
+		t->in_link--;
 }
 
 void text_feed(struct text_sink *t, const char *str)

@@ -718,18 +718,44 @@ static void test_link_evidence(void)
 	CHECK(strlen(s.anchor[i]) <= PARSE_ANCHOR_TEXT_MAX && s.hits[i] == 1);
 	CHECK(strstr(s.anchor[i], "The") == NULL);
 
-	/* The body's words, as a set, hashed as parse_words() hashes. */
+	/* The body's words, as a set, hashed as parse_words() hashes: the
+	 * page's own words, not those of its links' text, which describe
+	 * the pages they lead to ("soup", "bread" and "scores" stand only
+	 * in links; "striker" in a paragraph too). */
 	uint64_t w[8];
-	size_t n = parse_words("Striker INTRO soup zebra", 24, w, 8);
-	CHECK(n == 4);
+	static const char own[] = "Striker INTRO penalty",
+			  other[] = "soup bread scores zebra";
+	size_t n = parse_words(own, strlen(own), w, 8);
+	CHECK(n == 3);
 	size_t found = 0, slots = 0;
 	for (size_t j = 0; j < 64; j++) {
 		slots += words[j] != 0;
 		for (size_t m = 0; m < n; m++)
 			found += words[j] == w[m];
 	}
-	CHECK(slots == page.n_words && page.n_words > 10 && page.n_words <= 32);
-	CHECK(found == 3); /* striker, intro, soup; not zebra */
+	CHECK(slots == page.n_words && page.n_words > 6 && page.n_words <= 32);
+	CHECK(found == 3);
+	n = parse_words(other, strlen(other), w, 8);
+	CHECK(n == 4);
+	found = 0;
+	for (size_t j = 0; j < 64; j++)
+		for (size_t m = 0; m < n; m++)
+			found += words[j] == w[m];
+	CHECK(found == 0);
+	/* A word is the page's or a link's by where it begins: "lead"
+	 * begins before the <a>, "ing" is part of it; "tail" begins inside
+	 * and ends after it. */
+	static const char edge[] =
+		"<p>lead<a href=/x>ing</a> <a href=/y>ta</a>il end</p>";
+	CHECK(parse_document(edge, strlen(edge), PAGE, strlen(PAGE), &o, &d,
+			     NULL, NULL, &page) == 0);
+	uint64_t lw[3];
+	CHECK(parse_words("leading tail end", 16, lw, 3) == 3);
+	bool has[3] = { false, false, false };
+	for (size_t j = 0; j < 64; j++)
+		for (size_t m = 0; m < 3; m++)
+			has[m] = has[m] || words[j] == lw[m];
+	CHECK(has[0] && !has[1] && has[2]);
 	/* Words repeat only once; numbers are left out, words with a digit
 	 * are not. */
 	CHECK(parse_words("a b a B", 7, w, 8) == 2);
