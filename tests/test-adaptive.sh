@@ -14,7 +14,8 @@
 #      are at most one sampled audit;
 #   1e. a rule kind that holds on three hosts applies on a fourth on its
 #      first supporting document, not with transfer = no, and not when
-#      three more hosts refuted it;
+#      three more hosts refuted it; a transferred rule wrong on its new
+#      host is retired by the audit, and nothing it held is lost;
 #   2. kill -9 in the middle of a crawl of a generated web, three times,
 #      keeps the rules learned so far, no restart requests a page that was
 #      committed before it, and the resumed crawl ends with every document;
@@ -294,10 +295,10 @@ max_depth = 8
 [normalize]
 profile = adaptive
 [adaptive]
-audit_share = 0
+audit_share = ${x_audit:-0}
 ${3:+transfer = $3}
 EOF
-	start_fixture "$tmp/x.web" "$tmp/$1.log"
+	start_fixture "${x_web:-$tmp/x.web}" "$tmp/$1.log"
 	"$sigcrawl" crawl -c "$tmp/$1.conf" --store "$tmp/$1.store" --seeds "$2" \
 		--connect-to "::127.0.0.1:$port" --quiet >/dev/null 2>&1
 	local rc=$?
@@ -357,6 +358,36 @@ for h in u1 u2 u3; do
 	check_true "xc: $h refuted '$sid' ('$state')" [ "$state" = refuted ]
 done
 t4_earned xc "refuted on three hosts"
+
+# A transferred rule can be wrong on its new host: on t5, sid changes
+# nothing on /f1, the pair that transfers the rule, but picks the answer
+# on /g?sid=1../g?sid=8.  The rule holds them onto /g; the audit (the
+# default share: the heavy key /g is audited at its fourth URL) finds
+# the difference, the rule is retired, and every answer is fetched.
+sed 's|^page /m3 200 links=http://t4.test/$|page /m3 200 links=http://t5.test/|' "$tmp/x.web" >"$tmp/x5.web"
+{
+	echo "host t5.test"
+	echo "page / 200 links=/f1?sid=1,/f1?sid=2,/hub"
+	echo "page /f1 200 body=\"<p>t5 the page that sid leaves alone</p>\""
+	links=""
+	for k in 1 2 3 4 5 6 7 8; do
+		links="$links/g?sid=$k,"
+		echo "page /g?sid=$k 200 body=\"<p>t5 answer $k, its own words $k</p>\""
+	done
+	echo "page /hub 200 links=${links%,}"
+	echo "page /g 200 body=\"<p>t5 the list of answers</p>\""
+} >>"$tmp/x5.web"
+check_true "the t5 web is valid" "$fixture" --web "$tmp/x5.web" --check
+x_web=$tmp/x5.web x_audit=0.03 x_crawl xd "$tmp/x.seeds"
+state=$(rule_field "$tmp/xd.store" t5.test "$sid" state)
+tr=$(rule_field "$tmp/xd.store" t5.test "$sid" transferred)
+check_true "xd: t5's transferred '$sid' is retired ('$state', transferred '$tr')" \
+	[ "$state/$tr" = retired/True ]
+missing=0
+for k in 1 2 3 4 5 6 7 8; do
+	[ "$(requests t5.test "/g?sid=$k" "$tmp/xd.log")" -ge 1 ] || missing=$((missing + 1))
+done
+check_true "xd: every /g?sid=K is fetched after all ($missing missing)" [ $missing -eq 0 ]
 
 # --- 2. kill -9 keeps the rules --------------------------------------------
 python3 "$here/adaptive/webgen.py" "$tmp/g" --seed 4 --hosts 6 --docs 60
