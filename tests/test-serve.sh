@@ -6,13 +6,13 @@
 # invalid one, [control] listen kept), SIGTERM; a second daemon under a
 # 200-descriptor limit for held hosts, long and partly rejected or
 # interrupted submissions, and 400 connections at once; then a soak of
-# KILLS (default 50) random kill -9 and restarts during one crawl, after
-# which every page was fetched and none fetched again once committed (as
-# test-crawl-kill.sh).
+# KILLS (default 50; SC_SERVE_KILLS overrides) random kill -9 and restarts
+# during one crawl, after which every page was fetched and none fetched
+# again once committed (as test-crawl-kill.sh).
 set -u
 sigcrawl=$1
 fixture=$2
-kills=${3:-50}
+kills=${SC_SERVE_KILLS:-${3:-50}}
 . "$(dirname "$0")/crawl-lib.sh"
 spid=
 bpid=
