@@ -105,6 +105,19 @@ void cluster_batch_free(struct cluster_batch *b)
 	free(b);
 }
 
+/* The len bytes at p + *off, copied to *s with a NUL after them: the
+ * copy, with *s and *off moved past. */
+static const char *take(char **s, const unsigned char *p, size_t *off,
+			size_t len)
+{
+	char *out = *s;
+	memcpy(out, p + *off, len);
+	out[len] = '\0';
+	*s += len + 1;
+	*off += len;
+	return out;
+}
+
 /* One pass to check every field and count the bytes the strings need,
  * then one allocation holds the struct, the links and the strings (each
  * followed by a NUL). */
@@ -157,18 +170,10 @@ int cluster_batch_decode(const void *data, size_t len,
 		l->depth = get_be16(p + off);
 		l->category_len = p[off + 2];
 		off += 3;
-		memcpy(s, p + off, l->category_len);
-		s[l->category_len] = '\0';
-		l->category = s;
-		s += l->category_len + 1;
-		off += l->category_len;
+		l->category = take(&s, p, &off, l->category_len);
 		l->url_len = get_be16(p + off);
 		off += 2;
-		memcpy(s, p + off, l->url_len);
-		s[l->url_len] = '\0';
-		l->url = s;
-		s += l->url_len + 1;
-		off += l->url_len;
+		l->url = take(&s, p, &off, l->url_len);
 	}
 	*ret = b;
 	return 0;

@@ -704,6 +704,24 @@ static bool nats_url_ok(const char *s, size_t n)
 
 static void free_words(char **w, size_t n);
 
+/* The next item of a comma-separated list at *p, trimmed of white space,
+ * as [*s, *e) (empty for an empty item); *p moves past its comma, or to
+ * NULL after the last item.  False once the list is done. */
+static bool list_item(const char **p, const char **s, const char **e)
+{
+	if (!*p)
+		return false;
+	const char *comma = strchr(*p, ',');
+	*s = *p;
+	*e = comma ? comma : *p + strlen(*p);
+	while (*s < *e && is_space(**s))
+		(*s)++;
+	while (*e > *s && is_space((*e)[-1]))
+		(*e)--;
+	*p = comma ? comma + 1 : NULL;
+	return true;
+}
+
 /* "nats://a:4222, nats://b:4222": the list replaces any earlier one.
  * Items are trimmed; an empty one is an error, as in keywords. */
 static int set_nats(struct setctx *x, const char *v)
@@ -711,15 +729,7 @@ static int set_nats(struct setctx *x, const char *v)
 	char **list = NULL;
 	size_t n = 0;
 	int rc = 0;
-	const char *p = v;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		const char *e = comma ? comma : p + strlen(p);
-		const char *s = p;
-		while (s < e && is_space(*s))
-			s++;
-		while (e > s && is_space(e[-1]))
-			e--;
+	for (const char *p = v, *s, *e; list_item(&p, &s, &e);) {
 		size_t len = (size_t)(e - s);
 		char item[CONF_NATS_URL_MAX + 1];
 		if (len == 0) {
@@ -756,9 +766,6 @@ static int set_nats(struct setctx *x, const char *v)
 			goto out;
 		}
 		n++;
-		if (!comma)
-			break;
-		p = comma + 1;
 	}
 	free_words(x->c->cluster.nats, x->c->cluster.n_nats);
 	x->c->cluster.nats = list;
@@ -811,16 +818,8 @@ static int set_keywords(struct setctx *x, const char *v)
 {
 	char **w = NULL;
 	size_t n = 0;
-	const char *p = v;
 	int rc = 0;
-	for (;;) {
-		const char *comma = strchr(p, ',');
-		const char *e = comma ? comma : p + strlen(p);
-		const char *s = p;
-		while (s < e && is_space(*s))
-			s++;
-		while (e > s && is_space(e[-1]))
-			e--;
+	for (const char *p = v, *s, *e; list_item(&p, &s, &e);) {
 		if (s == e) {
 			rc = fail(x, "empty keyword in \"%s\"", show(v).s);
 			goto out;
@@ -858,9 +857,6 @@ static int set_keywords(struct setctx *x, const char *v)
 			w = nw;
 			w[n++] = word;
 		}
-		if (!comma)
-			break;
-		p = comma + 1;
 	}
 	free_words(x->cat->keywords, x->cat->n_keywords);
 	x->cat->keywords = w;

@@ -16,52 +16,20 @@ sigcrawl=$1
 fixture=$2
 here=$(cd "$(dirname "$0")" && pwd)
 . "$here/crawl-lib.sh"
+. "$here/nats-lib.sh"
 
-if ! command -v nats-server >/dev/null; then
-	fail "nats-server is not installed (.ci/install-deps)"
-	finish
-	exit 1
-fi
-
-npids=(0 0 0)
 dpids=(0 0 0)
 on_exit()
 {
 	local p
-	for p in "${dpids[@]}" "${npids[@]}"; do
+	for p in "${dpids[@]}"; do
 		[ "$p" -gt 0 ] && kill -9 "$p" 2>/dev/null
 	done
+	stop_nodes
 	[ -n "$fpid" ] && kill "$fpid" 2>/dev/null
 	wait 2>/dev/null
 }
-
-read -r -a ports < <(python3 -c '
-import socket
-ss = [socket.socket() for _ in range(6)]
-for s in ss:
-    s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in ss))')
-routes="nats://127.0.0.1:${ports[3]},nats://127.0.0.1:${ports[4]},nats://127.0.0.1:${ports[5]}"
-servers="nats://127.0.0.1:${ports[0]}, nats://127.0.0.1:${ports[1]}, nats://127.0.0.1:${ports[2]}"
-start_node()
-{
-	local i=$1
-	mkdir -p "$tmp/n$i"
-	nats-server -js -sd "$tmp/n$i" -n "n$i" -a 127.0.0.1 -p "${ports[$i]}" \
-		--cluster "nats://127.0.0.1:${ports[$((i + 3))]}" \
-		--routes "$routes" --cluster_name sc >>"$tmp/n$i.log" 2>&1 &
-	npids[i]=$!
-}
-# kill -9 a node (never pid 0: that would be this test's group).
-stop_node()
-{
-	local i=$1
-	if [ "${npids[$i]}" -gt 0 ]; then
-		kill -9 "${npids[$i]}" 2>/dev/null
-		wait "${npids[$i]}" 2>/dev/null
-	fi
-	npids[i]=0
-}
+servers=${nats_urls//,/, }
 start_node 0
 start_node 1
 start_node 2

@@ -10,44 +10,17 @@
 set -u
 probe=$1
 . "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/nats-lib.sh"
 
-if ! command -v nats-server >/dev/null; then
-	fail "nats-server is not installed (.ci/install-deps)"
-	finish
-	exit 1
-fi
-
-pids=(0 0 0)
 on_exit()
 {
-	local p
-	for p in "${pids[@]}"; do
-		[ "$p" -gt 0 ] && kill -9 "$p" 2>/dev/null
-	done
+	stop_nodes
 	wait 2>/dev/null
 }
+all=$nats_urls
+n1="nats://127.0.0.1:${nats_ports[0]}"
+n3="nats://127.0.0.1:${nats_ports[2]}"
 
-# Six free ports: three for clients, three for routes.
-read -r -a ports < <(python3 -c '
-import socket
-ss = [socket.socket() for _ in range(6)]
-for s in ss:
-    s.bind(("127.0.0.1", 0))
-print(" ".join(str(s.getsockname()[1]) for s in ss))')
-routes="nats://127.0.0.1:${ports[3]},nats://127.0.0.1:${ports[4]},nats://127.0.0.1:${ports[5]}"
-all="nats://127.0.0.1:${ports[0]},nats://127.0.0.1:${ports[1]},nats://127.0.0.1:${ports[2]}"
-n1="nats://127.0.0.1:${ports[0]}"
-n3="nats://127.0.0.1:${ports[2]}"
-
-start_node()
-{
-	local i=$1
-	mkdir -p "$tmp/n$i"
-	nats-server -js -sd "$tmp/n$i" -n "n$i" -a 127.0.0.1 -p "${ports[$i]}" \
-		--cluster "nats://127.0.0.1:${ports[$((i + 3))]}" \
-		--routes "$routes" --cluster_name sc >"$tmp/n$i.log" 2>&1 &
-	pids[i]=$!
-}
 start_node 0
 start_node 1
 start_node 2
@@ -121,9 +94,7 @@ check_true "status list: every shard, the last put, in order" \
 check_true "a status that is not a JSON object is refused" grep -q "invalid argument" "$tmp/s4"
 
 # kill -9 one node: R3 goes on with two.
-kill -9 "${pids[2]}"
-wait "${pids[2]}" 2>/dev/null
-pids[2]=0
+stop_node 2
 id4=44444444444444444444444444444444
 wait_until 20 eval "\"$probe\" \"$all\" publish 4 $id4 http://d.example/ >\"$tmp/p4\" 2>&1"
 check_true "publishing goes on with a node killed" grep -qx published "$tmp/p4"
