@@ -10,6 +10,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
 
 /* The categories of one config version and their compiled keywords.
  * A reload (focus_reload()) publishes a new view; the old ones stay until
@@ -45,6 +46,10 @@ struct focus {
 	 * the word, and those on topic (at most TOKENS_MAX words). */
 	struct hstat *ts;
 	size_t ts_mask, ts_used;
+	/* Per URL and category, the words of every link to it seen so far
+	 * (INLINKS slots, direct-mapped: a URL whose slot another takes
+	 * keeps the words of its queue entry only). */
+	struct inlink *inl;
 	/* The scheduler reads the model too (focus_lease_keep()). */
 	pthread_mutex_t mu;
 };
@@ -57,6 +62,12 @@ struct model {
 struct hstat {
 	uint64_t key; /* 0: empty */
 	uint32_t n, on;
+};
+
+#define INLINKS 32768
+struct inlink {
+	uint64_t key;                   /* 0: empty */
+	uint32_t w[FRONTIER_WORDS_MAX]; /* 0: none */
 };
 
 static void view_free(struct view *v)
@@ -182,6 +193,7 @@ void focus_close(struct focus *f)
 	free(f->model);
 	free(f->hs);
 	free(f->ts);
+	free(f->inl);
 	pthread_mutex_destroy(&f->mu);
 	psl_free(f->psl_own);
 	free(f);
@@ -517,6 +529,35 @@ static uint8_t keep_words(const uint32_t *t, const double *share, size_t n,
 	return m;
 }
 
+/* The slot of a URL's in-link words in category cat, or NULL when the
+ * table cannot be had.  With the lock held. */
+static struct inlink *inlink_of(struct focus *f, uint16_t cat, const char *url,
+				size_t len, uint64_t *key)
+{
+	if (!f->inl && !(f->inl = calloc(INLINKS, sizeof(*f->inl))))
+		return NULL;
+	uint64_t k = XXH3_64bits_withSeed(url, len, cat + 1u);
+	*key = k ? k : 1;
+	return &f->inl[*key & (INLINKS - 1)];
+}
+
+/* Adds to t[n] (at most max) the words of e that it lacks, when e is
+ * the slot of key; returns the new count. */
+static size_t inlink_words(const struct inlink *e, uint64_t key, uint32_t *t,
+			   size_t n, size_t max)
+{
+	if (!e || e->key != key)
+		return n;
+	for (size_t i = 0; i < FRONTIER_WORDS_MAX && e->w[i] && n < max; i++) {
+		size_t k = 0;
+		while (k < n && t[k] != e->w[i])
+			k++;
+		if (k == n)
+			t[n++] = e->w[i];
+	}
+	return n;
+}
+
 /* The prediction for a link of class k to host (key hk) whose words say
  * z, with the lock held. */
 static double predict_locked(struct focus *f, const struct model *m, unsigned k,
@@ -559,19 +600,37 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	if (!c->predict)
 		return;
 	unsigned k = link_class(relevance >= c->min_relevance, hits, same_host);
-	uint32_t t[TOKENS_PER_TEXT];
+	/* The words other links to the URL showed first (what the crawl
+	 * saw of it so far), then this link's. */
+	uint32_t t[TOKENS_PER_TEXT], lw[TOKENS_PER_TEXT];
 	double share[TOKENS_PER_TEXT];
-	size_t n = link_words(anchor, anchor_len, url, lu, t);
+	size_t nl = link_words(anchor, anchor_len, url, lu, lw), n = 0;
 	double p = -1.0, z = 0.0;
 	bool unknown = false;
-	uint64_t hk = host_key(cat, url + lu->host_off, lu->host_len);
+	uint64_t hk = host_key(cat, url + lu->host_off, lu->host_len), ik = 0;
 	pthread_mutex_lock(&f->mu);
 	struct model *m = model_of(f, cat);
+	struct inlink *e = m ? inlink_of(f, cat, url, lu->len, &ik) : NULL;
 	if (m) {
+		n = inlink_words(e, ik, t, 0, TOKENS_PER_TEXT);
+		for (size_t i = 0; i < nl && n < TOKENS_PER_TEXT; i++) {
+			size_t j = 0;
+			while (j < n && t[j] != lw[i])
+				j++;
+			if (j == n)
+				t[n++] = lw[i];
+		}
 		z = words_locked(f, m, cat, t, n, share);
 		p = predict_locked(f, m, k, hk, z);
 		const struct hstat *h = hstat_of(f, hk, false);
 		unknown = !h || !h->n;
+		ret->n_words = keep_words(t, share, n, ret->words);
+		if (e) {
+			e->key = ik;
+			memset(e->w, 0, sizeof(e->w));
+			memcpy(e->w, ret->words,
+			       ret->n_words * sizeof(*ret->words));
+		}
 	}
 	pthread_mutex_unlock(&f->mu);
 	if (p < 0)
@@ -587,7 +646,6 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 		ret->priority = 2;
 	ret->predicted = (uint8_t)(1 + lround(p * 254.0));
 	ret->pred_class = (uint8_t)(1 + k);
-	ret->n_words = keep_words(t, share, n, ret->words);
 }
 
 bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
@@ -604,8 +662,15 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 	double p = 1.0;
 	if (cat < f->n_model) {
 		const struct model *m = &f->model[cat];
+		/* The entry's words, and those links to the URL found since
+		 * showed. */
+		uint32_t t[2 * FRONTIER_WORDS_MAX];
 		size_t n = l->n_words <= FRONTIER_WORDS_MAX ? l->n_words : 0;
-		double z = words_locked(f, m, cat, l->words, n, NULL);
+		memcpy(t, l->words, n * sizeof(*t));
+		uint64_t ik = 0;
+		struct inlink *e = inlink_of(f, cat, l->url, l->u.len, &ik);
+		n = inlink_words(e, ik, t, n, 2 * FRONTIER_WORDS_MAX);
+		double z = words_locked(f, m, cat, t, n, NULL);
 		p = predict_locked(
 			f, m, l->pred_class - 1u,
 			host_key(cat, l->url + l->u.host_off, l->u.host_len),

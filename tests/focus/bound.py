@@ -1,0 +1,87 @@
+#!/usr/bin/env python3
+"""bound.py WEBDIR TOPIC [--target 0.9] — what a crawl that knew every
+label could do on a web of webgen.py: starting from the seeds, pages of the
+topic are fetched and followed freely, and an off-topic page is fetched
+only when it opens the way to the most pages of the topic not reached yet
+(greedy), until the share --target of the topic's reachable pages is
+fetched.  Prints the pages fetched, the harvest and the coverage: an upper
+bound, near enough, for a crawl that learns as it goes (docs/focus.md)."""
+
+import argparse
+import os
+import re
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from measure import reachable, web_file  # noqa: E402
+
+
+def links_of(webdir):
+    href = re.compile(r"href='([^']*)'")
+    links, host = {}, None
+    for line in open(web_file(webdir)):
+        if line.startswith("host "):
+            host = line.split()[1]
+        elif line.startswith("page "):
+            links["http://%s%s" % (host, line.split()[1])] = \
+                href.findall(line)
+    return links
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("webdir")
+    ap.add_argument("topic")
+    ap.add_argument("--target", type=float, default=0.9)
+    a = ap.parse_args()
+    labels = dict(l.rstrip("\n").split("\t")
+                  for l in open(os.path.join(a.webdir, "labels.tsv")))
+    seeds = [l.strip() for l in
+             open(os.path.join(a.webdir, "seeds-%s.txt" % a.topic))
+             if l.strip()]
+    links = links_of(a.webdir)
+    want = {u for u in reachable(a.webdir, seeds)
+            if a.topic in labels.get(u, "").split(",")}
+
+    def grow(fetched, expanded):
+        """Follow the topic's pages from what is fetched; returns the
+        off-topic pages linked."""
+        todo, offer = list(fetched - expanded), set()
+        while todo:
+            u = todo.pop()
+            if u in expanded:
+                continue
+            expanded.add(u)
+            for v in links.get(u, []):
+                if v not in labels or v in fetched:
+                    continue
+                if v in want:
+                    fetched.add(v)
+                    todo.append(v)
+                else:
+                    offer.add(v)
+        return offer
+
+    fetched, expanded = set(seeds), set()
+    offer = grow(fetched, expanded)
+    while len(fetched & want) < a.target * len(want):
+        best, gain = None, -1
+        for c in sorted(offer - fetched):
+            f2, e2 = set(fetched) | {c}, set(expanded)
+            grow(f2, e2)
+            g = len(f2 & want)
+            if g > gain:
+                best, gain = c, g
+        if best is None:
+            break
+        fetched.add(best)
+        offer |= grow(fetched, expanded)
+    on = len(fetched & want)
+    print("%s %s target %.2f: fetched %d, on topic %d of %d, harvest %.3f, "
+          "coverage %.3f" % (os.path.basename(a.webdir.rstrip("/")),
+                             a.topic, a.target, len(fetched), on, len(want),
+                             on / len(fetched), on / max(1, len(want))))
+
+
+if __name__ == "__main__":
+    main()
