@@ -11,7 +11,7 @@
 
 #include "search.h"
 
-#define SCHEMA_VERSION 1
+#define SCHEMA_VERSION 2
 
 /* How long a writer or reader waits for another connection's lock. */
 #define BUSY_TIMEOUT_MS 5000
@@ -19,38 +19,42 @@
 /* The largest string bound as a parameter (SQLite's default limit). */
 #define BIND_MAX (1u << 30)
 
-/* The external-content FTS5 table follows the pages table through
- * triggers, the pattern of the FTS5 documentation (section 4.4.3).  The
- * update trigger serves the upsert of search_put_page(): INSERT OR
- * REPLACE would delete the old row without firing the delete trigger
- * (unless recursive triggers are on), leaving stale index entries. */
+/* The external-content FTS5 table follows the pages table through the
+ * statements of search_put_page() and page_drop(), one row at a time.
+ * Version 1 kept it in step with triggers (the pattern of the FTS5
+ * documentation, section 4.4.3), but a statement that fires a trigger may
+ * write several rows, so SQLite journals every page it changes, for its
+ * own rollback, before changing it: with 32 KiB pages that was some 100
+ * KiB copied per page indexed, two thirds of what a crawl wrote
+ * (docs/bench.md).  A single-row INSERT, UPDATE or DELETE without
+ * triggers needs no such journal.  setup() drops the triggers of a
+ * version 1 file opened for writing; version 1 reads as version 2. */
 static const char schema[] =
 	"CREATE TABLE pages(id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE,"
 	" category TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL);"
 	"CREATE VIRTUAL TABLE pages_fts USING fts5(title, body,"
 	" content='pages', content_rowid='id',"
 	" tokenize='unicode61 remove_diacritics 2');"
-	"CREATE TRIGGER pages_ai AFTER INSERT ON pages BEGIN"
-	" INSERT INTO pages_fts(rowid, title, body)"
-	" VALUES (new.id, new.title, new.body); END;"
-	"CREATE TRIGGER pages_ad AFTER DELETE ON pages BEGIN"
-	" INSERT INTO pages_fts(pages_fts, rowid, title, body)"
-	" VALUES ('delete', old.id, old.title, old.body); END;"
-	"CREATE TRIGGER pages_au AFTER UPDATE ON pages BEGIN"
-	" INSERT INTO pages_fts(pages_fts, rowid, title, body)"
-	" VALUES ('delete', old.id, old.title, old.body);"
-	" INSERT INTO pages_fts(rowid, title, body)"
-	" VALUES (new.id, new.title, new.body); END;"
 	"CREATE TABLE aliases(alias TEXT PRIMARY KEY, rep TEXT NOT NULL,"
 	" kind TEXT NOT NULL CHECK (kind IN ('signature', 'near')))"
 	" WITHOUT ROWID;"
 	"CREATE INDEX aliases_rep ON aliases(rep);"
-	"PRAGMA user_version = 1;";
+	"PRAGMA user_version = 2;";
+
+/* From version 1: the same tables, without the triggers. */
+static const char migrate_1[] = "DROP TRIGGER IF EXISTS pages_ai;"
+				"DROP TRIGGER IF EXISTS pages_ad;"
+				"DROP TRIGGER IF EXISTS pages_au;"
+				"PRAGMA user_version = 2;";
 
 enum stmt {
-	ST_PAGE_UPSERT,
-	ST_ALIAS_DEL,
+	ST_PAGE_FIND,
+	ST_PAGE_INSERT,
+	ST_PAGE_UPDATE,
 	ST_PAGE_DEL,
+	ST_FTS_INSERT,
+	ST_FTS_DELETE,
+	ST_ALIAS_DEL,
 	ST_ALIAS_UPSERT,
 	ST_QUERY,
 	ST_QUERY_CAT,
@@ -73,12 +77,17 @@ enum stmt {
 #define QUERY_TAIL " ORDER BY score, p.url LIMIT ?3"
 
 static const char *const sql[ST_COUNT] = {
-	[ST_PAGE_UPSERT] = "INSERT INTO pages(url, category, title, body)"
-			   " VALUES (?1, ?2, ?3, ?4) ON CONFLICT(url) DO UPDATE"
-			   " SET category = excluded.category,"
-			   " title = excluded.title, body = excluded.body",
+	[ST_PAGE_FIND] = "SELECT id, title, body FROM pages WHERE url = ?1",
+	[ST_PAGE_INSERT] = "INSERT INTO pages(url, category, title, body)"
+			   " VALUES (?1, ?2, ?3, ?4)",
+	[ST_PAGE_UPDATE] = "UPDATE pages SET category = ?2, title = ?3,"
+			   " body = ?4 WHERE id = ?1",
+	[ST_PAGE_DEL] = "DELETE FROM pages WHERE id = ?1",
+	[ST_FTS_INSERT] = "INSERT INTO pages_fts(rowid, title, body)"
+			  " VALUES (?1, ?2, ?3)",
+	[ST_FTS_DELETE] = "INSERT INTO pages_fts(pages_fts, rowid, title, body)"
+			  " VALUES ('delete', ?1, ?2, ?3)",
 	[ST_ALIAS_DEL] = "DELETE FROM aliases WHERE alias = ?1",
-	[ST_PAGE_DEL] = "DELETE FROM pages WHERE url = ?1",
 	[ST_ALIAS_UPSERT] = "INSERT INTO aliases(alias, rep, kind)"
 			    " VALUES (?1, ?2, ?3) ON CONFLICT(alias) DO UPDATE"
 			    " SET rep = excluded.rep, kind = excluded.kind",
@@ -198,8 +207,18 @@ static int setup(struct search_index *s)
 	sqlite3_finalize(st);
 	if (rc != SQLITE_ROW)
 		return fail(s, rc);
-	if (version == SCHEMA_VERSION)
+	if (version == SCHEMA_VERSION || (version == 1 && s->rdonly))
 		return 0;
+	if (version == 1) {
+		int err = exec(s, "BEGIN IMMEDIATE");
+		if (!err)
+			err = exec(s, migrate_1);
+		if (!err)
+			err = exec(s, "COMMIT");
+		if (err)
+			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
+		return err;
+	}
 	if (version != 0 || s->rdonly) {
 		snprintf(s->msg, sizeof(s->msg),
 			 "schema version %d, expected %d", version,
@@ -325,28 +344,96 @@ static bool url_ok(const char *url, size_t len)
 static int by_url(struct search_index *s, enum stmt i, const char *url,
 		  size_t len)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int err = stmt(s, i, &st);
 	if (!err)
 		err = bind_text(s, st, 1, url, len);
 	return err ? err : step_done(s, st);
 }
 
+/* The row of url in pages: its id in *id (0: none), and, when it has
+ * one, its text taken out of the index (the row stays). */
+static int page_unindex(struct search_index *s, const char *url, size_t len,
+			sqlite3_int64 *id)
+{
+	sqlite3_stmt *f = NULL, *d = NULL;
+	*id = 0;
+	int err = stmt(s, ST_PAGE_FIND, &f);
+	if (!err)
+		err = bind_text(s, f, 1, url, len);
+	if (err)
+		return err;
+	int rc = sqlite3_step(f);
+	if (rc == SQLITE_ROW) {
+		/* The index takes out what it was given: the old text. */
+		*id = sqlite3_column_int64(f, 0);
+		err = stmt(s, ST_FTS_DELETE, &d);
+		if (!err &&
+		    ((rc = sqlite3_bind_int64(d, 1, *id)) != SQLITE_OK ||
+		     (rc = sqlite3_bind_value(
+			      d, 2, sqlite3_column_value(f, 1))) != SQLITE_OK ||
+		     (rc = sqlite3_bind_value(
+			      d, 3, sqlite3_column_value(f, 2))) != SQLITE_OK))
+			err = fail(s, rc);
+		sqlite3_reset(f);
+		return err ? err : step_done(s, d);
+	}
+	sqlite3_reset(f);
+	return rc == SQLITE_DONE ? 0 : fail(s, rc);
+}
+
+/* Takes url's row out of pages and its text out of the index. */
+static int page_drop(struct search_index *s, const char *url, size_t len)
+{
+	sqlite3_int64 id;
+	sqlite3_stmt *st = NULL;
+	int err = page_unindex(s, url, len, &id);
+	if (err || !id)
+		return err;
+	if ((err = stmt(s, ST_PAGE_DEL, &st)))
+		return err;
+	int rc = sqlite3_bind_int64(st, 1, id);
+	return rc == SQLITE_OK ? step_done(s, st) : fail(s, rc);
+}
+
 int search_put_page(struct search_index *s, const struct search_page *p)
 {
 	if (!s || !p || !url_ok(p->url, p->url_len))
 		return SC_E_INVAL;
-	sqlite3_stmt *st;
-	int err = stmt(s, ST_PAGE_UPSERT, &st);
+	const char *title = p->title ? p->title : "";
+	size_t title_len = p->title ? p->title_len : 0;
+	const char *text = p->text ? p->text : "";
+	size_t text_len = p->text ? p->text_len : 0;
+	sqlite3_int64 id;
+	sqlite3_stmt *st = NULL;
+	int err = page_unindex(s, p->url, p->url_len, &id);
 	if (!err)
-		err = bind_text(s, st, 1, p->url, p->url_len);
+		err = stmt(s, id ? ST_PAGE_UPDATE : ST_PAGE_INSERT, &st);
+	if (err)
+		return err;
+	int rc = id ? sqlite3_bind_int64(st, 1, id)
+		    : sqlite3_bind_text(st, 1, p->url, (int)p->url_len,
+					SQLITE_STATIC);
+	if (rc != SQLITE_OK)
+		return fail(s, rc);
+	err = bind_text(s, st, 2, p->category, p->category_len);
 	if (!err)
-		err = bind_text(s, st, 2, p->category, p->category_len);
+		err = bind_text(s, st, 3, title, title_len);
 	if (!err)
-		err = bind_text(s, st, 3, p->title,
-				p->title ? p->title_len : 0);
+		err = bind_text(s, st, 4, text, text_len);
 	if (!err)
-		err = bind_text(s, st, 4, p->text, p->text ? p->text_len : 0);
+		err = step_done(s, st);
+	if (err)
+		return err;
+	if (!id)
+		id = sqlite3_last_insert_rowid(s->db);
+	if ((err = stmt(s, ST_FTS_INSERT, &st)))
+		return err;
+	if ((rc = sqlite3_bind_int64(st, 1, id)) != SQLITE_OK)
+		return fail(s, rc);
+	err = bind_text(s, st, 2, title, title_len);
+	if (!err)
+		err = bind_text(s, st, 3, text, text_len);
 	if (!err)
 		err = step_done(s, st);
 	return err ? err : by_url(s, ST_ALIAS_DEL, p->url, p->url_len);
@@ -359,7 +446,7 @@ int search_put_alias(struct search_index *s, const char *rep, size_t rep_len,
 	const char *kind = search_evidence_name(e);
 	if (!s || !url_ok(rep, rep_len) || !url_ok(alias, alias_len) || !kind)
 		return SC_E_INVAL;
-	int err = by_url(s, ST_PAGE_DEL, alias, alias_len);
+	int err = page_drop(s, alias, alias_len);
 	sqlite3_stmt *st;
 	if (!err)
 		err = stmt(s, ST_ALIAS_UPSERT, &st);
@@ -376,7 +463,7 @@ int search_forget(struct search_index *s, const char *url, size_t len)
 {
 	if (!s || !url_ok(url, len))
 		return SC_E_INVAL;
-	int err = by_url(s, ST_PAGE_DEL, url, len);
+	int err = page_drop(s, url, len);
 	return err ? err : by_url(s, ST_ALIAS_DEL, url, len);
 }
 

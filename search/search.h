@@ -20,15 +20,17 @@
  * An SQLite database with an FTS5 table, STORE/search.sqlite next to the
  * LMDB files, answers `sigcrawl search`.  SQLite, not LMDB, because FTS5
  * is a well-kept inverted index with bm25() ranking and snippets, which
- * nobody should write again by hand.  The schema (version 1, in
- * PRAGMA user_version):
+ * nobody should write again by hand.  The schema (version 2, in
+ * PRAGMA user_version; a version 1 file is read as it is, and loses its
+ * triggers when opened for writing):
  *
  *   pages(id INTEGER PRIMARY KEY, url TEXT UNIQUE, category, title, body)
  *                one row per indexed representative page: its normalized
  *                URL, the category it was crawled in, its title and its
  *                body text (SPEC §5, at most 1 MiB);
  *   pages_fts    FTS5 over (title, body) with pages as its external
- *                content, kept in step by triggers; unicode61 tokens,
+ *                content, kept in step by the write functions, one row
+ *                at a time (version 1 had triggers); unicode61 tokens,
  *                diacritics removed;
  *   aliases(alias TEXT PRIMARY KEY, rep, kind)
  *                each duplicate URL, the representative it was collapsed

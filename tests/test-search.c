@@ -294,6 +294,122 @@ static long page_size_of(const char *path)
 	return n;
 }
 
+/* Runs sql on the SQLite file path; its first column of the first row in
+ * out (or "" without a row).  Returns the SQLite result code. */
+static int sql_on(const char *path, const char *sql, char *out, size_t cap)
+{
+	sqlite3 *db = NULL;
+	int rc = sqlite3_open_v2(path, &db, SQLITE_OPEN_READWRITE, NULL);
+	if (out)
+		*out = '\0';
+	if (rc == SQLITE_OK) {
+		sqlite3_stmt *st = NULL;
+		const char *tail = sql;
+		while (rc == SQLITE_OK && tail && *tail) {
+			rc = sqlite3_prepare_v2(db, tail, -1, &st, &tail);
+			if (rc != SQLITE_OK || !st)
+				break;
+			int r;
+			while ((r = sqlite3_step(st)) == SQLITE_ROW)
+				if (out && !*out && sqlite3_column_text(st, 0))
+					snprintf(out, cap, "%s",
+						 (const char *)
+							 sqlite3_column_text(
+								 st, 0));
+			rc = r == SQLITE_DONE ? SQLITE_OK : r;
+			sqlite3_finalize(st);
+			st = NULL;
+		}
+	}
+	sqlite3_close(db);
+	return rc;
+}
+
+/* The index agrees with the pages table (FTS5's integrity-check, which
+ * reads every row of an external-content table against the index). */
+static bool fts_in_step(const char *path)
+{
+	return sql_on(path,
+		      "INSERT INTO pages_fts(pages_fts, rank)"
+		      " VALUES ('integrity-check', 1)",
+		      NULL, 0) == SQLITE_OK;
+}
+
+/* A file of schema version 1, which kept the index in step with
+ * triggers, with one page put through them. */
+static const char schema_1[] =
+	"PRAGMA journal_mode = WAL;"
+	"CREATE TABLE pages(id INTEGER PRIMARY KEY, url TEXT NOT NULL UNIQUE,"
+	" category TEXT NOT NULL, title TEXT NOT NULL, body TEXT NOT NULL);"
+	"CREATE VIRTUAL TABLE pages_fts USING fts5(title, body,"
+	" content='pages', content_rowid='id',"
+	" tokenize='unicode61 remove_diacritics 2');"
+	"CREATE TRIGGER pages_ai AFTER INSERT ON pages BEGIN"
+	" INSERT INTO pages_fts(rowid, title, body)"
+	" VALUES (new.id, new.title, new.body); END;"
+	"CREATE TRIGGER pages_ad AFTER DELETE ON pages BEGIN"
+	" INSERT INTO pages_fts(pages_fts, rowid, title, body)"
+	" VALUES ('delete', old.id, old.title, old.body); END;"
+	"CREATE TRIGGER pages_au AFTER UPDATE ON pages BEGIN"
+	" INSERT INTO pages_fts(pages_fts, rowid, title, body)"
+	" VALUES ('delete', old.id, old.title, old.body);"
+	" INSERT INTO pages_fts(rowid, title, body)"
+	" VALUES (new.id, new.title, new.body); END;"
+	"CREATE TABLE aliases(alias TEXT PRIMARY KEY, rep TEXT NOT NULL,"
+	" kind TEXT NOT NULL CHECK (kind IN ('signature', 'near')))"
+	" WITHOUT ROWID;"
+	"CREATE INDEX aliases_rep ON aliases(rep);"
+	"INSERT INTO pages(url, category, title, body) VALUES"
+	" ('http://old.test/', 'c', 'Harbour', 'lighthouse keeper');"
+	"PRAGMA user_version = 1;";
+
+static void test_version_1(const char *path)
+{
+	struct search_index *s = NULL;
+	struct got g;
+	char out[64];
+	cleanup();
+	CHECK(mkdir(tmpdir, 0700) == 0);
+	sqlite3 *db = NULL;
+	CHECK(sqlite3_open(path, &db) == SQLITE_OK);
+	CHECK(sqlite3_exec(db, schema_1, NULL, NULL, NULL) == SQLITE_OK);
+	sqlite3_close(db);
+	/* Read as it is. */
+	CHECK(search_open(tmpdir, SEARCH_RDONLY, &s) == 0);
+	if (s)
+		CHECK_STR(q(s, "lighthouse", NULL, 10, &g), "http://old.test/");
+	search_close(s);
+	CHECK(sql_on(path, "PRAGMA user_version", out, sizeof(out)) ==
+	      SQLITE_OK);
+	CHECK_STR(out, "1");
+	/* Opened for writing: the triggers go, the version is 2, and the
+	 * page is replaced and forgotten with the index in step. */
+	s = NULL;
+	CHECK(search_open(tmpdir, 0, &s) == 0);
+	if (!s)
+		return;
+	CHECK(sql_on(path, "PRAGMA user_version", out, sizeof(out)) ==
+	      SQLITE_OK);
+	CHECK_STR(out, "2");
+	CHECK(sql_on(path,
+		     "SELECT count(*) FROM sqlite_schema WHERE type = 'trigger'",
+		     out, sizeof(out)) == SQLITE_OK);
+	CHECK_STR(out, "0");
+	CHECK(search_begin(s) == 0);
+	CHECK(put(s, "http://old.test/", "c", "Harbour", "ferry timetable") ==
+	      0);
+	CHECK(search_commit(s) == 0);
+	CHECK_STR(q(s, "lighthouse", NULL, 10, &g), "");
+	CHECK_STR(q(s, "ferry", NULL, 10, &g), "http://old.test/");
+	CHECK(fts_in_step(path));
+	CHECK(search_begin(s) == 0);
+	CHECK(search_forget(s, "http://old.test/", 16) == 0);
+	CHECK(search_commit(s) == 0);
+	CHECK_STR(q(s, "ferry OR harbour", NULL, 10, &g), "");
+	CHECK(fts_in_step(path));
+	search_close(s);
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -304,9 +420,15 @@ int main(void)
 	test_make_query();
 	CHECK(search_open(tmpdir, SEARCH_RDONLY, &r) == SC_E_NOTFOUND);
 	CHECK(search_open(tmpdir, 0, &s) == 0);
+	char db[512];
+	snprintf(db, sizeof(db), "%s/" SEARCH_DB_NAME, tmpdir);
 	if (s) {
 		test_index(s);
+		/* Pages put, replaced, forgotten and made aliases: the index
+		 * holds what the pages table does, no more, no less. */
+		CHECK(fts_in_step(db));
 		test_many(s);
+		CHECK(fts_in_step(db));
 	}
 	/* A reader sees the writer's commits (WAL) and cannot write. */
 	CHECK(search_open(tmpdir, SEARCH_RDONLY, &r) == 0);
@@ -319,8 +441,6 @@ int main(void)
 	search_close(s);
 	/* A new index has pages of 32 KiB (fewer writes per crawled page,
 	 * docs/bench.md issue 16). */
-	char db[512];
-	snprintf(db, sizeof(db), "%s/" SEARCH_DB_NAME, tmpdir);
 	CHECK(page_size_of(db) == 32768);
 	/* Reopened, the schema is checked, not created again, and the page
 	 * size stays. */
@@ -341,6 +461,7 @@ int main(void)
 		fclose(f);
 	}
 	CHECK(search_open(tmpdir, 0, &s) == SC_E_CORRUPT);
+	test_version_1(db);
 	cleanup();
 	return check_done();
 }
