@@ -209,25 +209,16 @@ static int setup(struct search_index *s)
 		return fail(s, rc);
 	if (version == SCHEMA_VERSION || (version == 1 && s->rdonly))
 		return 0;
-	if (version == 1) {
-		int err = exec(s, "BEGIN IMMEDIATE");
-		if (!err)
-			err = exec(s, migrate_1);
-		if (!err)
-			err = exec(s, "COMMIT");
-		if (err)
-			sqlite3_exec(s->db, "ROLLBACK", NULL, NULL, NULL);
-		return err;
-	}
-	if (version != 0 || s->rdonly) {
+	if ((version != 0 && version != 1) || s->rdonly) {
 		snprintf(s->msg, sizeof(s->msg),
 			 "schema version %d, expected %d", version,
 			 SCHEMA_VERSION);
 		return SC_E_CORRUPT;
 	}
+	/* A new file's schema, or version 1's triggers dropped. */
 	int err = exec(s, "BEGIN IMMEDIATE");
 	if (!err)
-		err = exec(s, schema);
+		err = exec(s, version ? migrate_1 : schema);
 	if (!err)
 		err = exec(s, "COMMIT");
 	if (err)
