@@ -25,7 +25,7 @@
  * documentation, section 4.4.3), but a statement that fires a trigger may
  * write several rows, so SQLite journals every page it changes, for its
  * own rollback, before changing it: with 32 KiB pages that was some 100
- * KiB copied per page indexed, two thirds of what a crawl wrote
+ * KiB copied per page indexed, three quarters of what a crawl wrote
  * (docs/bench.md).  A single-row INSERT, UPDATE or DELETE without
  * triggers needs no such journal.  setup() drops the triggers of a
  * version 1 file opened for writing; version 1 reads as version 2. */
