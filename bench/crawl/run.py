@@ -109,6 +109,10 @@ class Nginx:
         self.proc = None
 
     def start(self):
+        # A log left by an earlier nginx (an interrupted run, or one
+        # started by hand on the work dir) would count as the first run's.
+        if os.path.exists(self.log):
+            os.unlink(self.log)
         self.proc = subprocess.Popen(
             ["nginx", "-c", self.conf, "-p", self.prefix + "/"],
             stdin=subprocess.DEVNULL)
