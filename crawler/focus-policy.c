@@ -421,6 +421,18 @@ static uint64_t word_key(uint16_t cat, uint32_t w)
 	return k ? k : 1;
 }
 
+/* Adds w to the set t[n] unless it is there or the set has max words;
+ * returns the new count. */
+static size_t word_add(uint32_t *t, size_t n, size_t max, uint32_t w)
+{
+	for (size_t k = 0; k < n; k++)
+		if (t[k] == w)
+			return n;
+	if (n < max)
+		t[n++] = w;
+	return n;
+}
+
 /* The words of a link: its text, and its URL's path and query. */
 static size_t link_words(const char *anchor, size_t anchor_len, const char *url,
 			 const struct norm_url *u, uint32_t *out)
@@ -432,14 +444,8 @@ static size_t link_words(const char *anchor, size_t anchor_len, const char *url,
 		n += parse_words(url + u->path_off, end - u->path_off, h + n,
 				 TOKENS_PER_TEXT - n);
 	size_t m = 0;
-	for (size_t i = 0; i < n; i++) {
-		uint32_t w = word32(h[i]);
-		size_t k = 0;
-		while (k < m && out[k] != w)
-			k++;
-		if (k == m)
-			out[m++] = w;
-	}
+	for (size_t i = 0; i < n; i++)
+		m = word_add(out, m, TOKENS_PER_TEXT, word32(h[i]));
 	return m;
 }
 
@@ -530,11 +536,12 @@ static uint8_t keep_words(const uint32_t *t, const double *share, size_t n,
 }
 
 /* The slot of a URL's in-link words in category cat, or NULL when the
- * table cannot be had.  With the lock held. */
+ * table is not there (made when add, if it can be).  With the lock
+ * held. */
 static struct inlink *inlink_of(struct focus *f, uint16_t cat, const char *url,
-				size_t len, uint64_t *key)
+				size_t len, bool add, uint64_t *key)
 {
-	if (!f->inl && !(f->inl = calloc(INLINKS, sizeof(*f->inl))))
+	if (!f->inl && (!add || !(f->inl = calloc(INLINKS, sizeof(*f->inl)))))
 		return NULL;
 	uint64_t k = XXH3_64bits_withSeed(url, len, cat + 1u);
 	*key = k ? k : 1;
@@ -548,13 +555,8 @@ static size_t inlink_words(const struct inlink *e, uint64_t key, uint32_t *t,
 {
 	if (!e || e->key != key)
 		return n;
-	for (size_t i = 0; i < FRONTIER_WORDS_MAX && e->w[i] && n < max; i++) {
-		size_t k = 0;
-		while (k < n && t[k] != e->w[i])
-			k++;
-		if (k == n)
-			t[n++] = e->w[i];
-	}
+	for (size_t i = 0; i < FRONTIER_WORDS_MAX && e->w[i]; i++)
+		n = word_add(t, n, max, e->w[i]);
 	return n;
 }
 
@@ -610,16 +612,12 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	uint64_t hk = host_key(cat, url + lu->host_off, lu->host_len), ik = 0;
 	pthread_mutex_lock(&f->mu);
 	struct model *m = model_of(f, cat);
-	struct inlink *e = m ? inlink_of(f, cat, url, lu->len, &ik) : NULL;
+	struct inlink *e = m ? inlink_of(f, cat, url, lu->len, true, &ik)
+			     : NULL;
 	if (m) {
 		n = inlink_words(e, ik, t, 0, TOKENS_PER_TEXT);
-		for (size_t i = 0; i < nl && n < TOKENS_PER_TEXT; i++) {
-			size_t j = 0;
-			while (j < n && t[j] != lw[i])
-				j++;
-			if (j == n)
-				t[n++] = lw[i];
-		}
+		for (size_t i = 0; i < nl; i++)
+			n = word_add(t, n, TOKENS_PER_TEXT, lw[i]);
 		z = words_locked(f, m, cat, t, n, share);
 		p = predict_locked(f, m, k, hk, z);
 		const struct hstat *h = hstat_of(f, hk, false);
@@ -668,7 +666,8 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 		size_t n = l->n_words <= FRONTIER_WORDS_MAX ? l->n_words : 0;
 		memcpy(t, l->words, n * sizeof(*t));
 		uint64_t ik = 0;
-		struct inlink *e = inlink_of(f, cat, l->url, l->u.len, &ik);
+		struct inlink *e = inlink_of(f, cat, l->url, l->u.len, false,
+					     &ik);
 		n = inlink_words(e, ik, t, n, 2 * FRONTIER_WORDS_MAX);
 		double z = words_locked(f, m, cat, t, n, NULL);
 		p = predict_locked(
