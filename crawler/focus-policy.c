@@ -57,6 +57,9 @@ struct focus {
 struct model {
 	uint64_t n[STORE_FOCUS_CLASSES], on[STORE_FOCUS_CLASSES];
 	uint64_t all_n, all_on; /* every page scored */
+	/* The pages whose words were learned, and those on topic (in
+	 * memory, like the words: learned again after a restart). */
+	uint64_t wn, won;
 };
 
 struct hstat {
@@ -473,33 +476,45 @@ static double base_rate(const struct model *m)
 	return ((double)m->all_on + 1.0) / ((double)m->all_n + 2.0);
 }
 
-/* What the words of a link say, in log odds over the category's rate:
- * for each word seen in at least two pages' bodies or URLs, how much
- * more (or less) often those pages were on topic (naive Bayes), the sum
- * bounded to +-WORDS_MAX.  With the lock held. */
+/* What the words of a link say, in log odds: for each word, how much
+ * more often the pages on topic that the crawl learned from have it than
+ * those off topic (a likelihood ratio, as naive Bayes has it, with one
+ * page of each kind added: (on_w + 1) / (N_on + 2) against (off_w + 1) /
+ * (N_off + 2)), each word's bounded to +-WORD_MAX and the sum to
+ * +-WORDS_MAX.  It counts the pages that lack the word too: a word of
+ * another topic seen in one page off topic and in none of 40 on topic
+ * says so.  A word never seen says nothing, and nothing is said before
+ * a few pages of each kind were learned from.  With the lock held. */
 #define WORDS_MAX 6.0
-/* Pages the category must have scored before a word in over half of
- * them counts as common. */
+#define WORD_MAX 2.5
+#define LEARNED_ON_MIN 5
+#define LEARNED_OFF_MIN 3
+/* Pages learned from before a word in over half of them counts as
+ * common. */
 #define COMMON_MIN 20
 static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 			   const uint32_t *t, size_t n, double *share)
 {
-	double base = base_rate(m), z = 0.0;
+	double non = (double)m->won, noff = (double)(m->wn - m->won), z = 0.0;
+	bool ready = m->won >= LEARNED_ON_MIN &&
+		     m->wn - m->won >= LEARNED_OFF_MIN;
 	for (size_t i = 0; i < n; i++) {
-		const struct hstat *w = tstat_of(f, word_key(cat, t[i]), false);
+		const struct hstat *w = ready ? tstat_of(f, word_key(cat, t[i]),
+							 false)
+					      : NULL;
 		if (share)
 			share[i] = -1.0;
-		if (!w || w->n < 2)
+		if (!w || !w->n)
 			continue;
 		/* A word in most pages (the "and" of the text, the "item"
 		 * and "id" of every URL of a site) tells pages apart no
-		 * better than the class does; what the crawl chose to fetch
-		 * would make it look on topic. */
-		if (m->all_n >= COMMON_MIN && 2 * (uint64_t)w->n > m->all_n)
+		 * better than the class does, and what the crawl chose to
+		 * fetch can make it lean either way. */
+		if (m->wn >= COMMON_MIN && 2 * (uint64_t)w->n > m->wn)
 			continue;
-		double r = ((double)w->on + PRIOR_PAGES * base) /
-			   ((double)w->n + PRIOR_PAGES);
-		double d = logit(clamp_p(r)) - logit(clamp_p(base));
+		double d = log(((double)w->on + 1.0) / (non + 2.0)) -
+			   log(((double)(w->n - w->on) + 1.0) / (noff + 2.0));
+		d = d < -WORD_MAX ? -WORD_MAX : d > WORD_MAX ? WORD_MAX : d;
 		if (share)
 			share[i] = fabs(d);
 		z += d;
@@ -679,6 +694,40 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 	return p >= c->predict_min || link_hits_of(l->pred_class - 1u) > 0;
 }
 
+/* The words of the links to the page of lease l (its queue entry's and
+ * its in-link slot's) that are neither in its word set (words, as
+ * focus_learn() has it) nor among its URL's (keys[n]), into lw (at most
+ * 2 * FRONTIER_WORDS_MAX); returns how many.  With the lock held. */
+static size_t anchor_words(struct focus *f, uint16_t cat,
+			   const struct frontier_lease *l,
+			   const uint64_t *words, const uint64_t *keys,
+			   size_t n, uint32_t *lw)
+{
+	size_t nl = l->n_words <= FRONTIER_WORDS_MAX ? l->n_words : 0;
+	memcpy(lw, l->words, nl * sizeof(*lw));
+	uint64_t ik = 0;
+	const struct inlink *e = inlink_of(f, cat, l->url, l->u.len, false,
+					   &ik);
+	nl = inlink_words(e, ik, lw, nl, 2 * FRONTIER_WORDS_MAX);
+	for (size_t i = 0; words && i < FOCUS_WORDS_CAP && nl; i++) {
+		if (!words[i])
+			continue;
+		uint32_t w = word32(words[i]);
+		for (size_t j = 0; j < nl; j++)
+			if (lw[j] == w) {
+				lw[j] = lw[--nl];
+				break;
+			}
+	}
+	for (size_t i = 0; i < n && nl; i++)
+		for (size_t j = 0; j < nl; j++)
+			if (keys[i] && word_key(cat, lw[j]) == keys[i]) {
+				lw[j] = lw[--nl];
+				break;
+			}
+	return nl;
+}
+
 void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		 const uint64_t *words, bool has_relevance, double relevance)
 {
@@ -720,10 +769,19 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 			h->n++;
 			h->on += on;
 		}
-		/* The page's words, and its URL's. */
+		/* The page's words, its URL's, and those of the links to
+		 * it that neither has (the anchors' own words: "Read more",
+		 * or the title of another topic a link showed). */
 		size_t nw = words ? FOCUS_WORDS_CAP : 0;
-		for (size_t i = 0; i < nw + n; i++) {
-			uint64_t key = i < nw ? words[i] : t[i - nw];
+		uint32_t lw[2 * FRONTIER_WORDS_MAX];
+		size_t nl = anchor_words(f, cat, l, words, t, n, lw);
+		m->wn++;
+		m->won += on;
+		for (size_t i = 0; i < nw + n + nl; i++) {
+			uint64_t key = i < nw ? words[i]
+				       : i < nw + n
+					       ? t[i - nw]
+					       : word_key(cat, lw[i - nw - n]);
 			if (!key)
 				continue;
 			if (i < nw)

@@ -999,8 +999,14 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	if (j->pruned) {
 		focus_count(c->focus, j->lease.category,
 			    STORE_FOCUS_PRUNED_PREDICTED, 1);
+		/* Out of the queue and out of the seen set: the prediction
+		 * was made with what the crawl knew then, and a later link
+		 * that shows more queues the URL again (predicted anew). */
 		int rc = frontier_done(c->fr, txn, &j->lease);
-		return rc == SC_E_NOTFOUND ? 0 : rc;
+		if (rc == 0)
+			rc = frontier_forget(c->fr, txn, j->lease.url,
+					     j->lease.url_len);
+		return rc == SC_E_NOTFOUND ? 0 : rc < 0 ? rc : 0;
 	}
 	if (j->has_redirect && !j->error && redirect_loops(c, txn, j))
 		j->error = STORE_ERROR_REDIRECT_LOOP;

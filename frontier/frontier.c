@@ -765,6 +765,22 @@ int frontier_mark_seen(struct frontier *f, MDB_txn *txn, const char *url,
 	return seen_put(f, txn, url, len, category, false);
 }
 
+int frontier_forget(struct frontier *f, MDB_txn *txn, const char *url,
+		    size_t len)
+{
+	unsigned char k[SC_KEY_LEN];
+	sc_url_key(url, len, k);
+	MDB_val key = { sizeof(k), k };
+	int rc = mdb_del(txn, f->seen, &key, NULL);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc)
+		return db_fail(rc);
+	if (f->w.seen)
+		f->w.seen--;
+	return 1;
+}
+
 static int fresh_rtxn(struct frontier *f);
 
 int frontier_seen_now(struct frontier *f, const char *url, size_t len)

@@ -289,6 +289,13 @@ SC_WUR int frontier_pass_put(struct frontier *f, MDB_txn *txn, uint32_t pass,
 SC_WUR int frontier_mark_seen(struct frontier *f, MDB_txn *txn, const char *url,
 			      size_t len, uint16_t category);
 
+/* Take url out of the seen set, so that a later link queues it again: a
+ * URL leased and not fetched (a prediction dropped it), whose queue
+ * entry frontier_done() removes in the same transaction.  Returns 1 if
+ * it was there, 0 if not, or SC_E_DB. */
+SC_WUR int frontier_forget(struct frontier *f, MDB_txn *txn, const char *url,
+			   size_t len);
+
 /* frontier_seen() for the scheduler's thread, through the frontier's own
  * read transaction: what the last publication committed. */
 SC_WUR int frontier_seen_now(struct frontier *f, const char *url, size_t len);

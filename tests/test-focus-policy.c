@@ -32,14 +32,14 @@ static void lease_of(const char *url, struct frontier_lease *l)
 	CHECK(norm_split(url, l->url_len, &l->u) == 0);
 }
 
-/* Parse html as the page at url with the category's keywords and word
- * set, as the crawl's parsers do, and learn from it; returns its
+/* Parse html as the page of lease l with the category's keywords and
+ * word set, as the crawl's parsers do, and learn from it; returns its
  * relevance. */
-static double learn(struct focus *f, const char *url, const char *html)
+static double learn_lease(struct focus *f, const struct frontier_lease *l,
+			  const char *html)
 {
-	struct frontier_lease l;
-	lease_of(url, &l);
 	static uint64_t words[FOCUS_WORDS_CAP];
+	memset(words, 0, sizeof(words));
 	struct norm_opts o = { 0 };
 	o.steps = norm_profile_steps(NORM_PROFILE_STRICT);
 	struct parse_doc_opts d = { 0 };
@@ -47,11 +47,19 @@ static double learn(struct focus *f, const char *url, const char *html)
 	d.words = words;
 	d.words_cap = FOCUS_WORDS_CAP;
 	struct parse_page p;
-	CHECK(parse_document(html, strlen(html), url, l.url_len, &o, &d, NULL,
-			     NULL, &p) == 0);
+	CHECK(parse_document(html, strlen(html), l->url, l->url_len, &o, &d,
+			     NULL, NULL, &p) == 0);
 	CHECK(p.has_relevance);
-	focus_learn(f, 0, &l, words, p.has_relevance, p.relevance);
+	focus_learn(f, 0, l, words, p.has_relevance, p.relevance);
 	return p.relevance;
+}
+
+/* learn_lease() for a page fetched without a prediction (a seed). */
+static double learn(struct focus *f, const char *url, const char *html)
+{
+	struct frontier_lease l;
+	lease_of(url, &l);
+	return learn_lease(f, &l, html);
 }
 
 /* The prediction for a link to url showing anchor, from a page of
@@ -154,6 +162,45 @@ int main(void)
 	 * next link, showing nothing, is predicted as before. */
 	predict(f, y, 0.9, "Read more", &pl);
 	CHECK(pl.keep);
+	CHECK(p_of(&pl) >= 0.5);
+
+	/* A word seen in a single page, off topic, and in none of many on
+	 * topic says off topic ("pulsar" and "quasar": 20 pages of sports
+	 * more, then one of astronomy; before it, they say nothing). */
+	for (int i = 0; i < 20; i++) {
+		snprintf(url, sizeof(url), "http://sports.test/b%d", i);
+		CHECK(learn(f, url,
+			    "<title>Cup tie</title><p>The striker's goal won "
+			    "the league match; football fans cheered.</p>") >=
+		      sports.min_relevance);
+	}
+	predict(f, "http://mixed.test/item?id=20", 0.9, "Pulsar, quasar", &pl);
+	CHECK(pl.keep);
+	learn(f, "http://stars.test/s9",
+	      "<title>Radio sky</title><p>A pulsar, a quasar, seen from "
+	      "the observatory.</p>");
+	predict(f, "http://mixed.test/item?id=21", 0.9, "Pulsar, quasar", &pl);
+	CHECK(!pl.keep);
+	CHECK(p_of(&pl) < sports.predict_min);
+
+	/* The words links show are learned with the page they lead to:
+	 * four pages reached through "Continue reading" (from pages off
+	 * topic, on hosts of their own) were of astronomy, whose text has
+	 * neither word, so the next such link is predicted off topic, even
+	 * from a page on topic, while "Read more" still says nothing. */
+	for (int i = 0; i < 4; i++) {
+		snprintf(url, sizeof(url), "http://series%d.test/part", i);
+		predict(f, url, 0.0, "Continue reading", &pl);
+		struct frontier_lease lc;
+		lease_from(url, &pl, &lc);
+		CHECK(learn_lease(f, &lc,
+				  "<title>Night sky</title><p>The telescope "
+				  "saw a galaxy.</p>") < sports.min_relevance);
+	}
+	predict(f, "http://mixed.test/item?id=40", 0.9, "Continue reading",
+		&pl);
+	CHECK(p_of(&pl) < sports.predict_min);
+	predict(f, "http://mixed.test/item?id=41", 0.9, "Read more", &pl);
 	CHECK(p_of(&pl) >= 0.5);
 
 	focus_close(f);

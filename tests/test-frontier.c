@@ -357,6 +357,52 @@ static void test_requeue(void)
 	mdb_env_close(env);
 }
 
+/* frontier_forget(): a URL leased and dropped unfetched leaves the seen
+ * set with its queue entry, so that a later link queues it again. */
+static void test_forget(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 4, 0);
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(add(f, txn, "http://d.test/dropped", 1) == 1);
+	CHECK(add(f, txn, "http://d.test/kept", 1) == 1);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	struct frontier_stats st;
+	frontier_stats(f, &st);
+	CHECK(st.seen == 2);
+	struct frontier_lease l;
+	uint64_t wait;
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://d.test/dropped");
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_done(f, txn, &l) == 0);
+	CHECK(frontier_forget(f, txn, l.url, l.url_len) == 1);
+	CHECK(frontier_forget(f, txn, l.url, l.url_len) == 0);
+	CHECK(frontier_forget(f, txn, "http://d.test/never", 19) == 0);
+	CHECK(frontier_seen(f, txn, l.url, l.url_len) == 0);
+	CHECK(frontier_seen(f, txn, "http://d.test/kept", 18) == 1);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	frontier_stats(f, &st);
+	CHECK(st.seen == 1);
+	/* A later link queues it again; the other URL stays seen. */
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(add(f, txn, "http://d.test/dropped", 2) == 1);
+	CHECK(add(f, txn, "http://d.test/kept", 2) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://d.test/kept");
+	done(env, f, &l);
+	CHECK(frontier_next(f, 0, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://d.test/dropped");
+	CHECK(l.depth == 2);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
 /* Revisits: queued again without the seen set, with their validators, in
  * breadth-first order among new URLs; they survive a restart. */
 static void test_revisit(void)
@@ -960,6 +1006,7 @@ int main(void)
 				  test_priority,
 				  test_defer,
 				  test_requeue,
+				  test_forget,
 				  test_revisit,
 				  test_seen_and_abort,
 				  test_restart,
