@@ -1108,6 +1108,7 @@ static int set_tunnel(struct setctx *x, const char *v)
 	if (rc)
 		return rc;
 	x->cat->tunnel = (unsigned)n;
+	x->cat->tunnel_set = true;
 	return 0;
 }
 
@@ -1646,6 +1647,10 @@ int conf_load_buffer(const char *text, size_t len, const char *name,
 		struct conf_category *cat = &L.c->categories[i];
 		if (!cat->scope_set && cat->n_keywords)
 			cat->scope = CONF_SCOPE_ANY;
+		/* The prediction prunes only where a tunnel lets the crawl
+		 * through off-topic pages (docs/focus.md, "Tunnel"). */
+		if (!cat->tunnel_set && cat->n_keywords && cat->predict)
+			cat->tunnel = 1;
 	}
 	if (!rc && L.c->recrawl.min_interval_s > L.c->recrawl.max_interval_s) {
 		rc = SC_E_INVAL;

@@ -87,7 +87,11 @@ struct conf_category {
 	enum conf_scope scope;
 	bool scope_set;       /* the section names a scope */
 	double min_relevance; /* 0.0..1.0, default 0.0 */
-	unsigned tunnel;      /* 0..CONF_TUNNEL_MAX, default 0 */
+	/* 0..CONF_TUNNEL_MAX; default 1 when the section has keywords and
+	 * predicts links (the prediction prunes from tunnel 1 on: tunnel 0
+	 * follows every link of an on-topic page), else 0. */
+	unsigned tunnel;
+	bool tunnel_set; /* the section names a tunnel */
 	/* Link prediction (docs/focus.md): on by default; a link predicted
 	 * on topic with a probability under predict_min is not queued. */
 	bool predict;       /* default true */

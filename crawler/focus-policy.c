@@ -649,8 +649,11 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	if (p < 0)
 		return;
 	/* A link that shows a keyword is never pruned: the operator named
-	 * what it shows.  It waits its turn by its prediction. */
-	ret->keep = p >= c->predict_min || hits > 0;
+	 * what it shows.  It waits its turn by its prediction.  Nor is any
+	 * link at tunnel 0: there an off-topic page is a dead end (its
+	 * links are not followed), so fetching one in vain costs a page,
+	 * while a page wrongly pruned costs every page behind it. */
+	ret->keep = p >= c->predict_min || hits > 0 || c->tunnel == 0;
 	ret->priority = p >= 0.75 ? 0 : p >= 0.5 ? 1 : p >= 0.25 ? 2 : 3;
 	/* A host none of whose pages was fetched yet is a guess: after
 	 * the links the crawl knows more about, and its first pages tell
@@ -669,7 +672,7 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 	    cat >= v->n || !v->kw[cat] || !l->u.len)
 		return true;
 	const struct crawl_category *c = &v->o->categories[cat];
-	if (!c->predict || c->predict_min <= 0.0)
+	if (!c->predict || c->predict_min <= 0.0 || c->tunnel == 0)
 		return true;
 	pthread_mutex_lock(&f->mu);
 	double p = 1.0;

@@ -72,7 +72,8 @@ bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
  * pages fetched (focus_learn()), the classes' in the store. */
 struct focus_link {
 	bool keep;          /* false: predicted under the category's
-			     * predict_min, not to be queued */
+			     * predict_min, not to be queued (never at
+			     * tunnel 0) */
 	uint8_t priority;   /* frontier_url.priority */
 	uint8_t predicted;  /* frontier_url.predicted (0: none) */
 	uint8_t pred_class; /* frontier_url.pred_class (0: none) */
@@ -102,8 +103,8 @@ bool focus_predicts(const struct focus *f, uint16_t cat);
 
 /* Is the URL leased (l) still worth fetching?  Its prediction made again
  * with what the crawl knows now (the pages of its host fetched since it
- * was queued): false when it fell under its category's predict_min.
- * Safe from the scheduler's thread. */
+ * was queued): false when it fell under its category's predict_min
+ * (never at tunnel 0).  Safe from the scheduler's thread. */
 bool focus_lease_keep(struct focus *f, const struct frontier_lease *l);
 
 /* A page of category cat was fetched for the first time, with a 2xx

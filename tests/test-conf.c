@@ -1062,6 +1062,23 @@ static void test_overrides(void)
 	}
 	conf_free(c);
 
+	/* The prediction prunes from tunnel 1 on: keywords that predict
+	 * links and no tunnel mean 1; without keywords, without the
+	 * prediction, or with a tunnel said, as said (0 by default). */
+	c = LOAD_OK("[category k]\nkeywords = comet\n"
+		    "[category k0]\nkeywords = comet\ntunnel = 0\n"
+		    "[category k2]\nkeywords = comet\ntunnel = 2\n"
+		    "[category kp]\nkeywords = comet\npredict = off\n"
+		    "[category n]\n");
+	if (c && c->n_categories == 5) {
+		CHECK(c->categories[0].tunnel == 1);
+		CHECK(c->categories[1].tunnel == 0);
+		CHECK(c->categories[2].tunnel == 2);
+		CHECK(c->categories[3].tunnel == 0);
+		CHECK(c->categories[4].tunnel == 0);
+	}
+	conf_free(c);
+
 	c = LOAD_OK("[category news]\n[category sport]\n[category a1]\n"
 		    "[category a2]\n[category a3]\n[category a4]\n"
 		    "[category a5]\n");

@@ -11,10 +11,11 @@
 #   prediction off, and fewer pages fetched;
 #   at a budget of half the topic's reachable pages: harvest >= 0.85, 0.1
 #   more than without prediction;
-#   tunnel 0: no coverage lost (0.02 at most), a better harvest.
+#   tunnel 0: nothing pruned, the same pages fetched, and at the budget
+#   a harvest 0.1 better.
 # portals (portals, mixed-topic sites, tag pages, drifting series; "Read
 # more" links), seeds 1 and 2, tunnel 1: harvest 1.5 times that of
-# prediction off, coverage >= 0.85.
+# prediction off, coverage >= 0.85; tunnel 0: no coverage lost.
 # And report's prediction figures: present, consistent, accurate on sites.
 set -u
 sigcrawl=$1
@@ -81,14 +82,25 @@ check_true "budget: fetched $b pages" [ "$(get budget-on fetched)" -eq "$b" ]
 check_true "budget: harvest with prediction $hon >= 0.85" ge "$hon" 0.85
 check_true "budget: harvest $hon >= $hoff + 0.1" ge "$hon" "$hoff" 1 0.1
 
-# Tunnel 0: no loss.
+# Tunnel 0: no loss.  The prediction prunes nothing there (an off-topic
+# page is a dead end at tunnel 0), so the crawl fetches what it fetches
+# without it, best first: the same pages, and at a budget more of them
+# on topic.
 measure "$w" t0-off 0 off
 measure "$w" t0-on 0 on
 coff=$(get t0-off coverage) con=$(get t0-on coverage)
 echo "# $w tunnel 0: harvest $(get t0-off harvest) -> $(get t0-on harvest), coverage $coff -> $con"
-check_true "tunnel 0: coverage $con >= $coff - 0.02" ge "$con" "$coff" 1 -0.02
-check_true "tunnel 0: a better harvest" \
-	ge "$(get t0-on harvest)" "$(get t0-off harvest)" 1 0.05
+check_true "tunnel 0: coverage $con >= $coff" ge "$con" "$coff"
+check_true "tunnel 0: the same pages fetched" \
+	[ "$(get t0-on fetched)" -eq "$(get t0-off fetched)" ]
+check_true "tunnel 0: nothing pruned by prediction" \
+	[ "$(get t0-on pruned_predicted)" -eq 0 ]
+measure "$w" t0-budget-off 0 off "$b"
+measure "$w" t0-budget-on 0 on "$b"
+hoff=$(get t0-budget-off harvest) hon=$(get t0-budget-on harvest)
+echo "# $w tunnel 0, budget $b: harvest $hoff -> $hon"
+check_true "tunnel 0, budget: harvest $hon >= $hoff + 0.1" \
+	ge "$hon" "$hoff" 1 0.1
 
 for seed in 1 2; do
 	w=portals-$seed
@@ -101,5 +113,13 @@ for seed in 1 2; do
 	echo "# $w tunnel 1: harvest $hoff -> $hon, coverage $(get "$w-off" coverage) -> $con"
 	check_true "$w: harvest $hon >= 1.5 x $hoff" ge "$hon" "$hoff" 1.5
 	check_true "$w: coverage with prediction $con >= 0.85" ge "$con" 0.85
+	# Tunnel 0 from off-topic seeds reaches the topic through a few
+	# pages that score just on topic; none of them may be lost (seed 2
+	# lost 0.65 of its coverage when the prediction pruned there).
+	measure "$w" "$w-t0-off" 0 off
+	measure "$w" "$w-t0-on" 0 on
+	coff=$(get "$w-t0-off" coverage) con=$(get "$w-t0-on" coverage)
+	echo "# $w tunnel 0: coverage $coff -> $con"
+	check_true "$w tunnel 0: coverage $con >= $coff" ge "$con" "$coff"
 done
 finish
