@@ -664,6 +664,20 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	ret->pred_class = (uint8_t)(1 + k);
 }
 
+/* The words of the links to the URL of lease l: its queue entry's, and
+ * those the links found since showed (its in-link slot's), into t (at
+ * most 2 * FRONTIER_WORDS_MAX); returns how many.  With the lock held. */
+static size_t lease_words(struct focus *f, uint16_t cat,
+			  const struct frontier_lease *l, uint32_t *t)
+{
+	size_t n = l->n_words <= FRONTIER_WORDS_MAX ? l->n_words : 0;
+	memcpy(t, l->words, n * sizeof(*t));
+	uint64_t ik = 0;
+	const struct inlink *e = inlink_of(f, cat, l->url, l->u.len, false,
+					   &ik);
+	return inlink_words(e, ik, t, n, 2 * FRONTIER_WORDS_MAX);
+}
+
 bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 {
 	const struct view *v = view_of(f);
@@ -678,15 +692,8 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 	double p = 1.0;
 	if (cat < f->n_model) {
 		const struct model *m = &f->model[cat];
-		/* The entry's words, and those links to the URL found since
-		 * showed. */
 		uint32_t t[2 * FRONTIER_WORDS_MAX];
-		size_t n = l->n_words <= FRONTIER_WORDS_MAX ? l->n_words : 0;
-		memcpy(t, l->words, n * sizeof(*t));
-		uint64_t ik = 0;
-		struct inlink *e = inlink_of(f, cat, l->url, l->u.len, false,
-					     &ik);
-		n = inlink_words(e, ik, t, n, 2 * FRONTIER_WORDS_MAX);
+		size_t n = lease_words(f, cat, l, t);
 		double z = words_locked(f, m, cat, t, n, NULL);
 		p = predict_locked(
 			f, m, l->pred_class - 1u,
@@ -697,21 +704,16 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 	return p >= c->predict_min || link_hits_of(l->pred_class - 1u) > 0;
 }
 
-/* The words of the links to the page of lease l (its queue entry's and
- * its in-link slot's) that are neither in its word set (words, as
- * focus_learn() has it) nor among its URL's (keys[n]), into lw (at most
- * 2 * FRONTIER_WORDS_MAX); returns how many.  With the lock held. */
+/* The words of the links to the page of lease l (lease_words()) that
+ * are neither in its word set (words, as focus_learn() has it) nor among
+ * its URL's (keys[n]), into lw (at most 2 * FRONTIER_WORDS_MAX); returns
+ * how many.  With the lock held. */
 static size_t anchor_words(struct focus *f, uint16_t cat,
 			   const struct frontier_lease *l,
 			   const uint64_t *words, const uint64_t *keys,
 			   size_t n, uint32_t *lw)
 {
-	size_t nl = l->n_words <= FRONTIER_WORDS_MAX ? l->n_words : 0;
-	memcpy(lw, l->words, nl * sizeof(*lw));
-	uint64_t ik = 0;
-	const struct inlink *e = inlink_of(f, cat, l->url, l->u.len, false,
-					   &ik);
-	nl = inlink_words(e, ik, lw, nl, 2 * FRONTIER_WORDS_MAX);
+	size_t nl = lease_words(f, cat, l, lw);
 	for (size_t i = 0; words && i < FOCUS_WORDS_CAP && nl; i++) {
 		if (!words[i])
 			continue;

@@ -1003,10 +1003,11 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		 * was made with what the crawl knew then, and a later link
 		 * that shows more queues the URL again (predicted anew). */
 		int rc = frontier_done(c->fr, txn, &j->lease);
-		if (rc == 0)
-			rc = frontier_forget(c->fr, txn, j->lease.url,
-					     j->lease.url_len);
-		return rc == SC_E_NOTFOUND ? 0 : rc < 0 ? rc : 0;
+		if (rc)
+			return rc == SC_E_NOTFOUND ? 0 : rc;
+		rc = frontier_forget(c->fr, txn, j->lease.url,
+				     j->lease.url_len);
+		return rc < 0 ? rc : 0;
 	}
 	if (j->has_redirect && !j->error && redirect_loops(c, txn, j))
 		j->error = STORE_ERROR_REDIRECT_LOOP;
