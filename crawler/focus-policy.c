@@ -36,8 +36,8 @@ struct focus {
 	bool dirty;
 	/* Link prediction, the writer's: per category the pages fetched
 	 * through each class of link and those on topic, and per host and
-	 * category the pages scored and on topic (memory grows with the
-	 * hosts, as the frontier's does). */
+	 * category the pages scored (a host none of whose pages was is a
+	 * guess; memory grows with the hosts, as the frontier's does). */
 	struct model *model;
 	size_t n_model;
 	struct hstat *hs;
@@ -47,6 +47,7 @@ struct focus {
 	struct hstat *ts;
 	size_t ts_mask, ts_used;
 	/* Per URL and category, the words of every link to it seen so far
+	 * and the best kind of page among those linking to it
 	 * (INLINKS slots, direct-mapped: a URL whose slot another takes
 	 * keeps the words of its queue entry only). */
 	struct inlink *inl;
@@ -54,12 +55,44 @@ struct focus {
 	pthread_mutex_t mu;
 };
 
+/* The kinds of page a link is on, by how many of the page's links show a
+ * keyword: none, 1, 2-3, 4-7, 8 or more (a list of the topic, a hub). */
+#define SRC_KINDS 5
+static unsigned src_kind(unsigned links_with_hits)
+{
+	unsigned n = links_with_hits;
+	return n == 0 ? 0 : n == 1 ? 1 : n < 4 ? 2 : n < 8 ? 3 : 4;
+}
+
+/* A queue entry's pred_class: 1 + the link's class + STORE_FOCUS_CLASSES
+ * * (1 + the kind of its linking page); 0: no prediction. */
+#define PRED_CLASSES (STORE_FOCUS_CLASSES * (SRC_KINDS + 1))
+static bool pred_known(uint8_t pc)
+{
+	return pc && pc <= PRED_CLASSES;
+}
+static unsigned class_of(uint8_t pc)
+{
+	return (pc - 1u) % STORE_FOCUS_CLASSES;
+}
+/* The kind of a pred_class's page, -1 when it did not say. */
+static int kind_of(uint8_t pc)
+{
+	return (int)((pc - 1u) / STORE_FOCUS_CLASSES) - 1;
+}
+
 struct model {
 	uint64_t n[STORE_FOCUS_CLASSES], on[STORE_FOCUS_CLASSES];
 	uint64_t all_n, all_on; /* every page scored */
 	/* The pages whose words were learned, and those on topic (in
 	 * memory, like the words: learned again after a restart). */
 	uint64_t wn, won;
+	/* Per kind of the pages linking to them (src_kind()), the pages
+	 * fetched and those on topic (in memory too). */
+	uint64_t kn[SRC_KINDS], kon[SRC_KINDS];
+	/* The off-topic roots fetched in the tunnel (focus_bridge()), and
+	 * the new keyword links they gave. */
+	uint64_t bn, bg;
 };
 
 struct hstat {
@@ -71,6 +104,7 @@ struct hstat {
 struct inlink {
 	uint64_t key;                   /* 0: empty */
 	uint32_t w[FRONTIER_WORDS_MAX]; /* 0: none */
+	uint8_t kind; /* 1 + the largest src_kind() of the pages linking */
 };
 
 static void view_free(struct view *v)
@@ -436,16 +470,38 @@ static size_t word_add(uint32_t *t, size_t n, size_t max, uint32_t w)
 	return n;
 }
 
+/* Is url (components u) its host's root ("/", no query), the page a
+ * site shows first, its map? */
+static bool is_root(const char *url, const struct norm_url *u)
+{
+	size_t end = u->has_fragment ? (size_t)u->frag_off - 1 : u->len;
+	return end == u->path_off + 1u && url[u->path_off] == '/';
+}
+
+/* A word no text has (as parse_words() would hash it): the URL is a
+ * root. */
+#define ROOT_WORD 0x2f2f726f6f742f2full
+
+/* The words of the path and query of url (components u), and ROOT_WORD
+ * for a root, into h[max]; returns how many. */
+static size_t url_words(const char *url, const struct norm_url *u, uint64_t *h,
+			size_t max)
+{
+	size_t end = u->has_fragment ? (size_t)u->frag_off - 1 : u->len, n = 0;
+	if (end > u->path_off)
+		n = parse_words(url + u->path_off, end - u->path_off, h, max);
+	if (n < max && is_root(url, u))
+		h[n++] = ROOT_WORD;
+	return n;
+}
+
 /* The words of a link: its text, and its URL's path and query. */
 static size_t link_words(const char *anchor, size_t anchor_len, const char *url,
 			 const struct norm_url *u, uint32_t *out)
 {
 	uint64_t h[TOKENS_PER_TEXT];
 	size_t n = parse_words(anchor, anchor_len, h, TOKENS_PER_TEXT / 2);
-	size_t end = u->has_fragment ? (size_t)u->frag_off - 1 : u->len;
-	if (end > u->path_off)
-		n += parse_words(url + u->path_off, end - u->path_off, h + n,
-				 TOKENS_PER_TEXT - n);
+	n += url_words(url, u, h + n, TOKENS_PER_TEXT - n);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
 		m = word_add(out, m, TOKENS_PER_TEXT, word32(h[i]));
@@ -504,6 +560,18 @@ static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 					      : NULL;
 		if (share)
 			share[i] = -1.0;
+		if (ready && (!w || !w->n) && f->ts_used < TOKENS_MAX) {
+			/* A word no page learned from had: as likely in a
+			 * page of either kind as a word seen once would be
+			 * (one page added to each), so the kind with more
+			 * pages, whose words are better known, is the less
+			 * likely to have it. */
+			double d = log((noff + 2.0) / (non + 2.0));
+			z += d < -WORD_MAX  ? -WORD_MAX
+			     : d > WORD_MAX ? WORD_MAX
+					    : d;
+			continue;
+		}
 		if (!w || !w->n)
 			continue;
 		/* A word in most pages (the "and" of the text, the "item"
@@ -575,22 +643,38 @@ static size_t inlink_words(const struct inlink *e, uint64_t key, uint32_t *t,
 	return n;
 }
 
-/* The prediction for a link of class k to host (key hk) whose words say
- * z, with the lock held. */
-static double predict_locked(struct focus *f, const struct model *m, unsigned k,
-			     uint64_t hk, double z)
+/* The most new keyword links counted of one page (a bridge's gain). */
+#define GAIN_MAX 8
+/* What a root (a link to url, components u) is expected to open if it is
+ * off topic, in the tunnel: the new keyword links that the roots the
+ * crawl fetched off topic gave, a page each (with one more that gave
+ * none); 0 for a URL that is not a root.  A site's root is its map: off
+ * topic as a page (a portal, a magazine of several topics), it may be
+ * the one way to the topic's section.  With the lock held. */
+static double bridge_locked(const struct model *m, const char *url,
+			    const struct norm_url *u)
+{
+	return is_root(url, u) ? (double)m->bg / ((double)m->bn + 1.0) : 0.0;
+}
+
+/* The prediction for a link of class k from a page of kind kind (-1: not
+ * known) whose words say z, with the lock held: the class's rate, and
+ * what the pages linked from pages of the kind were, as evidence over the
+ * category's rate (naive Bayes, in log odds).  The rate of the pages of
+ * the link's host is not: the crawl fetches the pages of a host that it
+ * predicted on topic, so the host's fetched pages overstate it (a site of
+ * three topics stood at 37 of 43 on topic in a traced crawl). */
+static double predict_locked(const struct model *m, unsigned k, int kind,
+			     double z)
 {
 	double prior = k >= 6 ? CLASS_PRIOR_ON : CLASS_PRIOR_OFF;
 	double p = ((double)m->on[k] + PRIOR_PAGES * prior) /
 		   ((double)m->n[k] + PRIOR_PAGES);
-	const struct hstat *h = hstat_of(f, hk, false);
-	/* What the host's pages say, as independent evidence over the
-	 * category's rate (naive Bayes, in log odds). */
-	if (h && h->n) {
+	if (kind >= 0 && m->kn[kind]) {
 		double base = base_rate(m);
-		double ph = ((double)h->on + PRIOR_PAGES * base) /
-			    ((double)h->n + PRIOR_PAGES);
-		z += logit(clamp_p(ph)) - logit(clamp_p(base));
+		double pk = ((double)m->kon[kind] + PRIOR_PAGES * base) /
+			    ((double)m->kn[kind] + PRIOR_PAGES);
+		z += logit(clamp_p(pk)) - logit(clamp_p(base));
 	}
 	p = 1.0 / (1.0 + exp(-(logit(clamp_p(p)) + z)));
 	return clamp_p(p);
@@ -603,8 +687,8 @@ static unsigned link_hits_of(unsigned k)
 }
 
 void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
-		   double relevance, unsigned hits, bool same_host,
-		   const char *url, const struct norm_url *lu,
+		   double relevance, unsigned hits, unsigned page_hits,
+		   bool same_host, const char *url, const struct norm_url *lu,
 		   const char *anchor, size_t anchor_len, uint8_t offtopic,
 		   struct focus_link *ret)
 {
@@ -622,9 +706,10 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	uint32_t t[TOKENS_PER_TEXT], lw[TOKENS_PER_TEXT];
 	double share[TOKENS_PER_TEXT];
 	size_t nl = link_words(anchor, anchor_len, url, lu, lw), n = 0;
-	double p = -1.0, z = 0.0;
+	double p = -1.0, z = 0.0, gain = 0.0;
 	bool unknown = false;
 	uint64_t hk = host_key(cat, url + lu->host_off, lu->host_len), ik = 0;
+	unsigned kind = src_kind(page_hits);
 	pthread_mutex_lock(&f->mu);
 	struct model *m = model_of(f, cat);
 	struct inlink *e = m ? inlink_of(f, cat, url, lu->len, true, &ik)
@@ -633,16 +718,24 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 		n = inlink_words(e, ik, t, 0, TOKENS_PER_TEXT);
 		for (size_t i = 0; i < nl; i++)
 			n = word_add(t, n, TOKENS_PER_TEXT, lw[i]);
+		if (e && e->key == ik && e->kind > kind + 1)
+			kind = e->kind - 1u;
 		z = words_locked(f, m, cat, t, n, share);
-		p = predict_locked(f, m, k, hk, z);
+		p = predict_locked(m, k, (int)kind, z);
+		if (offtopic + 1u <= c->tunnel)
+			gain = bridge_locked(m, url, lu);
+		ret->fresh = !e || e->key != ik;
 		const struct hstat *h = hstat_of(f, hk, false);
-		unknown = !h || !h->n;
+		unknown = !h || !h->n ||
+			  (hits == 0 && (m->won < LEARNED_ON_MIN ||
+					 m->wn - m->won < LEARNED_OFF_MIN));
 		ret->n_words = keep_words(t, share, n, ret->words);
 		if (e) {
 			e->key = ik;
 			memset(e->w, 0, sizeof(e->w));
 			memcpy(e->w, ret->words,
 			       ret->n_words * sizeof(*ret->words));
+			e->kind = (uint8_t)(kind + 1);
 		}
 	}
 	pthread_mutex_unlock(&f->mu);
@@ -652,16 +745,21 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	 * what it shows.  It waits its turn by its prediction.  Nor is any
 	 * link at tunnel 0: there an off-topic page is a dead end (its
 	 * links are not followed), so fetching one in vain costs a page,
-	 * while a page wrongly pruned costs every page behind it. */
-	ret->keep = p >= c->predict_min || hits > 0 || c->tunnel == 0;
+	 * while a page wrongly pruned costs every page behind it.  A root
+	 * counts what it is expected to open if off topic (gain, in the
+	 * tunnel). */
+	ret->keep = p + (1.0 - p) * gain >= c->predict_min || hits > 0 ||
+		    c->tunnel == 0;
 	ret->priority = p >= 0.75 ? 0 : p >= 0.5 ? 1 : p >= 0.25 ? 2 : 3;
 	/* A host none of whose pages was fetched yet is a guess: after
 	 * the links the crawl knows more about, and its first pages tell
-	 * the rest of its links whether to come (focus_lease_keep()). */
+	 * the rest of its links whether to come (focus_lease_keep()).  So
+	 * is a link that shows no keyword before the words can say
+	 * anything: it waits for what the crawl learns meanwhile. */
 	if (unknown && ret->priority < 2)
 		ret->priority = 2;
 	ret->predicted = (uint8_t)(1 + lround(p * 254.0));
-	ret->pred_class = (uint8_t)(1 + k);
+	ret->pred_class = (uint8_t)(1 + k + STORE_FOCUS_CLASSES * (1 + kind));
 }
 
 /* The words of the links to the URL of lease l: its queue entry's, and
@@ -678,12 +776,26 @@ static size_t lease_words(struct focus *f, uint16_t cat,
 	return inlink_words(e, ik, t, n, 2 * FRONTIER_WORDS_MAX);
 }
 
+/* The largest kind of the pages linking to the URL of lease l (its queue
+ * entry's, its in-link slot's), -1 when none said.  With the lock held. */
+static int lease_kind(struct focus *f, uint16_t cat,
+		      const struct frontier_lease *l)
+{
+	int kind = pred_known(l->pred_class) ? kind_of(l->pred_class) : -1;
+	uint64_t ik = 0;
+	const struct inlink *e = inlink_of(f, cat, l->url, l->u.len, false,
+					   &ik);
+	if (e && e->key == ik && (int)e->kind - 1 > kind)
+		kind = (int)e->kind - 1;
+	return kind;
+}
+
 bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 {
 	const struct view *v = view_of(f);
 	uint16_t cat = l->category;
-	if (!l->pred_class || l->pred_class > STORE_FOCUS_CLASSES ||
-	    cat >= v->n || !v->kw[cat] || !l->u.len)
+	if (!pred_known(l->pred_class) || cat >= v->n || !v->kw[cat] ||
+	    !l->u.len)
 		return true;
 	const struct crawl_category *c = &v->o->categories[cat];
 	if (!c->predict || c->predict_min <= 0.0 || c->tunnel == 0)
@@ -695,13 +807,13 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 		uint32_t t[2 * FRONTIER_WORDS_MAX];
 		size_t n = lease_words(f, cat, l, t);
 		double z = words_locked(f, m, cat, t, n, NULL);
-		p = predict_locked(
-			f, m, l->pred_class - 1u,
-			host_key(cat, l->url + l->u.host_off, l->u.host_len),
-			z);
+		p = predict_locked(m, class_of(l->pred_class),
+				   lease_kind(f, cat, l), z);
+		if (l->offtopic + 1u <= c->tunnel)
+			p += (1.0 - p) * bridge_locked(m, l->url, &l->u);
 	}
 	pthread_mutex_unlock(&f->mu);
-	return p >= c->predict_min || link_hits_of(l->pred_class - 1u) > 0;
+	return p >= c->predict_min || link_hits_of(class_of(l->pred_class)) > 0;
 }
 
 /* The words of the links to the page of lease l (lease_words()) that
@@ -741,16 +853,11 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		return;
 	const struct crawl_category *c = &v->o->categories[cat];
 	bool on = relevance >= c->min_relevance;
-	bool known = l->pred_class && l->pred_class <= STORE_FOCUS_CLASSES &&
-		     l->predicted;
-	unsigned k = known ? l->pred_class - 1u : 0;
+	bool known = pred_known(l->pred_class) && l->predicted;
+	unsigned k = known ? class_of(l->pred_class) : 0;
 	/* The words of its URL that its text lacks count too. */
 	uint64_t t[TOKENS_PER_TEXT];
-	size_t n = 0,
-	       end = l->u.has_fragment ? (size_t)l->u.frag_off - 1 : l->u.len;
-	if (end > l->u.path_off)
-		n = parse_words(l->url + l->u.path_off, end - l->u.path_off, t,
-				TOKENS_PER_TEXT);
+	size_t n = url_words(l->url, &l->u, t, TOKENS_PER_TEXT);
 	for (size_t i = 0; i < n; i++) {
 		bool in_text = false;
 		for (size_t k2 = (size_t)(t[i] ^ (t[i] >> 31)) &
@@ -782,6 +889,11 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		size_t nl = anchor_words(f, cat, l, words, t, n, lw);
 		m->wn++;
 		m->won += on;
+		int kind = known ? lease_kind(f, cat, l) : -1;
+		if (kind >= 0) {
+			m->kn[kind]++;
+			m->kon[kind] += on;
+		}
 		for (size_t i = 0; i < nw + n + nl; i++) {
 			uint64_t key = i < nw ? words[i]
 				       : i < nw + n
@@ -817,6 +929,25 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 				  : STORE_FOCUS_PRED_ON_OFF)
 			    : STORE_FOCUS_PRED_OFF_ON,
 		    pred_on || on ? 1 : 0);
+}
+
+void focus_bridge(struct focus *f, uint16_t cat, const struct frontier_lease *l,
+		  bool has_relevance, double relevance, unsigned gain)
+{
+	const struct view *v = view_of(f);
+	if (cat >= v->n || !v->kw[cat] || !has_relevance || !l->u.len ||
+	    relevance >= v->o->categories[cat].min_relevance ||
+	    !v->o->categories[cat].predict)
+		return;
+	if (!is_root(l->url, &l->u))
+		return;
+	pthread_mutex_lock(&f->mu);
+	struct model *m = model_of(f, cat);
+	if (m) {
+		m->bn++;
+		m->bg += gain > GAIN_MAX ? GAIN_MAX : gain;
+	}
+	pthread_mutex_unlock(&f->mu);
 }
 
 bool focus_predicts(const struct focus *f, uint16_t cat)

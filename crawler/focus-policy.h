@@ -67,9 +67,11 @@ bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
  * topic, from what is known before fetching it: whether the page that
  * links is on topic, how many keywords the link itself shows (its anchor,
  * title and URL: parse_link.hits) and whether it stays on its host (the
- * link's class, one of STORE_FOCUS_CLASSES), and how the pages of its
- * host fared so far.  The rates are learned during the crawl from the
- * pages fetched (focus_learn()), the classes' in the store. */
+ * link's class, one of STORE_FOCUS_CLASSES), how many of the links of
+ * the page show a keyword (its kind: a list of the topic, or a page that
+ * names it once or never), and the words of every link to the URL.  The
+ * rates are learned during the crawl from the pages fetched
+ * (focus_learn()), the classes' in the store. */
 struct focus_link {
 	bool keep;          /* false: predicted under the category's
 			     * predict_min, not to be queued (never at
@@ -78,21 +80,30 @@ struct focus_link {
 	uint8_t predicted;  /* frontier_url.predicted (0: none) */
 	uint8_t pred_class; /* frontier_url.pred_class (0: none) */
 	uint8_t n_words;    /* frontier_url.words */
+	bool fresh;         /* no link to the URL was predicted before */
 	uint32_t words[FRONTIER_WORDS_MAX];
 };
 
 /* The prediction for a link (url, its components lu, the text it shows:
  * parse_link.anchor) of a page of category cat that has a relevance
  * (has_relevance) or not, on the page's host or not (same_host), showing
- * hits keywords; offtopic is the count the link carries (focus_follow()'s
- * *child).  Without a prediction (predict off, no keywords, a page
- * without relevance) the link is kept, with priority 0 from an on-topic
- * page and 1 from an off-topic one (a tunnel link). */
+ * hits keywords, on a page page_hits of whose links show one; offtopic
+ * is the count the link carries (focus_follow()'s *child).  Without a
+ * prediction (predict off, no keywords, a page without relevance) the link is
+ * kept, with priority 0 from an on-topic page and 1 from an off-topic one (a
+ * tunnel link). */
 void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
-		   double relevance, unsigned hits, bool same_host,
-		   const char *url, const struct norm_url *lu,
+		   double relevance, unsigned hits, unsigned page_hits,
+		   bool same_host, const char *url, const struct norm_url *lu,
 		   const char *anchor, size_t anchor_len, uint8_t offtopic,
 		   struct focus_link *ret);
+
+/* A page of category cat fetched from lease l, whose links were
+ * followed, queued gain links that no link predicted before showed and
+ * that show a keyword: when it is off topic, learn how much a page that
+ * links to it like that opens (a bridge, in the tunnel). */
+void focus_bridge(struct focus *f, uint16_t cat, const struct frontier_lease *l,
+		  bool has_relevance, double relevance, unsigned gain);
 
 /* Does category cat predict links (keywords, predict on)?  Any thread. */
 bool focus_predicts(const struct focus *f, uint16_t cat);

@@ -759,6 +759,9 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 		if (!follow)
 			focus_count(c->focus, j->lease.category,
 				    STORE_FOCUS_PRUNED_RELEVANCE, j->n_links);
+		unsigned page_hits = 0, gain = 0;
+		for (size_t i = 0; i < j->n_links && follow; i++)
+			page_hits += j->links[i].hits > 0;
 		for (size_t i = 0; i < j->n_links && follow; i++) {
 			struct link *l = &j->links[i];
 			if (!focus_in_scope(c->focus, j->lease.category,
@@ -777,7 +780,7 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 			struct focus_link pl;
 			focus_predict(
 				c->focus, j->lease.category, j->has_relevance,
-				j->relevance, l->hits,
+				j->relevance, l->hits, page_hits,
 				l->u.host_len == j->lease_u.host_len &&
 					memcmp(lurl + l->u.host_off,
 					       j->lease.url +
@@ -790,6 +793,7 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 					    STORE_FOCUS_PRUNED_PREDICTED, 1);
 				continue;
 			}
+			gain += pl.fresh && l->hits > 0;
 			/* A page a sitemap says changed since it was
 			 * fetched is due at once. */
 			if (l->lastmod_ms &&
@@ -824,6 +828,9 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 			memcpy(b->fu[b->n - 1].words, pl.words,
 			       sizeof(pl.words));
 		}
+		if (follow)
+			focus_bridge(c->focus, j->lease.category, &j->lease,
+				     j->has_relevance, j->relevance, gain);
 	}
 	if (refused) {
 		pthread_mutex_lock(&c->mu);

@@ -63,14 +63,23 @@ static double learn(struct focus *f, const char *url, const char *html)
 }
 
 /* The prediction for a link to url showing anchor, from a page of
- * relevance rel on another host. */
-static void predict(struct focus *f, const char *url, double rel,
-		    const char *anchor, struct focus_link *pl)
+ * relevance rel on another host, page_hits of whose links show a
+ * keyword, offtopic off-topic pages into the tunnel. */
+static void predict_from(struct focus *f, const char *url, double rel,
+			 unsigned page_hits, uint8_t offtopic,
+			 const char *anchor, struct focus_link *pl)
 {
 	struct norm_url u;
 	CHECK(norm_split(url, strlen(url), &u) == 0);
-	focus_predict(f, 0, true, rel, 0, false, url, &u, anchor,
-		      strlen(anchor), 0, pl);
+	focus_predict(f, 0, true, rel, 0, page_hits, false, url, &u, anchor,
+		      strlen(anchor), offtopic, pl);
+}
+
+/* predict_from() a page none of whose links shows a keyword. */
+static void predict(struct focus *f, const char *url, double rel,
+		    const char *anchor, struct focus_link *pl)
+{
+	predict_from(f, url, rel, 0, 0, anchor, pl);
 }
 
 /* The queue entry a link's prediction made, leased. */
@@ -87,6 +96,140 @@ static void lease_from(const char *url, const struct focus_link *pl,
 static double p_of(const struct focus_link *pl)
 {
 	return (pl->predicted - 1) / 254.0;
+}
+
+static double odds(double p)
+{
+	return p / (1.0 - p + 1e-9);
+}
+
+static const char sports_page[] =
+	"<title>Derby report</title><p>The striker scored a goal in the "
+	"league derby, a football match the referee stopped twice.</p>";
+static const char stars_page[] =
+	"<title>Night sky</title><p>The telescope saw a galaxy and a nebula "
+	"beyond the comet's orbit, far from the observatory.</p>";
+
+/* A focus on sports that learned from 6 pages of it and 6 of astronomy,
+ * each on a host of its own (seeds: no prediction). */
+static struct focus *focus_taught(const struct crawl_opts *o)
+{
+	struct focus *f;
+	CHECK(focus_open(o, &f) == 0);
+	char url[128];
+	for (int i = 0; i < 6; i++) {
+		snprintf(url, sizeof(url), "http://sports%d.test/a", i);
+		CHECK(learn(f, url, sports_page) >= sports.min_relevance);
+		snprintf(url, sizeof(url), "http://stars%d.test/s", i);
+		CHECK(learn(f, url, stars_page) < sports.min_relevance);
+	}
+	return f;
+}
+
+/* The kind of the linking page: links from pages many of whose links
+ * show a keyword (a list of the topic) led to pages on topic, links from
+ * pages none of whose links did led to pages off topic; the same "Read
+ * more" is then predicted by the kind of page it is on, and every link
+ * to a URL counts (its in-link slot keeps the best kind). */
+static void test_kinds(const struct crawl_opts *o)
+{
+	struct focus *f = focus_taught(o);
+	struct focus_link pl;
+	struct frontier_lease l;
+	char url[128];
+	for (int i = 0; i < 8; i++) {
+		snprintf(url, sizeof(url), "http://mag.test/hub%d", i);
+		predict_from(f, url, 0.9, 12, 0, "Read more", &pl);
+		CHECK(pl.keep);
+		lease_from(url, &pl, &l);
+		CHECK(learn_lease(f, &l, sports_page) >= sports.min_relevance);
+		snprintf(url, sizeof(url), "http://mag.test/art%d", i);
+		predict_from(f, url, 0.9, 0, 0, "Read more", &pl);
+		lease_from(url, &pl, &l);
+		CHECK(learn_lease(f, &l, stars_page) < sports.min_relevance);
+	}
+	predict_from(f, "http://mag.test/x1", 0.9, 12, 0, "Read more", &pl);
+	double hub = p_of(&pl);
+	CHECK(pl.keep);
+	CHECK(hub >= 0.5);
+	/* A fresh URL: no link to it was predicted before. */
+	CHECK(pl.fresh);
+	predict_from(f, "http://mag.test/x1", 0.9, 12, 0, "Read more", &pl);
+	CHECK(!pl.fresh);
+	predict_from(f, "http://mag.test/x2", 0.9, 0, 0, "Read more", &pl);
+	CHECK(!pl.keep);
+	CHECK(p_of(&pl) < sports.predict_min);
+	/* 2 or 3 keyword links: a kind not learned, nothing said. */
+	predict_from(f, "http://mag.test/x3", 0.9, 2, 0, "Read more", &pl);
+	CHECK(p_of(&pl) < hub && p_of(&pl) > sports.predict_min);
+
+	/* Y's queue entry came from a page of no keyword link; a list of
+	 * the topic names Y later, so its lease judges it by the list.
+	 * Z, named by no list, is dropped. */
+	const char *y = "http://mag.test/y";
+	predict_from(f, y, 0.9, 0, 0, "Read more", &pl);
+	CHECK(!pl.keep);
+	struct frontier_lease ly, lz;
+	lease_from(y, &pl, &ly);
+	CHECK(!focus_lease_keep(f, &ly));
+	predict_from(f, y, 0.9, 12, 0, "Read more", &pl);
+	CHECK(pl.keep);
+	CHECK(focus_lease_keep(f, &ly));
+	const char *z = "http://mag.test/z";
+	predict_from(f, z, 0.9, 0, 0, "Read more", &pl);
+	lease_from(z, &pl, &lz);
+	CHECK(!focus_lease_keep(f, &lz));
+	focus_close(f);
+}
+
+/* A site's root, linked from a page on topic, predicted off topic (the
+ * roots reached through "Home" were of astronomy): within the tunnel it
+ * is kept once off-topic roots gave new keyword links (focus_bridge()),
+ * not while they gave none, never beyond the tunnel, and a page that is
+ * not a root gains nothing from it. */
+static void test_bridge(const struct crawl_opts *o)
+{
+	struct focus *f = focus_taught(o);
+	struct focus_link pl;
+	struct frontier_lease l;
+	char url[128];
+	for (int i = 0; i < 4; i++) {
+		snprintf(url, sizeof(url), "http://home%d.test/", i);
+		predict(f, url, 0.9, "Home", &pl);
+		lease_from(url, &pl, &l);
+		CHECK(learn_lease(f, &l, stars_page) < sports.min_relevance);
+		/* It gave no new link that shows a keyword. */
+		focus_bridge(f, 0, &l, true, 0.0, 0);
+	}
+	predict(f, "http://home8.test/", 0.9, "Home", &pl);
+	CHECK(!pl.keep);
+	double root = p_of(&pl);
+	CHECK(root < sports.predict_min);
+	/* Pages on topic are no bridges, whatever their links. */
+	lease_of("http://home5.test/", &l);
+	focus_bridge(f, 0, &l, true, 0.9, 8);
+	predict(f, "http://home9.test/", 0.9, "Home", &pl);
+	CHECK(!pl.keep);
+	/* Two roots off topic that each gave 6 new keyword links. */
+	for (int i = 6; i < 8; i++) {
+		snprintf(url, sizeof(url), "http://home%d.test/", i);
+		lease_of(url, &l);
+		focus_bridge(f, 0, &l, true, 0.0, 6);
+	}
+	predict(f, "http://home10.test/", 0.9, "Home", &pl);
+	CHECK(pl.keep);
+	/* Its prediction is still its own. */
+	CHECK(p_of(&pl) < sports.predict_min);
+	lease_from("http://home10.test/", &pl, &l);
+	CHECK(focus_lease_keep(f, &l));
+	/* From a page off topic at tunnel 1 its own links would not be
+	 * followed: no bridge. */
+	predict_from(f, "http://home11.test/", 0.0, 0, 1, "Home", &pl);
+	CHECK(!pl.keep);
+	/* Not a root. */
+	predict(f, "http://home12.test/index", 0.9, "Home", &pl);
+	CHECK(!pl.keep);
+	focus_close(f);
 }
 
 int main(void)
@@ -164,9 +307,11 @@ int main(void)
 	CHECK(pl.keep);
 	CHECK(p_of(&pl) >= 0.5);
 
-	/* A word seen in a single page, off topic, and in none of many on
-	 * topic says off topic ("pulsar" and "quasar": 20 pages of sports
-	 * more, then one of astronomy; before it, they say nothing). */
+	/* With many more pages on topic than off, a word no page had says
+	 * off topic, as a word seen once would: the topic's words are the
+	 * better known ("pulsar" and "quasar" after 20 pages of sports
+	 * more).  A word seen in a single page, off topic, and in none of
+	 * many on topic says it more strongly. */
 	for (int i = 0; i < 20; i++) {
 		snprintf(url, sizeof(url), "http://sports.test/b%d", i);
 		CHECK(learn(f, url,
@@ -175,19 +320,26 @@ int main(void)
 		      sports.min_relevance);
 	}
 	predict(f, "http://mixed.test/item?id=20", 0.9, "Pulsar, quasar", &pl);
+	double unseen = p_of(&pl);
+	CHECK(unseen < sports.predict_min);
+	CHECK(!pl.keep);
+	/* Words of the topic that are no keywords say on topic. */
+	predict(f, "http://mixed.test/item?id=22", 0.9, "Derby report", &pl);
 	CHECK(pl.keep);
+	CHECK(p_of(&pl) > unseen + 0.3);
 	learn(f, "http://stars.test/s9",
 	      "<title>Radio sky</title><p>A pulsar, a quasar, seen from "
 	      "the observatory.</p>");
 	predict(f, "http://mixed.test/item?id=21", 0.9, "Pulsar, quasar", &pl);
 	CHECK(!pl.keep);
-	CHECK(p_of(&pl) < sports.predict_min);
+	CHECK(p_of(&pl) < unseen);
 
 	/* The words links show are learned with the page they lead to:
 	 * four pages reached through "Continue reading" (from pages off
 	 * topic, on hosts of their own) were of astronomy, whose text has
 	 * neither word, so the next such link is predicted off topic, even
-	 * from a page on topic, while "Read more" still says nothing. */
+	 * from a page on topic, and lower than "Read more", which no page
+	 * was reached through. */
 	for (int i = 0; i < 4; i++) {
 		snprintf(url, sizeof(url), "http://series%d.test/part", i);
 		predict(f, url, 0.0, "Continue reading", &pl);
@@ -197,12 +349,15 @@ int main(void)
 				  "<title>Night sky</title><p>The telescope "
 				  "saw a galaxy.</p>") < sports.min_relevance);
 	}
-	predict(f, "http://mixed.test/item?id=40", 0.9, "Continue reading",
-		&pl);
-	CHECK(p_of(&pl) < sports.predict_min);
-	predict(f, "http://mixed.test/item?id=41", 0.9, "Read more", &pl);
-	CHECK(p_of(&pl) >= 0.5);
+	predict(f, "http://mixed.test/a1", 0.9, "Continue reading", &pl);
+	double cont = p_of(&pl);
+	CHECK(cont < sports.predict_min);
+	/* (URLs whose words, a1 and a2, were learned alike.) */
+	predict(f, "http://mixed.test/a2", 0.9, "Read more", &pl);
+	CHECK(odds(p_of(&pl)) > 4.0 * odds(cont));
 
 	focus_close(f);
+	test_kinds(&o);
+	test_bridge(&o);
 	return check_done();
 }
