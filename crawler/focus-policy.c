@@ -36,8 +36,10 @@ struct focus {
 	bool dirty;
 	/* Link prediction, the writer's: per category the pages fetched
 	 * through each class of link and those on topic, and per host and
-	 * category the pages scored (a host none of whose pages was is a
-	 * guess; memory grows with the hosts, as the frontier's does). */
+	 * category the pages scored and those on topic (a link to a host
+	 * none of whose pages was scored is a guess, the root of one that
+	 * gave pages on topic a bridge; memory grows with the hosts, as the
+	 * frontier's does). */
 	struct model *model;
 	size_t n_model;
 	struct hstat *hs;
@@ -645,16 +647,24 @@ static size_t inlink_words(const struct inlink *e, uint64_t key, uint32_t *t,
 
 /* The most new keyword links counted of one page (a bridge's gain). */
 #define GAIN_MAX 8
-/* What a root (a link to url, components u) is expected to open if it is
- * off topic, in the tunnel: the new keyword links that the roots the
- * crawl fetched off topic gave, a page each (with one more that gave
- * none); 0 for a URL that is not a root.  A site's root is its map: off
- * topic as a page (a portal, a magazine of several topics), it may be
- * the one way to the topic's section.  With the lock held. */
-static double bridge_locked(const struct model *m, const char *url,
-			    const struct norm_url *u)
+/* What a root (a link to url, components u, on the host of key hk) is
+ * expected to open if it is off topic, in the tunnel; 0 for a URL that is
+ * not a root.  A site's root is its map: off topic as a page (a portal, a
+ * magazine of several topics), it may be the one way to the topic's
+ * section.  The root of a site some of whose pages were on topic opens
+ * its section as surely as anything does (1); another, what the roots
+ * the crawl fetched off topic gave in new keyword links, a page each,
+ * with one more root that gave one (so roots are followed until they are
+ * seen to give less).  With the lock held. */
+static double bridge_locked(struct focus *f, const struct model *m, uint64_t hk,
+			    const char *url, const struct norm_url *u)
 {
-	return is_root(url, u) ? (double)m->bg / ((double)m->bn + 1.0) : 0.0;
+	if (!is_root(url, u))
+		return 0.0;
+	const struct hstat *h = hstat_of(f, hk, false);
+	if (h && h->on)
+		return 1.0;
+	return ((double)m->bg + 1.0) / ((double)m->bn + 1.0);
 }
 
 /* The prediction for a link of class k from a page of kind kind (-1: not
@@ -723,7 +733,7 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 		z = words_locked(f, m, cat, t, n, share);
 		p = predict_locked(m, k, (int)kind, z);
 		if (offtopic + 1u <= c->tunnel)
-			gain = bridge_locked(m, url, lu);
+			gain = bridge_locked(f, m, hk, url, lu);
 		ret->fresh = !e || e->key != ik;
 		const struct hstat *h = hstat_of(f, hk, false);
 		unknown = !h || !h->n ||
@@ -810,7 +820,11 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 		p = predict_locked(m, class_of(l->pred_class),
 				   lease_kind(f, cat, l), z);
 		if (l->offtopic + 1u <= c->tunnel)
-			p += (1.0 - p) * bridge_locked(m, l->url, &l->u);
+			p += (1.0 - p) *
+			     bridge_locked(f, m,
+					   host_key(cat, l->url + l->u.host_off,
+						    l->u.host_len),
+					   l->url, &l->u);
 	}
 	pthread_mutex_unlock(&f->mu);
 	return p >= c->predict_min || link_hits_of(class_of(l->pred_class)) > 0;

@@ -184,9 +184,10 @@ static void test_kinds(const struct crawl_opts *o)
 
 /* A site's root, linked from a page on topic, predicted off topic (the
  * roots reached through "Home" were of astronomy): within the tunnel it
- * is kept once off-topic roots gave new keyword links (focus_bridge()),
- * not while they gave none, never beyond the tunnel, and a page that is
- * not a root gains nothing from it. */
+ * is kept when its site gave a page on topic, or once off-topic roots
+ * gave new keyword links (focus_bridge()), not while they gave none,
+ * never beyond the tunnel, and a page that is not a root gains nothing
+ * from it. */
 static void test_bridge(const struct crawl_opts *o)
 {
 	struct focus *f = focus_taught(o);
@@ -209,6 +210,15 @@ static void test_bridge(const struct crawl_opts *o)
 	lease_of("http://home5.test/", &l);
 	focus_bridge(f, 0, &l, true, 0.9, 8);
 	predict(f, "http://home9.test/", 0.9, "Home", &pl);
+	CHECK(!pl.keep);
+	/* The root of a site that gave a page on topic is its way to the
+	 * topic's section: kept in the tunnel, not beyond. */
+	CHECK(learn(f, "http://home21.test/derby", sports_page) >=
+	      sports.min_relevance);
+	predict(f, "http://home21.test/", 0.9, "Home", &pl);
+	CHECK(pl.keep);
+	CHECK(p_of(&pl) < sports.predict_min);
+	predict_from(f, "http://home21.test/", 0.0, 0, 1, "Home", &pl);
 	CHECK(!pl.keep);
 	/* Two roots off topic that each gave 6 new keyword links. */
 	for (int i = 6; i < 8; i++) {

@@ -14,7 +14,7 @@
 #   tunnel 0: nothing pruned, the same pages fetched, and at the budget
 #   a harvest 0.05 better.
 # portals (portals, mixed-topic sites, tag pages, drifting series; "Read
-# more" links), seeds 1 and 2, tunnel 1: harvest >= 0.78 and 1.5 times
+# more" links), seeds 1 and 2, tunnel 1: harvest >= 0.85 and 1.5 times
 # that of prediction off, coverage >= 0.9; tunnel 0: no coverage lost.
 # And report's prediction figures: present, consistent, accurate on sites.
 set -u
@@ -114,9 +114,9 @@ for seed in 1 2; do
 	con=$(get "$w-on" coverage)
 	echo "# $w tunnel 1: harvest $hoff -> $hon, coverage $(get "$w-off" coverage) -> $con"
 	check_true "$w: harvest $hon >= 1.5 x $hoff" ge "$hon" "$hoff" 1.5
-	# The kind of the linking page and the roots as bridges: 0.72 at
-	# best before them (seeds 1 and 2, 8 runs), 0.82 at worst since.
-	check_true "$w: harvest with prediction $hon >= 0.78" ge "$hon" 0.78
+	# The kind of the linking page and the roots as bridges: 0.73 at
+	# best before them (seeds 1 and 2, 8 runs), 0.88 at worst since.
+	check_true "$w: harvest with prediction $hon >= 0.85" ge "$hon" 0.85
 	check_true "$w: coverage with prediction $con >= 0.9" ge "$con" 0.9
 	# Tunnel 0 from off-topic seeds reaches the topic through a few
 	# pages that score just on topic; none of them may be lost (seed 2
