@@ -38,8 +38,11 @@
 #define WRITE_LINGER_MS 20
 /* A robots.txt is trusted this long (RFC 9309 §2.4: up to 24 hours). */
 #define ROBOTS_TTL_MS (24ull * 3600 * 1000)
-/* 429/503: a page is tried again at most this often per host in a row. */
+/* 429/503: a page is tried again at most this often, and a host's pages
+ * at most this often in a row. */
 #define BACKOFF_MAX 3
+/* The pages of one host whose tries are counted (the oldest forgotten). */
+#define BACKOFF_URLS 8
 #define BACKOFF_CAP_MS (5 * 60 * 1000)
 
 static inline uint64_t mono_ms(void)
@@ -292,11 +295,22 @@ struct trouble {
 	struct crawl_host h;
 };
 
+/* A page that answered 429 or 503 with Retry-After: a hash of its URL,
+ * and how often it was tried again. */
+struct backoff_url {
+	uint64_t key;
+	uint8_t n;
+};
+
 /* The loop's state of one host, by host id. */
 struct robots_slot {
 	uint8_t state;
 	uint8_t backoffs;          /* 429/503 in a row */
 	uint64_t backoff_until_ms; /* by mono_ms(): the last backoff's end */
+	/* Its pages tried again (BACKOFF_URLS, made at the host's first
+	 * backoff), and the next one to give way. */
+	struct backoff_url *retried;
+	uint8_t retried_next;
 	struct parse_robots *rules;
 	uint64_t expires_ms;     /* unix ms, by wall_ms() */
 	struct jobq parked;      /* leases waiting for the rules */

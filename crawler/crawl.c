@@ -411,8 +411,10 @@ out:
 	for (size_t i = 0; i < c->n_old_connect_to; i++)
 		curl_slist_free_all(c->old_connect_to[i]);
 	free(c->old_connect_to);
-	for (size_t h = 0; h < c->n_robots; h++)
+	for (size_t h = 0; h < c->n_robots; h++) {
 		parse_robots_free(c->robots[h].rules);
+		free(c->robots[h].retried);
+	}
 	free(c->robots);
 	while (c->troubles) {
 		struct trouble *t = c->troubles;

@@ -3,6 +3,8 @@
  * page fetch becomes (page_done). */
 #include "crawl-int.h"
 
+#include <xxhash.h>
+
 static size_t write_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
 	struct xfer *x = arg;
@@ -302,6 +304,33 @@ uint64_t xfer_sent_ms(struct xfer *x)
 	return sent > x->started_ms ? sent : x->started_ms;
 }
 
+/* May the page of lease l, which answered 429 or 503 with Retry-After,
+ * be tried again?  Counts the try.  Per page: the host's count in a row
+ * is reset by any other answer, so a host with two such pages and a
+ * third that answers would try them for ever.  Out of memory, the host's
+ * count alone bounds it. */
+static bool retry_page(struct robots_slot *s, const struct frontier_lease *l)
+{
+	if (!s->retried &&
+	    !(s->retried = calloc(BACKOFF_URLS, sizeof(*s->retried))))
+		return true;
+	uint64_t key = XXH3_64bits(l->url, l->url_len) | 1;
+	struct backoff_url *b = NULL;
+	for (size_t i = 0; i < BACKOFF_URLS && !b; i++)
+		if (s->retried[i].key == key)
+			b = &s->retried[i];
+	if (!b) {
+		b = &s->retried[s->retried_next];
+		s->retried_next = (uint8_t)((s->retried_next + 1) %
+					    BACKOFF_URLS);
+		*b = (struct backoff_url){ .key = key };
+	}
+	if (b->n >= BACKOFF_MAX)
+		return false;
+	b->n++;
+	return true;
+}
+
 static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 {
 	struct job *j = x->job;
@@ -330,12 +359,13 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 	}
 
 	/* 429 and 503 with Retry-After: the host backs off and the page is
-	 * tried again, a few times in a row at most. */
+	 * tried again, a few times at most, and the host's pages a few
+	 * times in a row at most. */
 	if (cc == CURLE_OK && (status == 429 || status == 503) && s &&
 	    s->backoffs < BACKOFF_MAX) {
 		curl_off_t after = 0;
 		curl_easy_getinfo(x->easy, CURLINFO_RETRY_AFTER, &after);
-		if (after > 0) {
+		if (after > 0 && retry_page(s, &j->lease)) {
 			uint64_t ms = (uint64_t)after * 1000;
 			if (ms > BACKOFF_CAP_MS)
 				ms = BACKOFF_CAP_MS;

@@ -41,6 +41,17 @@ page /            200 text/html links=/429,/503,/500
 page /429         429 header="Retry-After: 1"
 page /503         503 header="Retry-After: 1"
 page /500         500
+host busy2.test
+page /            200 text/html links=/429,/p1,/p2,/p3,/p4,/p5,/p6,/p7,/p8
+page /429         429 header="Retry-After: 1"
+page /p1          200 text/html
+page /p2          200 text/html
+page /p3          200 text/html
+page /p4          200 text/html
+page /p5          200 text/html
+page /p6          200 text/html
+page /p7          200 text/html
+page /p8          200 text/html
 EOF
 cat >"$tmp/seeds" <<'EOF'
 http://ok.test/
@@ -53,6 +64,7 @@ http://r5xx.test/
 http://r429.test/
 http://rloop.test/
 http://busy.test/
+http://busy2.test/
 EOF
 
 # The name that does not resolve: a label of 70 bytes, which the resolver
@@ -117,7 +129,7 @@ check_true "... after one try of six requests (1 + 5 redirects)" [ "$(requests r
 ok_pages=$(grep -c '"normalized":"http://ok.test/[^"]*".*"status":200,"fetched":true' "$tmp/export")
 check_true "the healthy host is crawled completely (12 pages: $ok_pages)" [ "$ok_pages" -eq 12 ]
 check_true "... each page requested once" [ "$(awk -F'\t' '$3 == "req" && $4 == "ok.test" && $6 != "/robots.txt"' "$tmp/log" | wc -l)" -eq 12 ]
-check_true "every seed is recorded" [ "$(grep -c '"depth":0,' "$tmp/export")" -eq 10 ]
+check_true "every seed is recorded" [ "$(grep -c '"depth":0,' "$tmp/export")" -eq 11 ]
 
 # The retries: four tries of each robots-unreachable host, the gaps at
 # least 300, 600 and 1200 ms and growing.
@@ -153,6 +165,11 @@ check_true "a 429 page: at most 4 requests ($(requests busy.test /429 "$tmp/log"
 check_true "... recorded as http_error 429" grep -q '"normalized":"http://busy.test/429".*"status":429.*"error":"http_error"' "$tmp/export"
 check_true "a 503 page recorded as http_error 503" grep -q '"normalized":"http://busy.test/503".*"status":503.*"error":"http_error"' "$tmp/export"
 check_true "a 500 page: one request" [ "$(requests busy.test /500 "$tmp/log")" -eq 1 ]
+# The bound is the page's: the host's other pages, answering in between,
+# do not start its count again.
+check_true "a 429 page among pages that answer: at most 4 requests ($(requests busy2.test /429 "$tmp/log"))" [ "$(requests busy2.test /429 "$tmp/log")" -le 4 ]
+busy2_pages=$(for i in 1 2 3 4 5 6 7 8; do requests busy2.test "/p$i" "$tmp/log"; done | awk '{ n += $1 } END { print n + 0 }')
+check_true "... and its host's 8 other pages fetched ($busy2_pages requests)" [ "$busy2_pages" -ge 8 ]
 
 # A rerun has nothing left: the given-up URLs are recorded.
 start_fixture "$tmp/web" "$tmp/log2"
