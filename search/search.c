@@ -197,7 +197,7 @@ static int exec(struct search_index *s, const char *q)
 /* Creates the schema in a new file, or checks the version of an old one. */
 static int setup(struct search_index *s)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int rc = sqlite3_prepare_v2(s->db, "PRAGMA user_version", -1, &st,
 				    NULL);
 	if (rc != SQLITE_OK)
@@ -438,7 +438,7 @@ int search_put_alias(struct search_index *s, const char *rep, size_t rep_len,
 	if (!s || !url_ok(rep, rep_len) || !url_ok(alias, alias_len) || !kind)
 		return SC_E_INVAL;
 	int err = page_drop(s, alias, alias_len);
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	if (!err)
 		err = stmt(s, ST_ALIAS_UPSERT, &st);
 	if (!err)
@@ -465,7 +465,7 @@ int search_clear_aliases(struct search_index *s)
 
 static int count_of(struct search_index *s, enum stmt i, size_t *ret)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int err = stmt(s, i, &st);
 	if (err)
 		return err;
@@ -499,7 +499,7 @@ int search_foreach_page(struct search_index *s,
 		return SC_E_NOMEM;
 	int err = 0;
 	for (;;) {
-		sqlite3_stmt *st;
+		sqlite3_stmt *st = NULL;
 		size_t n = 0;
 		if ((err = stmt(s, ST_FOREACH, &st)) ||
 		    (err = bind_text(s, st, 1, last, strlen(last))))
@@ -628,7 +628,7 @@ static void alias_list_clear(struct alias_list *l)
 static int aliases_of(struct search_index *s, const char *rep,
 		      struct alias_list *l)
 {
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	int err = stmt(s, ST_ALIASES_OF, &st);
 	if (!err)
 		err = bind_text(s, st, 1, rep, strlen(rep));
@@ -699,7 +699,7 @@ int search_query(struct search_index *s, const char *words,
 	int err = search_make_query(words, q, sizeof(q));
 	if (err)
 		return err;
-	sqlite3_stmt *st;
+	sqlite3_stmt *st = NULL;
 	if ((err = stmt(s, category ? ST_QUERY_CAT : ST_QUERY, &st)) ||
 	    (err = bind_text(s, st, 1, q, strlen(q))) ||
 	    (category &&
