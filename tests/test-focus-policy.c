@@ -188,20 +188,29 @@ static void test_kinds(const struct crawl_opts *o)
  * gave new keyword links (focus_bridge()), not while they gave none,
  * never beyond the tunnel, and a page that is not a root gains nothing
  * from it. */
+/* The roots home<first>.test ... home<first + n - 1>.test, reached from
+ * a page on topic through "Home", were of astronomy, and their links gave
+ * gain new links that show a keyword. */
+static void roots_gave(struct focus *f, int first, int n, unsigned gain)
+{
+	struct focus_link pl;
+	struct frontier_lease l;
+	char url[128];
+	for (int i = first; i < first + n; i++) {
+		snprintf(url, sizeof(url), "http://home%d.test/", i);
+		predict(f, url, 0.9, "Home", &pl);
+		lease_from(url, &pl, &l);
+		CHECK(learn_lease(f, &l, stars_page) < sports.min_relevance);
+		focus_bridge(f, 0, &l, true, 0.0, gain);
+	}
+}
+
 static void test_bridge(const struct crawl_opts *o)
 {
 	struct focus *f = focus_taught(o);
 	struct focus_link pl;
 	struct frontier_lease l;
-	char url[128];
-	for (int i = 0; i < 4; i++) {
-		snprintf(url, sizeof(url), "http://home%d.test/", i);
-		predict(f, url, 0.9, "Home", &pl);
-		lease_from(url, &pl, &l);
-		CHECK(learn_lease(f, &l, stars_page) < sports.min_relevance);
-		/* It gave no new link that shows a keyword. */
-		focus_bridge(f, 0, &l, true, 0.0, 0);
-	}
+	roots_gave(f, 0, 4, 0);
 	predict(f, "http://home8.test/", 0.9, "Home", &pl);
 	CHECK(!pl.keep);
 	double root = p_of(&pl);
@@ -221,11 +230,7 @@ static void test_bridge(const struct crawl_opts *o)
 	predict_from(f, "http://home21.test/", 0.0, 0, 1, "Home", &pl);
 	CHECK(!pl.keep);
 	/* Two roots off topic that each gave 6 new keyword links. */
-	for (int i = 6; i < 8; i++) {
-		snprintf(url, sizeof(url), "http://home%d.test/", i);
-		lease_of(url, &l);
-		focus_bridge(f, 0, &l, true, 0.0, 6);
-	}
+	roots_gave(f, 6, 2, 6);
 	predict(f, "http://home10.test/", 0.9, "Home", &pl);
 	CHECK(pl.keep);
 	/* Its prediction is still its own. */
@@ -239,6 +244,29 @@ static void test_bridge(const struct crawl_opts *o)
 	/* Not a root. */
 	predict(f, "http://home12.test/index", 0.9, "Home", &pl);
 	CHECK(!pl.keep);
+	focus_close(f);
+
+	/* At tunnel 2 a root linked from a page off topic is within the
+	 * tunnel, but what roots opened was learned from roots linked from
+	 * pages on topic: only its site's pages on topic count for it. */
+	struct crawl_category deep = sports;
+	deep.tunnel = 2;
+	struct crawl_opts o2 = *o;
+	o2.categories = &deep;
+	f = focus_taught(&o2);
+	roots_gave(f, 0, 4, 0);
+	roots_gave(f, 6, 2, 6);
+	predict(f, "http://home30.test/", 0.9, "Home", &pl);
+	CHECK(pl.keep);
+	predict_from(f, "http://home31.test/", 0.0, 0, 1, "Home", &pl);
+	CHECK(!pl.keep);
+	lease_from("http://home31.test/", &pl, &l);
+	l.offtopic = 1;
+	CHECK(!focus_lease_keep(f, &l));
+	CHECK(learn(f, "http://home32.test/derby", sports_page) >=
+	      sports.min_relevance);
+	predict_from(f, "http://home32.test/", 0.0, 0, 1, "Home", &pl);
+	CHECK(pl.keep);
 	focus_close(f);
 }
 
