@@ -34,6 +34,9 @@ struct cluster {
 	uint64_t stream_max_bytes;
 	atomic_uint failed; /* publishes the error handler saw fail */
 	atomic_uint lost;   /* ... and could not spool */
+	/* A flush's publishes are in flight: their batches are still in
+	 * the spool, so a failure is counted, not spooled again. */
+	atomic_bool flushing;
 	/* An asynchronous publish was made: libnats 3.4.1's
 	 * js_PublishAsyncGetPendingList() crashes before the first. */
 	bool async_used;
@@ -139,6 +142,8 @@ static void on_publish_error(jsCtx *js, jsPubAckErr *pae, void *closure)
 	struct cluster *c = closure;
 	(void)js;
 	atomic_fetch_add(&c->failed, 1);
+	if (atomic_load(&c->flushing))
+		return;
 	int64_t shard = subject_shard(natsMsg_GetSubject(pae->Msg));
 	const char *data = natsMsg_GetData(pae->Msg);
 	int len = natsMsg_GetDataLength(pae->Msg);
@@ -261,11 +266,14 @@ static unsigned spool_pending(struct cluster *c)
 		return 0;
 	if (js_PublishAsyncGetPendingList(&pending, c->js) != NATS_OK)
 		return 0;
+	bool again = atomic_load(&c->flushing);
 	for (int i = 0; i < pending.Count; i++) {
 		natsMsg *m = pending.Msgs[i];
 		int64_t shard = subject_shard(natsMsg_GetSubject(m));
 		int len = natsMsg_GetDataLength(m);
 		n++;
+		if (again)
+			continue;
 		if (!c->spool || shard < 0 || len <= 0 ||
 		    cluster_spool_append(c->spool, (uint32_t)shard,
 					 natsMsg_GetData(m), (size_t)len) != 0)
@@ -497,10 +505,13 @@ int cluster_flush_spool(struct cluster *c, unsigned timeout_ms, size_t *n)
 	int rc = cluster_publish_wait(c, timeout_ms);
 	if (rc)
 		return rc;
-	/* The error handler appends failed publishes to this very spool;
-	 * the replay stops at the end it saw when it started. */
+	/* The records stay in the spool until their acks came: a failed
+	 * publish of this flush is not spooled again (it was: each failed
+	 * flush added a copy of what it could not publish). */
+	atomic_store(&c->flushing, true);
 	rc = cluster_spool_replay(c->spool, flush_one, c, &done);
 	int wrc = cluster_publish_wait(c, timeout_ms);
+	atomic_store(&c->flushing, false);
 	if (rc)
 		return rc;
 	if (wrc)

@@ -10,7 +10,8 @@
  *     cluster-probe SERVERS status-put SHARD JSON
  *     cluster-probe SERVERS status-list
  *     cluster-probe SERVERS spool-publish DIR SHARD ID URL...
- *     cluster-probe SERVERS spool-flush DIR SECONDS
+ *     cluster-probe SERVERS spool-flush DIR SECONDS   (tried again until
+ *                                                      SECONDS are up)
  *
  * SERVERS is a comma-separated list of nats:// URLs.  ID is a batch id of
  * 32 hex digits.  The consumers' ack wait is 2 s, so that redelivery is
@@ -285,11 +286,17 @@ int main(int argc, char **argv)
 		printf("records %zu\n", cluster_spool_records(spool));
 	} else if (strcmp(cmd, "spool-flush") == 0 && argc == 5) {
 		size_t n = 0;
+		double end = now() + atof(argv[4]);
 		if (!wait_connected(c, atof(argv[4]))) {
 			fprintf(stderr, "cluster-probe: not connected\n");
 			goto out;
 		}
-		int src = cluster_flush_spool(c, 10000, &n);
+		/* A server just back may take a moment to rejoin JetStream:
+		 * the records stay spooled, so flush again until the time is
+		 * up (as the crawl's next flush would). */
+		int src;
+		while ((src = cluster_flush_spool(c, 10000, &n)) && now() < end)
+			usleep(500000);
 		if (src)
 			rc = die(c, "flush", src);
 		else
