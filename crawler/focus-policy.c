@@ -44,8 +44,9 @@ struct focus {
 	size_t n_model;
 	struct hstat *hs;
 	size_t hs_mask, hs_used;
-	/* Per word and category: the pages fetched whose title or URL has
-	 * the word, and those on topic (at most TOKENS_MAX words). */
+	/* Per word and category: the pages fetched whose text or URL, or a
+	 * link to which, has the word, and those on topic (at most
+	 * TOKENS_MAX words). */
 	struct hstat *ts;
 	size_t ts_mask, ts_used;
 	/* Per URL and category, the words of every link to it seen so far
@@ -541,8 +542,9 @@ static double base_rate(const struct model *m)
  * (N_off + 2)), each word's bounded to +-WORD_MAX and the sum to
  * +-WORDS_MAX.  It counts the pages that lack the word too: a word of
  * another topic seen in one page off topic and in none of 40 on topic
- * says so.  A word never seen says nothing, and nothing is said before
- * a few pages of each kind were learned from.  With the lock held. */
+ * says so.  A word no page had counts as one seen once in each kind of
+ * page would.  Nothing is said before a few pages of each kind were
+ * learned from (words_ready()).  With the lock held. */
 #define WORDS_MAX 6.0
 #define WORD_MAX 2.5
 #define LEARNED_ON_MIN 5
@@ -550,12 +552,18 @@ static double base_rate(const struct model *m)
 /* Pages learned from before a word in over half of them counts as
  * common. */
 #define COMMON_MIN 20
+
+/* Have enough pages been learned from for the words to say anything? */
+static bool words_ready(const struct model *m)
+{
+	return m->won >= LEARNED_ON_MIN && m->wn - m->won >= LEARNED_OFF_MIN;
+}
+
 static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 			   const uint32_t *t, size_t n, double *share)
 {
 	double non = (double)m->won, noff = (double)(m->wn - m->won), z = 0.0;
-	bool ready = m->won >= LEARNED_ON_MIN &&
-		     m->wn - m->won >= LEARNED_OFF_MIN;
+	bool ready = words_ready(m);
 	for (size_t i = 0; i < n; i++) {
 		const struct hstat *w = ready ? tstat_of(f, word_key(cat, t[i]),
 							 false)
@@ -649,7 +657,8 @@ static size_t inlink_words(const struct inlink *e, uint64_t key, uint32_t *t,
 #define GAIN_MAX 8
 /* What a root (a link to url, components u, on the host of key hk,
  * carrying offtopic: focus_follow()'s *child) is expected to open if it
- * is off topic, in the tunnel; 0 for a URL that is not a root.  A site's
+ * is off topic, in a tunnel of tunnel hops; 0 for a URL that is not a
+ * root, or whose links would not be followed if it is off topic.  A site's
  * root is its map: off topic as a page (a portal, a magazine of several
  * topics), it may be the one way to the topic's section.  The root of a
  * site some of whose pages were on topic opens its section as surely as
@@ -663,9 +672,9 @@ static size_t inlink_words(const struct inlink *e, uint64_t key, uint32_t *t,
  * without).  With the lock held. */
 static double bridge_locked(struct focus *f, const struct model *m, uint64_t hk,
 			    const char *url, const struct norm_url *u,
-			    unsigned offtopic)
+			    unsigned offtopic, unsigned tunnel)
 {
-	if (!is_root(url, u))
+	if (offtopic + 1u > tunnel || !is_root(url, u))
 		return 0.0;
 	const struct hstat *h = hstat_of(f, hk, false);
 	if (h && h->on)
@@ -740,13 +749,10 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 			kind = e->kind - 1u;
 		z = words_locked(f, m, cat, t, n, share);
 		p = predict_locked(m, k, (int)kind, z);
-		if (offtopic + 1u <= c->tunnel)
-			gain = bridge_locked(f, m, hk, url, lu, offtopic);
+		gain = bridge_locked(f, m, hk, url, lu, offtopic, c->tunnel);
 		ret->fresh = !e || e->key != ik;
 		const struct hstat *h = hstat_of(f, hk, false);
-		unknown = !h || !h->n ||
-			  (hits == 0 && (m->won < LEARNED_ON_MIN ||
-					 m->wn - m->won < LEARNED_OFF_MIN));
+		unknown = !h || !h->n || (hits == 0 && !words_ready(m));
 		ret->n_words = keep_words(t, share, n, ret->words);
 		if (e) {
 			e->key = ik;
@@ -780,32 +786,24 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	ret->pred_class = (uint8_t)(1 + k + STORE_FOCUS_CLASSES * (1 + kind));
 }
 
-/* The words of the links to the URL of lease l: its queue entry's, and
- * those the links found since showed (its in-link slot's), into t (at
- * most 2 * FRONTIER_WORDS_MAX); returns how many.  With the lock held. */
+/* What the links to the URL of lease l showed: its queue entry's words
+ * and those the links found since showed (its in-link slot's), into t
+ * (at most 2 * FRONTIER_WORDS_MAX), and the best kind of the pages that
+ * linked it (-1 when none said) into *kind; returns how many words.
+ * With the lock held. */
 static size_t lease_words(struct focus *f, uint16_t cat,
-			  const struct frontier_lease *l, uint32_t *t)
+			  const struct frontier_lease *l, uint32_t *t,
+			  int *kind)
 {
 	size_t n = l->n_words <= FRONTIER_WORDS_MAX ? l->n_words : 0;
 	memcpy(t, l->words, n * sizeof(*t));
 	uint64_t ik = 0;
 	const struct inlink *e = inlink_of(f, cat, l->url, l->u.len, false,
 					   &ik);
+	*kind = pred_known(l->pred_class) ? kind_of(l->pred_class) : -1;
+	if (e && e->key == ik && (int)e->kind - 1 > *kind)
+		*kind = (int)e->kind - 1;
 	return inlink_words(e, ik, t, n, 2 * FRONTIER_WORDS_MAX);
-}
-
-/* The largest kind of the pages linking to the URL of lease l (its queue
- * entry's, its in-link slot's), -1 when none said.  With the lock held. */
-static int lease_kind(struct focus *f, uint16_t cat,
-		      const struct frontier_lease *l)
-{
-	int kind = pred_known(l->pred_class) ? kind_of(l->pred_class) : -1;
-	uint64_t ik = 0;
-	const struct inlink *e = inlink_of(f, cat, l->url, l->u.len, false,
-					   &ik);
-	if (e && e->key == ik && (int)e->kind - 1 > kind)
-		kind = (int)e->kind - 1;
-	return kind;
 }
 
 bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
@@ -823,31 +821,30 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 	if (cat < f->n_model) {
 		const struct model *m = &f->model[cat];
 		uint32_t t[2 * FRONTIER_WORDS_MAX];
-		size_t n = lease_words(f, cat, l, t);
+		int kind;
+		size_t n = lease_words(f, cat, l, t, &kind);
 		double z = words_locked(f, m, cat, t, n, NULL);
-		p = predict_locked(m, class_of(l->pred_class),
-				   lease_kind(f, cat, l), z);
-		if (l->offtopic + 1u <= c->tunnel)
-			p += (1.0 - p) *
-			     bridge_locked(f, m,
-					   host_key(cat, l->url + l->u.host_off,
-						    l->u.host_len),
-					   l->url, &l->u, l->offtopic);
+		p = predict_locked(m, class_of(l->pred_class), kind, z);
+		p += (1.0 - p) *
+		     bridge_locked(f, m,
+				   host_key(cat, l->url + l->u.host_off,
+					    l->u.host_len),
+				   l->url, &l->u, l->offtopic, c->tunnel);
 	}
 	pthread_mutex_unlock(&f->mu);
 	return p >= c->predict_min || link_hits_of(class_of(l->pred_class)) > 0;
 }
 
-/* The words of the links to the page of lease l (lease_words()) that
- * are neither in its word set (words, as focus_learn() has it) nor among
- * its URL's (keys[n]), into lw (at most 2 * FRONTIER_WORDS_MAX); returns
- * how many.  With the lock held. */
+/* The words of the links to the page of lease l (lease_words(), which
+ * also gives *kind) that are neither in its word set (words, as
+ * focus_learn() has it) nor among its URL's (keys[n]), into lw (at most
+ * 2 * FRONTIER_WORDS_MAX); returns how many.  With the lock held. */
 static size_t anchor_words(struct focus *f, uint16_t cat,
 			   const struct frontier_lease *l,
 			   const uint64_t *words, const uint64_t *keys,
-			   size_t n, uint32_t *lw)
+			   size_t n, uint32_t *lw, int *kind)
 {
-	size_t nl = lease_words(f, cat, l, lw);
+	size_t nl = lease_words(f, cat, l, lw, kind);
 	for (size_t i = 0; words && i < FOCUS_WORDS_CAP && nl; i++) {
 		if (!words[i])
 			continue;
@@ -908,11 +905,11 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		 * or the title of another topic a link showed). */
 		size_t nw = words ? FOCUS_WORDS_CAP : 0;
 		uint32_t lw[2 * FRONTIER_WORDS_MAX];
-		size_t nl = anchor_words(f, cat, l, words, t, n, lw);
+		int kind;
+		size_t nl = anchor_words(f, cat, l, words, t, n, lw, &kind);
 		m->wn++;
 		m->won += on;
-		int kind = known ? lease_kind(f, cat, l) : -1;
-		if (kind >= 0) {
+		if (known && kind >= 0) {
 			m->kn[kind]++;
 			m->kon[kind] += on;
 		}
