@@ -357,6 +357,9 @@ struct crawl {
 	struct warc_writer *warc;    /* the writer thread's, or NULL */
 	struct search_index *search; /* the writer thread's, or NULL */
 	struct focus *focus;
+	/* focus_learning() as the frontier was last told it (the
+	 * writer's; false at the start, when nothing was learned). */
+	bool learning;
 	struct adapt *adapt; /* profile adaptive only, else NULL */
 
 	struct robots_slot *robots;

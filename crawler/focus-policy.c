@@ -969,6 +969,30 @@ void focus_bridge(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 	pthread_mutex_unlock(&f->mu);
 }
 
+/* Pages learned from after which a category whose words are still not
+ * ready (almost every page on topic) no longer holds the guesses back.
+ * A category none of whose pages was learned from has queued nothing
+ * to hold back (its seeds' links come with its first pages). */
+#define LEARNING_MAX 200
+
+bool focus_learning(struct focus *f)
+{
+	const struct view *v = view_of(f);
+	bool learning = false;
+	pthread_mutex_lock(&f->mu);
+	for (size_t i = 0; i < v->n && !learning; i++) {
+		const struct crawl_category *c = &v->o->categories[i];
+		if (!v->kw[i] || !c->predict || c->predict_min <= 0.0 ||
+		    c->tunnel == 0)
+			continue;
+		const struct model *m = i < f->n_model ? &f->model[i] : NULL;
+		learning = m && m->wn && !words_ready(m) &&
+			   m->wn < LEARNING_MAX;
+	}
+	pthread_mutex_unlock(&f->mu);
+	return learning;
+}
+
 bool focus_predicts(const struct focus *f, uint16_t cat)
 {
 	const struct view *v = view_of(f);

@@ -105,6 +105,11 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 void focus_bridge(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		  bool has_relevance, double relevance, unsigned gain);
 
+/* Has some category that prunes at the lease (tunnel > 0) begun to learn
+ * from its pages, and learned too little yet for its words to judge a
+ * guess (frontier_set_learning())?  The writer's. */
+bool focus_learning(struct focus *f);
+
 /* Does category cat predict links (keywords, predict on)?  Any thread. */
 bool focus_predicts(const struct focus *f, uint16_t cat);
 

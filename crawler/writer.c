@@ -1067,6 +1067,11 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	    j->lease.u.len)
 		focus_learn(c->focus, j->lease.category, &j->lease, j->words,
 			    j->has_relevance, j->relevance);
+	bool learning = focus_learning(c->focus);
+	if (learning != c->learning) {
+		frontier_set_learning(c->fr, learning);
+		c->learning = learning;
+	}
 	return queue_found(c, txn, j, b);
 }
 

@@ -193,6 +193,7 @@ struct frontier {
 	 * not yet done, and hosts waiting (politeness) with a head of a
 	 * class under it. */
 	uint32_t hi_leased, lo_leased, wait_hi;
+	bool learning; /* frontier_set_learning() */
 	/* The scheduler's read transaction, renewed when a publication
 	 * happened since it began (gen != rtxn_gen). */
 	MDB_txn *rtxn;
@@ -1156,7 +1157,7 @@ int frontier_next(struct frontier *f, uint64_t now_ms,
 		 * others wait (opts.defer_class). */
 		bool defer = f->ready.n && f->opts.defer_class &&
 			     !rank_hi(f, f->host[f->ready.v[0]].head_depth) &&
-			     (f->hi_leased || f->wait_hi) &&
+			     (f->hi_leased || f->wait_hi || f->learning) &&
 			     f->lo_leased >= DEFER_EXPLORE;
 		if (f->ready.n == 0 || defer) {
 			*wait_ms = f->wait.n ? f->host[f->wait.v[0]].ready_ms -
@@ -1229,6 +1230,13 @@ void frontier_set_opts(struct frontier *f, const struct frontier_opts *opts)
 	 * and one over the new limit must wait: place every host again. */
 	for (uint32_t id = 0; id < f->n_host; id++)
 		(void)host_place(f, id);
+	pthread_mutex_unlock(&f->lock);
+}
+
+void frontier_set_learning(struct frontier *f, bool learning)
+{
+	pthread_mutex_lock(&f->lock);
+	f->learning = learning;
 	pthread_mutex_unlock(&f->lock);
 }
 

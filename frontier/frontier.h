@@ -352,6 +352,12 @@ void frontier_return(struct frontier *f, const struct frontier_lease *l);
  * fetch on (a host's own delay from frontier_host_delay() stays). */
 void frontier_set_opts(struct frontier *f, const struct frontier_opts *opts);
 
+/* While learning (the focus policy has learned too little to judge its
+ * guesses), the URLs of opts.defer_class and above go at most a few at a
+ * time even when nothing better is under way, so that what the first
+ * ones turn out to be judges the others at their lease.  Any thread. */
+void frontier_set_learning(struct frontier *f, bool learning);
+
 /* Hold a host back until until_ms (Retry-After, a robots.txt fetch). */
 void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms);
 

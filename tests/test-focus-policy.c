@@ -270,6 +270,51 @@ static void test_bridge(const struct crawl_opts *o)
 	focus_close(f);
 }
 
+/* focus_learning(): from the first page learned, the guesses wait for
+ * the words to be ready (pages of both kinds learned from), or for a few
+ * hundred pages when almost every page is on topic; never for a category
+ * that prunes nothing at the lease (tunnel 0). */
+static void test_learning(const struct crawl_opts *o)
+{
+	struct focus *f;
+	CHECK(focus_open(o, &f) == 0);
+	CHECK(!focus_learning(f)); /* nothing learned, nothing queued */
+	char url[128];
+	for (int i = 0; i < 6; i++) {
+		snprintf(url, sizeof(url), "http://sports%d.test/a", i);
+		learn(f, url, sports_page);
+		CHECK(focus_learning(f));
+	}
+	for (int i = 0; i < 3; i++) {
+		CHECK(focus_learning(f));
+		snprintf(url, sizeof(url), "http://stars%d.test/s", i);
+		learn(f, url, stars_page);
+	}
+	CHECK(!focus_learning(f));
+	focus_close(f);
+
+	/* On topic only. */
+	CHECK(focus_open(o, &f) == 0);
+	int n = 0;
+	learn(f, "http://sports.test/", sports_page);
+	while (focus_learning(f) && n < 1000) {
+		snprintf(url, sizeof(url), "http://sports%d.test/a", n++);
+		learn(f, url, sports_page);
+	}
+	CHECK(n >= 100 && n < 1000);
+	focus_close(f);
+
+	/* Tunnel 0. */
+	struct crawl_category t0 = sports;
+	t0.tunnel = 0;
+	struct crawl_opts o0 = *o;
+	o0.categories = &t0;
+	CHECK(focus_open(&o0, &f) == 0);
+	learn(f, "http://sports.test/", sports_page);
+	CHECK(!focus_learning(f));
+	focus_close(f);
+}
+
 int main(void)
 {
 	struct crawl_opts o = { 0 };
@@ -397,5 +442,6 @@ int main(void)
 	focus_close(f);
 	test_kinds(&o);
 	test_bridge(&o);
+	test_learning(&o);
 	return check_done();
 }

@@ -104,7 +104,12 @@ echo "# $w tunnel 0, budget $b: harvest $hoff -> $hon"
 check_true "tunnel 0, budget: harvest $hon >= $hoff + 0.05" \
 	ge "$hon" "$hoff" 1 0.05
 
-for seed in 1 2; do
+# Seed 10 was never used while choosing the prediction's parts: its
+# crawl learns some 30 pages on topic before a third off topic, and its
+# seed site's tag pages queue guesses meanwhile.  Those go two at a time
+# until the words can judge the rest (frontier_set_learning()): 0.807 -
+# 0.862 before (10 runs), 0.872 - 0.907 since.
+for seed in 1 2 10; do
 	w=portals-$seed
 	python3 "$here/webgen.py" --shape portals --seed "$seed" \
 		--out "$tmp/$w"
@@ -116,11 +121,14 @@ for seed in 1 2; do
 	check_true "$w: harvest $hon >= 1.5 x $hoff" ge "$hon" "$hoff" 1.5
 	# The kind of the linking page and the roots as bridges: 0.73 at
 	# best before them (seeds 1 and 2, 8 runs), 0.88 at worst since.
+	# Seed 10: see above.
 	check_true "$w: harvest with prediction $hon >= 0.85" ge "$hon" 0.85
 	check_true "$w: coverage with prediction $con >= 0.9" ge "$con" 0.9
 	# Tunnel 0 from off-topic seeds reaches the topic through a few
 	# pages that score just on topic; none of them may be lost (seed 2
-	# lost 0.65 of its coverage when the prediction pruned there).
+	# lost 0.65 of its coverage when the prediction pruned there).  Seed
+	# 10 has no such page: its tunnel 0 reaches nothing either way.
+	[ "$seed" = 10 ] && continue
 	measure "$w" "$w-t0-off" 0 off
 	measure "$w" "$w-t0-on" 0 on
 	coff=$(get "$w-t0-off" coverage) con=$(get "$w-t0-on" coverage)

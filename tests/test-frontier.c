@@ -30,16 +30,32 @@ static MDB_env *env_open(void)
 	return env_open_sized((size_t)1 << 30);
 }
 
+/* A frontier with options o. */
+static struct frontier *open_opts(MDB_env *env, const struct frontier_opts *o)
+{
+	struct frontier *f = NULL;
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_open(env, txn, o, &f) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	return f;
+}
+
 static struct frontier *fr_open(MDB_env *env, unsigned conns, uint32_t delay)
 {
 	struct frontier_opts o = { .per_host_connections = conns,
 				   .per_host_delay_ms = delay };
-	struct frontier *f = NULL;
-	MDB_txn *txn;
-	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
-	CHECK(frontier_open(env, txn, &o, &f) == 0);
-	CHECK(mdb_txn_commit(txn) == 0);
-	return f;
+	return open_opts(env, &o);
+}
+
+/* A frontier that defers classes 2 and 3 (as a crawl that predicts
+ * links), 8 connections a host, no delay; its options into *o. */
+static struct frontier *defer_open(MDB_env *env, struct frontier_opts *o)
+{
+	*o = (struct frontier_opts){ .per_host_connections = 8,
+				     .per_host_delay_ms = 0,
+				     .defer_class = 2 };
+	return open_opts(env, o);
 }
 
 /* Queue one URL (normalized here) in txn; returns frontier_add()'s code. */
@@ -248,20 +264,32 @@ static void test_priority(void)
 	mdb_env_close(env);
 }
 
+/* With defer_class off (in o, applied to f), three guesses at time now
+ * all go at once; then f and env are closed. */
+static void no_defer(MDB_env *env, struct frontier *f, struct frontier_opts *o,
+		     uint64_t now)
+{
+	struct frontier_lease l;
+	uint64_t wait;
+	o->defer_class = 0;
+	frontier_set_opts(f, o);
+	add_prio(env, f, "http://y.test/a", 1, 3, 0);
+	add_prio(env, f, "http://y2.test/a", 1, 3, 0);
+	add_prio(env, f, "http://y3.test/a", 1, 3, 0);
+	for (int i = 0; i < 3; i++)
+		CHECK(frontier_next(f, now, &l, &wait) == 0);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
 /* defer_class 2: URLs of class 2 and 3 go two at a time while URLs of
  * class 0 or 1 are leased and not done or wait for their host's delay;
  * all at once when nothing better is under way. */
 static void test_defer(void)
 {
 	MDB_env *env = env_open();
-	struct frontier_opts o = { .per_host_connections = 8,
-				   .per_host_delay_ms = 0,
-				   .defer_class = 2 };
-	struct frontier *f = NULL;
-	MDB_txn *txn;
-	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
-	CHECK(frontier_open(env, txn, &o, &f) == 0);
-	CHECK(mdb_txn_commit(txn) == 0);
+	struct frontier_opts o;
+	struct frontier *f = defer_open(env, &o);
 	struct frontier_lease l, good, g[4];
 	uint64_t wait;
 
@@ -301,15 +329,43 @@ static void test_defer(void)
 	CHECK(frontier_next(f, 1000, &g[0], &wait) == 0);
 	CHECK_STR(g[0].url, "http://g.test/good2");
 	/* Without defer_class nothing waits. */
-	o.defer_class = 0;
-	frontier_set_opts(f, &o);
-	add_prio(env, f, "http://y.test/a", 1, 3, 0);
-	add_prio(env, f, "http://y2.test/a", 1, 3, 0);
-	add_prio(env, f, "http://y3.test/a", 1, 3, 0);
-	for (int i = 0; i < 3; i++)
-		CHECK(frontier_next(f, 1000, &l, &wait) == 0);
-	frontier_close(f);
-	mdb_env_close(env);
+	no_defer(env, f, &o, 1000);
+}
+
+/* While the focus policy is learning (frontier_set_learning()), guesses
+ * go two at a time even when nothing better is under way; once it is
+ * not, the rest go at once. */
+static void test_learning(void)
+{
+	MDB_env *env = env_open();
+	struct frontier_opts o;
+	struct frontier *f = defer_open(env, &o);
+	struct frontier_lease l, g[5];
+	uint64_t wait;
+	for (int i = 0; i < 5; i++) {
+		char u[64];
+		snprintf(u, sizeof(u), "http://x%d.test/guess", i);
+		add_prio(env, f, u, 1, 2 + (i & 1), 0);
+	}
+	frontier_set_learning(f, true);
+	CHECK(frontier_next(f, 0, &g[0], &wait) == 0);
+	CHECK(frontier_next(f, 0, &g[1], &wait) == 0);
+	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
+	CHECK(wait == UINT64_MAX);
+	/* One learned from makes room for the next. */
+	done(env, f, &g[0]);
+	CHECK(frontier_next(f, 0, &g[2], &wait) == 0);
+	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
+	/* Learned enough: the rest go. */
+	frontier_set_learning(f, false);
+	CHECK(frontier_next(f, 0, &g[3], &wait) == 0);
+	CHECK(frontier_next(f, 0, &g[4], &wait) == 0);
+	for (int i = 0; i < 5; i++)
+		CHECK(strstr(g[i].url, "/guess") != NULL);
+	CHECK(frontier_next(f, 0, &l, &wait) == SC_E_AGAIN);
+	/* Without defer_class, learning holds nothing back. */
+	frontier_set_learning(f, true);
+	no_defer(env, f, &o, 0);
 }
 
 /* frontier_requeue() queues a URL the seen set holds (a learned rule's
@@ -1005,6 +1061,7 @@ int main(void)
 				  test_late_shallow_url,
 				  test_priority,
 				  test_defer,
+				  test_learning,
 				  test_requeue,
 				  test_forget,
 				  test_revisit,
