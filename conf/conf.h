@@ -103,7 +103,7 @@ struct conf_category {
 	size_t n_include, n_exclude;
 };
 #define CONF_TUNNEL_MAX 100
-#define CONF_PREDICT_MIN 0.6
+#define CONF_PREDICT_MIN 0.7
 #define CONF_PATTERNS_MAX 64
 #define CONF_PATTERN_MAX 1024
 

@@ -96,11 +96,17 @@ struct model {
 	/* The off-topic roots fetched in the tunnel (focus_bridge()), and
 	 * the new keyword links they gave. */
 	uint64_t bn, bg;
+	/* Per class, the pages fetched through quiet links (none of whose
+	 * words said anything: words_locked()), and those on topic; and
+	 * all of them, whose words are learned apart (quiet_locked()). */
+	uint64_t qn[STORE_FOCUS_CLASSES], qon[STORE_FOCUS_CLASSES];
+	uint64_t qwn, qwon;
 };
 
 struct hstat {
 	uint64_t key; /* 0: empty */
 	uint32_t n, on;
+	uint32_t text; /* of n, the pages that had a word in their text */
 };
 
 #define INLINKS 32768
@@ -370,6 +376,10 @@ bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
  * a page on topic, likely not from one off topic (topical locality). */
 #define CLASS_PRIOR_ON 0.75
 #define CLASS_PRIOR_OFF 0.25
+/* Pages fetched through a class (or its quiet links) before its rate may
+ * fall under its prior: two pages off topic first must not stop the
+ * crawl from following the class ever again. */
+#define RATE_MIN 8
 
 static struct model *model_of(struct focus *f, uint16_t cat)
 {
@@ -393,7 +403,7 @@ static uint64_t host_key(uint16_t cat, const char *host, size_t len)
 	return h ? h : 1;
 }
 
-/* The most words learned; later ones are not (4 MiB of counts). */
+/* The most words learned; later ones are not (6 MiB of counts). */
 #define TOKENS_MAX (1u << 18)
 
 /* A table of counts: the entry of key, added when add is set (and there
@@ -547,6 +557,12 @@ static double base_rate(const struct model *m)
  * learned from (words_ready()).  With the lock held. */
 #define WORDS_MAX 6.0
 #define WORD_MAX 2.5
+/* A word whose evidence is this much or more says something; a link none
+ * of whose words does is quiet. */
+#define SAYS_MIN 1.0
+/* Pages of each kind learned from quiet links before their words say
+ * anything. */
+#define QUIET_MIN 3
 #define LEARNED_ON_MIN 5
 #define LEARNED_OFF_MIN 3
 /* Pages learned from before a word in over half of them counts as
@@ -560,9 +576,11 @@ static bool words_ready(const struct model *m)
 }
 
 static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
-			   const uint32_t *t, size_t n, double *share)
+			   const uint32_t *t, size_t n, double *share,
+			   bool *says)
 {
 	double non = (double)m->won, noff = (double)(m->wn - m->won), z = 0.0;
+	*says = false;
 	bool ready = words_ready(m);
 	for (size_t i = 0; i < n; i++) {
 		const struct hstat *w = ready ? tstat_of(f, word_key(cat, t[i]),
@@ -584,20 +602,70 @@ static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 		}
 		if (!w || !w->n)
 			continue;
-		/* A word in most pages (the "and" of the text, the "item"
-		 * and "id" of every URL of a site) tells pages apart no
-		 * better than the class does, and what the crawl chose to
-		 * fetch can make it lean either way. */
-		if (m->wn >= COMMON_MIN && 2 * (uint64_t)w->n > m->wn)
+		/* A word in most pages tells pages apart no better than
+		 * the class does.  In a text, that is a word in most pages
+		 * of each kind (the "and"): a word of the topic is in most
+		 * of a focused crawl's pages too, and says the most.  In
+		 * URLs and links (the "item" and "id" of every URL of a
+		 * site, the "read" of every "Read more"), it is a word in
+		 * most pages at all, since what the crawl chose to fetch can
+		 * make it lean either way. */
+		if (m->wn >= COMMON_MIN && 2 * (uint64_t)w->n > m->wn &&
+		    (2 * (uint64_t)w->text < w->n ||
+		     (2 * (uint64_t)w->on > m->won &&
+		      2 * (uint64_t)(w->n - w->on) > m->wn - m->won)))
 			continue;
 		double d = log(((double)w->on + 1.0) / (non + 2.0)) -
 			   log(((double)(w->n - w->on) + 1.0) / (noff + 2.0));
 		d = d < -WORD_MAX ? -WORD_MAX : d > WORD_MAX ? WORD_MAX : d;
 		if (share)
 			share[i] = fabs(d);
+		*says |= fabs(d) >= SAYS_MIN;
 		z += d;
 	}
 	return z < -WORDS_MAX ? -WORDS_MAX : z > WORDS_MAX ? WORDS_MAX : z;
+}
+
+/* A word key of the words of quiet links (quiet_locked()), apart from
+ * the same word's in pages. */
+static uint64_t quiet_key(uint16_t cat, uint32_t w)
+{
+	return word_key(cat, w) ^ 0x9b05688c2b3e6c1full;
+}
+
+/* What the words t[n] of a quiet link say, as learned from the pages
+ * that quiet links led to: "#friend" or "Sign in" and "Next post" say
+ * nothing about sports in a page, and a link's "tag", "next" or "post"
+ * says little among all links (most are titles, which say the rest), but
+ * among quiet links they tell a common word's tag page from the next
+ * post.  Nothing before 3 pages of each kind.  With the lock held. */
+static double quiet_locked(struct focus *f, const struct model *m, uint16_t cat,
+			   const uint32_t *t, size_t n)
+{
+	double non = (double)m->qwon, noff = (double)(m->qwn - m->qwon), z = 0;
+	if (m->qwon < QUIET_MIN || m->qwn - m->qwon < QUIET_MIN)
+		return 0.0;
+	for (size_t i = 0; i < n; i++) {
+		const struct hstat *w = tstat_of(f, quiet_key(cat, t[i]),
+						 false);
+		if (!w || !w->n)
+			continue;
+		double d = log(((double)w->on + 1.0) / (non + 2.0)) -
+			   log(((double)(w->n - w->on) + 1.0) / (noff + 2.0));
+		z += d < -WORD_MAX ? -WORD_MAX : d > WORD_MAX ? WORD_MAX : d;
+	}
+	return z < -WORDS_MAX ? -WORDS_MAX : z > WORDS_MAX ? WORDS_MAX : z;
+}
+
+/* What the words t[n] of a link say (words_locked(), then
+ * quiet_locked() if they said nothing), and whether any said something
+ * (*says).  With the lock held. */
+static double link_z_locked(struct focus *f, const struct model *m,
+			    uint16_t cat, const uint32_t *t, size_t n,
+			    double *share, bool *says)
+{
+	double z = words_locked(f, m, cat, t, n, share, says);
+	return *says ? z : z + quiet_locked(f, m, cat, t, n);
 }
 
 /* The words a queue entry keeps of t[n] (shares as words_locked() gave
@@ -692,11 +760,19 @@ static double bridge_locked(struct focus *f, const struct model *m, uint64_t hk,
  * predicted on topic, so the host's fetched pages overstate it (a site of
  * three topics stood at 37 of 43 on topic in a traced crawl). */
 static double predict_locked(const struct model *m, unsigned k, int kind,
-			     double z)
+			     double z, bool says)
 {
 	double prior = k >= 6 ? CLASS_PRIOR_ON : CLASS_PRIOR_OFF;
 	double p = ((double)m->on[k] + PRIOR_PAGES * prior) /
 		   ((double)m->n[k] + PRIOR_PAGES);
+	if (m->n[k] < RATE_MIN && p < prior)
+		p = prior;
+	/* A quiet link: what the quiet links of its class led to.  The
+	 * class's rate is mostly that of links whose words said on topic
+	 * (the crawl fetches those), which a quiet link does not share. */
+	if (!says && m->qn[k] >= RATE_MIN)
+		p = ((double)m->qon[k] + PRIOR_PAGES * p) /
+		    ((double)m->qn[k] + PRIOR_PAGES);
 	if (kind >= 0 && m->kn[kind]) {
 		double base = base_rate(m);
 		double pk = ((double)m->kon[kind] + PRIOR_PAGES * base) /
@@ -747,8 +823,9 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 			n = word_add(t, n, TOKENS_PER_TEXT, lw[i]);
 		if (e && e->key == ik && e->kind > kind + 1)
 			kind = e->kind - 1u;
-		z = words_locked(f, m, cat, t, n, share);
-		p = predict_locked(m, k, (int)kind, z);
+		bool says;
+		z = link_z_locked(f, m, cat, t, n, share, &says);
+		p = predict_locked(m, k, (int)kind, z, says);
 		gain = bridge_locked(f, m, hk, url, lu, offtopic, c->tunnel);
 		ret->fresh = !e || e->key != ik;
 		const struct hstat *h = hstat_of(f, hk, false);
@@ -823,8 +900,9 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 		uint32_t t[2 * FRONTIER_WORDS_MAX];
 		int kind;
 		size_t n = lease_words(f, cat, l, t, &kind);
-		double z = words_locked(f, m, cat, t, n, NULL);
-		p = predict_locked(m, class_of(l->pred_class), kind, z);
+		bool says;
+		double z = link_z_locked(f, m, cat, t, n, NULL, &says);
+		p = predict_locked(m, class_of(l->pred_class), kind, z, says);
 		p += (1.0 - p) *
 		     bridge_locked(f, m,
 				   host_key(cat, l->url + l->u.host_off,
@@ -835,16 +913,13 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 	return p >= c->predict_min || link_hits_of(class_of(l->pred_class)) > 0;
 }
 
-/* The words of the links to the page of lease l (lease_words(), which
- * also gives *kind) that are neither in its word set (words, as
- * focus_learn() has it) nor among its URL's (keys[n]), into lw (at most
- * 2 * FRONTIER_WORDS_MAX); returns how many.  With the lock held. */
-static size_t anchor_words(struct focus *f, uint16_t cat,
-			   const struct frontier_lease *l,
-			   const uint64_t *words, const uint64_t *keys,
-			   size_t n, uint32_t *lw, int *kind)
+/* Of the words of the links to a page, lw[nl], those neither in its word
+ * set (words, as focus_learn() has it) nor among its URL's (keys[n]) are
+ * kept in lw; returns how many. */
+static size_t anchor_words(uint16_t cat, const uint64_t *words,
+			   const uint64_t *keys, size_t n, uint32_t *lw,
+			   size_t nl)
 {
-	size_t nl = lease_words(f, cat, l, lw, kind);
 	for (size_t i = 0; words && i < FOCUS_WORDS_CAP && nl; i++) {
 		if (!words[i])
 			continue;
@@ -906,7 +981,27 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		size_t nw = words ? FOCUS_WORDS_CAP : 0;
 		uint32_t lw[2 * FRONTIER_WORDS_MAX];
 		int kind;
-		size_t nl = anchor_words(f, cat, l, words, t, n, lw, &kind);
+		size_t nl = lease_words(f, cat, l, lw, &kind);
+		/* A page a quiet link led to: counted for its class, and the
+		 * link's words learned apart (quiet_locked()). */
+		bool says = true;
+		if (known)
+			(void)words_locked(f, m, cat, lw, nl, NULL, &says);
+		if (!says) {
+			m->qn[k]++;
+			m->qon[k] += on;
+			m->qwn++;
+			m->qwon += on;
+			for (size_t i = 0; i < nl; i++) {
+				struct hstat *w = tstat_of(
+					f, quiet_key(cat, lw[i]), true);
+				if (w && w->n < UINT32_MAX) {
+					w->n++;
+					w->on += on;
+				}
+			}
+		}
+		nl = anchor_words(cat, words, t, n, lw, nl);
 		m->wn++;
 		m->won += on;
 		if (known && kind >= 0) {
@@ -926,6 +1021,7 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 			if (w && w->n < UINT32_MAX) {
 				w->n++;
 				w->on += on;
+				w->text += i < nw;
 			}
 		}
 		if (known) {

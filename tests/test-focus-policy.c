@@ -2,6 +2,7 @@
  * crawler/focus-policy.c (docs/focus.md, "Prediction"): pages parsed as the
  * crawl parses them teach it words, and every link to a URL counts, not
  * only the one that queued it. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -270,6 +271,107 @@ static void test_bridge(const struct crawl_opts *o)
 	focus_close(f);
 }
 
+static const char midfield_page[] =
+	"<title>Derby report</title><p>The midfielder passed, the striker "
+	"scored a goal in the league derby.</p>";
+
+/* A word of the topic in most pages of a focused crawl still says on
+ * topic (it is in few pages off topic), while a word in most pages of
+ * each kind ("the") says nothing.  30 pages on topic with "midfielder"
+ * (not a keyword), 5 off topic without it. */
+static void test_topic_words(const struct crawl_opts *o)
+{
+	struct focus *f;
+	CHECK(focus_open(o, &f) == 0);
+	char url[128];
+	for (int i = 0; i < 30; i++) {
+		snprintf(url, sizeof(url), "http://sports%d.test/a", i);
+		learn(f, url, midfield_page);
+	}
+	for (int i = 0; i < 5; i++) {
+		snprintf(url, sizeof(url), "http://stars%d.test/s", i);
+		learn(f, url, stars_page);
+	}
+	/* Links to the same path as the pages learned ("a", in most
+	 * URLs: it says nothing) on hosts of their own. */
+	struct focus_link pl;
+	predict(f, "http://o1.test/a", 0.9, "Midfielder", &pl);
+	double mid = p_of(&pl);
+	predict(f, "http://o2.test/a", 0.9, "The", &pl);
+	double the = p_of(&pl);
+	predict(f, "http://o3.test/a", 0.9, "", &pl);
+	double none = p_of(&pl);
+	CHECK(fabs(the - none) < 1e-9);
+	CHECK(odds(mid) > 4 * odds(none));
+	focus_close(f);
+}
+
+/* A quiet link (none of its words says anything) is judged by what the
+ * quiet links of its class led to, not by the class's rate, which the
+ * links whose words said on topic make: after 20 pages on topic through
+ * titles and 10 off topic through "The", a link "The" is predicted off
+ * topic, and the same link in a crawl whose 10 pages off topic came
+ * through titles of astronomy is not. */
+/* Pages fetched through n links showing anchor from a page on topic (of
+ * no keyword link) to the URLs prefix0, prefix1, ..., learned as html. */
+static void learn_through(struct focus *f, const char *prefix, int n,
+			  const char *anchor, const char *html)
+{
+	struct focus_link pl;
+	struct frontier_lease l;
+	char url[128];
+	for (int i = 0; i < n; i++) {
+		snprintf(url, sizeof(url), "%s%d", prefix, i);
+		predict(f, url, 0.9, anchor, &pl);
+		lease_from(url, &pl, &l);
+		learn_lease(f, &l, html);
+	}
+}
+
+static double quiet_after(const struct crawl_opts *o, const char *off_anchor,
+			  double *titled)
+{
+	struct focus *f = focus_taught(o);
+	struct focus_link pl;
+	learn_through(f, "http://mag.test/s", 20, "Midfielder derby",
+		      midfield_page);
+	learn_through(f, "http://mag.test/o", 10, off_anchor, stars_page);
+	predict(f, "http://mag.test/q", 0.9, "The", &pl);
+	double q = p_of(&pl);
+	predict(f, "http://mag.test/d", 0.9, "Midfielder", &pl);
+	*titled = p_of(&pl);
+	focus_close(f);
+	return q;
+}
+
+/* Two pages off topic first through a class leave it at its prior:
+ * a crawl that pruned every link of the class then would never learn
+ * otherwise (a blog platform's crawl stopped at 51 pages of 287 so). */
+static void test_rate_min(const struct crawl_opts *o)
+{
+	struct focus *f = focus_taught(o);
+	struct focus_link pl;
+	learn_through(f, "http://blog.test/p", 2, "The", stars_page);
+	/* 0.57 (the class at its prior 0.75, the kind of page a little
+	 * under); 0.21 with the class at its rate of 2 pages. */
+	predict(f, "http://blog.test/p9", 0.9, "The", &pl);
+	CHECK(p_of(&pl) > 0.5);
+	CHECK(pl.keep);
+	focus_close(f);
+}
+
+static void test_quiet(const struct crawl_opts *o)
+{
+	double ta, tb;
+	double a = quiet_after(o, "The", &ta);
+	double b = quiet_after(o, "Telescope nebula", &tb);
+	CHECK(a < sports.predict_min);
+	CHECK(b > 0.6);
+	CHECK(a + 0.3 < b);
+	/* Links whose words speak keep the class's rate. */
+	CHECK(ta > 0.9 && tb > 0.9);
+}
+
 /* focus_learning(): from the first page learned, the guesses wait for
  * the words to be ready (pages of both kinds learned from), or for a few
  * hundred pages when almost every page is on topic; never for a category
@@ -443,5 +545,8 @@ int main(void)
 	test_kinds(&o);
 	test_bridge(&o);
 	test_learning(&o);
+	test_topic_words(&o);
+	test_quiet(&o);
+	test_rate_min(&o);
 	return check_done();
 }

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-focus-predict.sh SIGCRAWL FIXTURE — link prediction on webs of two
+# test-focus-predict.sh SIGCRAWL FIXTURE — link prediction on webs of three
 # shapes and several seeds (tests/focus/webgen.py; docs/focus.md
 # "Prediction"), each crawl measured by tests/focus/measure.py against the
 # generator's labels: harvest = fetched pages of the topic / fetched pages,
@@ -14,8 +14,11 @@
 #   tunnel 0: nothing pruned, the same pages fetched, and at the budget
 #   a harvest 0.05 better.
 # portals (portals, mixed-topic sites, tag pages, drifting series; "Read
-# more" links), seeds 1 and 2, tunnel 1: harvest >= 0.85 and 1.5 times
+# more" links), seeds 1, 2 and 10, tunnel 1: harvest >= 0.85 and 1.5 times
 # that of prediction off, coverage >= 0.9; tunnel 0: no coverage lost.
+# blogs (a blog platform: listings, tag pages of every word, "Next
+# post"), seed 8, tunnel 1: harvest >= 0.85 and 1.5 times that of
+# prediction off, coverage >= 0.9.
 # And report's prediction figures: present, consistent, accurate on sites.
 set -u
 sigcrawl=$1
@@ -104,14 +107,20 @@ echo "# $w tunnel 0, budget $b: harvest $hoff -> $hon"
 check_true "tunnel 0, budget: harvest $hon >= $hoff + 0.05" \
 	ge "$hon" "$hoff" 1 0.05
 
-# Seed 10 was never used while choosing the prediction's parts: its
-# crawl learns some 30 pages on topic before a third off topic, and its
-# seed site's tag pages queue guesses meanwhile.  Those go two at a time
-# until the words can judge the rest (frontier_set_learning()): 0.807 -
-# 0.862 before (10 runs), 0.872 - 0.907 since.
-for seed in 1 2 10; do
-	w=portals-$seed
-	python3 "$here/webgen.py" --shape portals --seed "$seed" \
+# Portals seed 10 was never used while choosing the prediction's parts:
+# its crawl learns some 30 pages on topic before a third off topic, and
+# its seed site's tag pages queue guesses meanwhile.  Those go two at a
+# time until the words can judge the rest (frontier_set_learning()):
+# 0.807 - 0.862 before (10 runs), 0.872 - 0.907 since.
+#
+# The blog platform: most of its links are on one host and show no
+# keyword, and a tag page of a common word ("#friend") looks from its
+# link like a tag of the topic.  Blogs seed 8 stood at 0.769-0.792
+# harvest (4 runs) before the topic's words counted in pages where most
+# pages have them and quiet links were judged by what quiet links led
+# to; 0.890-0.922 since.
+for w in portals-1 portals-2 portals-10 blogs-8; do
+	python3 "$here/webgen.py" --shape "${w%-*}" --seed "${w##*-}" \
 		--out "$tmp/$w"
 	measure "$w" "$w-off" 1 off
 	measure "$w" "$w-on" 1 on
@@ -121,14 +130,15 @@ for seed in 1 2 10; do
 	check_true "$w: harvest $hon >= 1.5 x $hoff" ge "$hon" "$hoff" 1.5
 	# The kind of the linking page and the roots as bridges: 0.73 at
 	# best before them (seeds 1 and 2, 8 runs), 0.88 at worst since.
-	# Seed 10: see above.
+	# Portals seed 10 and blogs seed 8: see above.
 	check_true "$w: harvest with prediction $hon >= 0.85" ge "$hon" 0.85
 	check_true "$w: coverage with prediction $con >= 0.9" ge "$con" 0.9
 	# Tunnel 0 from off-topic seeds reaches the topic through a few
 	# pages that score just on topic; none of them may be lost (seed 2
-	# lost 0.65 of its coverage when the prediction pruned there).  Seed
-	# 10 has no such page: its tunnel 0 reaches nothing either way.
-	[ "$seed" = 10 ] && continue
+	# lost 0.65 of its coverage when the prediction pruned there).
+	# Portals seed 10 has no such page: its tunnel 0 reaches nothing
+	# either way.
+	case $w in portals-10 | blogs-*) continue ;; esac
 	measure "$w" "$w-t0-off" 0 off
 	measure "$w" "$w-t0-on" 0 on
 	coff=$(get "$w-t0-off" coverage) con=$(get "$w-t0-on" coverage)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""webgen.py --shape sites|portals --seed N --out DIR — a generated
+"""webgen.py --shape sites|portals|blogs --seed N --out DIR — a generated
 multi-topic web for the focus measurements (issue 17; docs/focus.md).
 
 Six topics, each with a vocabulary of 40 words; pages are common English
@@ -23,6 +23,21 @@ shape "portals": 3 portals (a home page of topic names and archive pages
   and series whose parts drift from one topic to another (each part links
   the next, "Continue reading").  URLs are opaque (/item?id=N) and half
   the link texts are "Read more": the URL and the anchor say less here.
+
+shape "blogs": a blog platform (one host) and the web around it, written
+  after the policy was chosen and never used to choose it.  30 blogs,
+  one in five about two topics; a blog's home and its "Older posts"
+  pages list its posts by title, ten a page (a chain as deep as the blog
+  is long); each post links its neighbours ("Previous post", "Next
+  post": another topic now and then on a blog of two), 1-3 tag pages of
+  the platform (#word: every post with the word, whichever blog), its
+  month's archive, and the platform's own pages on every page (home,
+  popular, about, login: off topic, the home and popular listing posts
+  of every topic).  Blog homes link 5 other blogs (a blogroll, mostly
+  the same topic), and 15 % of the posts a post of another blog.  Six
+  aggregator sites (one a topic) list 40 of the topic's posts and link
+  each other.  Post URLs carry a date and a slug (/u/NAME/2024/05/slug).
+  The seeds are the platform's home (off topic) and a blog of the topic.
 
 Writes in DIR: web (for sc-fixture), labels.tsv (URL, topic or "nav"),
 seeds-TOPIC.txt, keywords.txt (TOPIC, keywords).  The same seed gives the
@@ -318,15 +333,129 @@ def shape_portals(web):
     return seeds
 
 
+def shape_blogs(web):
+    r = web.rng
+    P = "http://blogs.test"
+    names = ["%s%d" % (r.choice(["ana", "ben", "cleo", "dev", "eli", "fay",
+                                 "gus", "hana", "ivo", "jun"]), k)
+             for k in range(30)]
+    home = web.page(P + "/", "nav", "Blogs: explore", [])
+    popular = web.page(P + "/popular", "nav", "Popular this week", [])
+    about = web.page(P + "/about", "nav", "About the platform", [])
+    login = web.page(P + "/login", "nav", "Sign in", [])
+    platform = [(home, "Explore"), (popular, "Popular"), (about, "About"),
+                (login, "Sign in")]
+    tags = {}  # word -> (url, [posts])
+    blogs = []  # (name, topics, blog home)
+    posts_of = {t: [] for t in TOPICS}
+    every = []
+    for i, name in enumerate(names):
+        t = TOPICS[i % len(TOPICS)]
+        topics = [t] if r.random() < 0.8 else \
+            [t, r.choice([o for o in TOPICS if o != t])]
+        label = t if len(topics) == 1 else "nav"
+        bhome = web.page("%s/u/%s/" % (P, name), label,
+                         "%s writes" % name.capitalize(), topics)
+        posts = []
+        for n in range(r.randint(20, 60)):
+            pt = topics[0] if len(topics) == 1 or r.random() < 0.6 \
+                else topics[1]
+            title = web.title(pt)
+            month = 12 - n * 12 // 60
+            u = web.page("%s/u/%s/2024/%02d/%s" % (P, name, month,
+                                                   slug(title)), pt, title)
+            posts.append(u)
+            posts_of[pt].append(u)
+            every.append(u)
+            # Tags: words of the post's topic mostly, a common one now
+            # and then.
+            for _ in range(r.randint(1, 3)):
+                w = r.choice(web.vocab[pt]) if r.random() < 0.8 \
+                    else r.choice(COMMON)
+                tags.setdefault(w, []).append(u)
+        # Listing pages, newest first, ten a page.
+        pages = [bhome]
+        for k in range(1, (len(posts) + 9) // 10):
+            pages.append(web.page("%s/u/%s/page/%d" % (P, name, k + 1),
+                                  label, "%s writes, page %d"
+                                  % (name.capitalize(), k + 1), topics))
+        for k, pg in enumerate(pages):
+            for u in posts[10 * k:10 * k + 10]:
+                web.link(pg, u, web.pages[u]["title"],
+                         r.choice(["", web.pages[u]["title"] + "."]))
+            if k + 1 < len(pages):
+                web.link(pg, pages[k + 1], "Older posts")
+        months = {}
+        for u in posts:
+            months.setdefault(u.split("/")[6], []).append(u)
+        for m, us in months.items():
+            arc = web.page("%s/u/%s/2024/%s/" % (P, name, m), label,
+                           "%s, 2024-%s" % (name.capitalize(), m), topics)
+            for u in us:
+                web.link(arc, u, web.pages[u]["title"])
+        for n, u in enumerate(posts):
+            if n > 0:
+                web.link(u, posts[n - 1], "Next post")
+            if n + 1 < len(posts):
+                web.link(u, posts[n + 1], "Previous post")
+            web.link(u, "%s/u/%s/2024/%s/" % (P, name, u.split("/")[6]),
+                     "Archive")
+            web.link(u, bhome, name.capitalize())
+        blogs.append((name, topics, bhome))
+    for w, us in tags.items():
+        wt = [t for t in TOPICS if w in web.vocab[t]]
+        tag = web.page("%s/tag/%s" % (P, w), wt[0] if wt else "nav",
+                       "Posts tagged %s" % w, wt[:1])
+        for u in us[:40]:
+            web.link(tag, u, web.pages[u]["title"])
+        for u in us:
+            web.link(u, tag, "#" + w)
+    for u in r.sample(every, 30):
+        web.link(home, u, web.pages[u]["title"])
+    for u in r.sample(every, 20):
+        web.link(popular, u, web.pages[u]["title"])
+    for name, topics, bhome in blogs:
+        web.link(home, bhome, name.capitalize())
+        same = [b for _, ts, b in blogs if ts[0] == topics[0] and b != bhome]
+        other = [b for _, ts, b in blogs if ts[0] != topics[0]]
+        for b in r.sample(same, min(3, len(same))) + r.sample(other, 2):
+            web.link(bhome, b, b.split("/")[4].capitalize())
+    for u in every:
+        if r.random() < 0.15:
+            v = r.choice(every)
+            if v.split("/")[4] != u.split("/")[4]:
+                web.link(u, v, web.pages[v]["title"])
+    # The platform's pages on every page of it.
+    for u in list(web.pages):
+        for dst, anchor in platform:
+            web.link(u, dst, anchor)
+    for t in TOPICS:
+        agg = web.page("http://planet-%s.test/" % t, t,
+                       "Planet %s" % t.capitalize())
+        for u in r.sample(posts_of[t], min(40, len(posts_of[t]))):
+            web.link(agg, u, web.pages[u]["title"])
+        for o in TOPICS:
+            if o != t:
+                web.link(agg, "http://planet-%s.test/" % o,
+                         "Planet %s" % o.capitalize())
+    seeds = {}
+    for t in TOPICS:
+        own = [b for _, ts, b in blogs if ts == [t]]
+        seeds[t] = [home] + own[:1]
+    return seeds
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shape", choices=["sites", "portals"], required=True)
+    ap.add_argument("--shape", choices=["sites", "portals", "blogs"],
+                    required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True)
     a = ap.parse_args()
     rng = random.Random("%s-%d" % (a.shape, a.seed))
     web = Web(rng)
-    seeds = shape_sites(web) if a.shape == "sites" else shape_portals(web)
+    seeds = {"sites": shape_sites, "portals": shape_portals,
+             "blogs": shape_blogs}[a.shape](web)
     # An operator names the topic and some of its vocabulary.
     keywords = {t: [t] + rng.sample(VOCAB[t].split(), 11) for t in TOPICS}
     web.write(a.out, seeds, keywords)
