@@ -380,6 +380,9 @@ bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
  * fall under its prior: two pages off topic first must not stop the
  * crawl from following the class ever again. */
 #define RATE_MIN 8
+/* Under this, a link from a page on topic that shows a keyword is pruned
+ * all the same (shown_kept()). */
+#define SHOWN_MIN 0.05
 
 static struct model *model_of(struct focus *f, uint16_t cat)
 {
@@ -789,6 +792,25 @@ static unsigned link_hits_of(unsigned k)
 	return k % 6 / 2;
 }
 
+/* Is a link of class k predicted p kept for the keywords it shows,
+ * whatever predict_min says?  The operator named what it shows, so it
+ * is, with one exception: a link from a page on topic that the crawl
+ * has learned is all but certainly off topic (p under SHOWN_MIN: its
+ * words said so, or its class led off topic nearly every time).  On a
+ * page on topic, keywords are everywhere, in the links the page has to
+ * itself too: its edit, history, print or discussion pages name it in
+ * their URLs (/w/index.php?action=edit&title=Striker_and_goal), and
+ * after a few such pages fetched off topic their words say so.  From a
+ * page off topic a keyword is what the tunnel looks for, the way back
+ * to the topic, and stays a reason to follow (a portal's section
+ * /topic/sports, whose words the portal's other pages had taught as off
+ * topic, was pruned at p 0.03 without this, and the crawl lost half its
+ * topic). */
+static bool shown_kept(unsigned k, double p)
+{
+	return link_hits_of(k) > 0 && (k < 6 || p >= SHOWN_MIN);
+}
+
 void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 		   double relevance, unsigned hits, unsigned page_hits,
 		   bool same_host, const char *url, const struct norm_url *lu,
@@ -842,15 +864,15 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	pthread_mutex_unlock(&f->mu);
 	if (p < 0)
 		return;
-	/* A link that shows a keyword is never pruned: the operator named
-	 * what it shows.  It waits its turn by its prediction.  Nor is any
-	 * link at tunnel 0: there an off-topic page is a dead end (its
-	 * links are not followed), so fetching one in vain costs a page,
-	 * while a page wrongly pruned costs every page behind it.  A root
+	/* A link that shows a keyword is not pruned (shown_kept()): it
+	 * waits its turn by its prediction.  Nor is any link at tunnel 0:
+	 * there an off-topic page is a dead end (its links are not
+	 * followed), so fetching one in vain costs a page, while a page
+	 * wrongly pruned costs every page behind it.  A root
 	 * counts what it is expected to open if off topic (gain, in the
 	 * tunnel). */
-	ret->keep = p + (1.0 - p) * gain >= c->predict_min || hits > 0 ||
-		    c->tunnel == 0;
+	ret->keep = p + (1.0 - p) * gain >= c->predict_min ||
+		    shown_kept(k, p) || c->tunnel == 0;
 	ret->priority = p >= 0.75 ? 0 : p >= 0.5 ? 1 : p >= 0.25 ? 2 : 3;
 	/* A host none of whose pages was fetched yet is a guess: after
 	 * the links the crawl knows more about, and its first pages tell
@@ -910,7 +932,7 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 				   l->url, &l->u, l->offtopic, c->tunnel);
 	}
 	pthread_mutex_unlock(&f->mu);
-	return p >= c->predict_min || link_hits_of(class_of(l->pred_class)) > 0;
+	return p >= c->predict_min || shown_kept(class_of(l->pred_class), p);
 }
 
 /* Of the words of the links to a page, lw[nl], those neither in its word

@@ -368,6 +368,7 @@ struct walk {
 	void *ctx;
 	struct text_sink *text;          /* NULL: no body text wanted */
 	const struct parse_keywords *kw; /* for parse_link.hits, or NULL */
+	uint64_t page_shown;             /* the keywords the page's URL shows */
 	const GumboNode *skip;           /* the excluded element whose text is
 					  * being skipped, or NULL */
 	uint64_t body_size;              /* what md5_size hashes */
@@ -500,9 +501,18 @@ static size_t context_text(const GumboNode *n, char *buf, size_t cap)
 	return len;
 }
 
+/* The keywords the path and query of url (components u) show. */
+static uint64_t url_shown(const struct parse_keywords *kw, const char *url,
+			  const struct norm_url *u)
+{
+	size_t end = u->has_fragment ? (size_t)u->frag_off - 1 : u->len;
+	return parse_keywords_shown(kw, url + u->path_off, end - u->path_off);
+}
+
 /* The text a link shows (parse_link.anchor) into w->anchor, and its
  * parse_link.hits: its anchor (the text of an <a>, the alt of an
- * <area>), its title attribute and its URL's path and query. */
+ * <area>), its title attribute and its URL's path and query, less what
+ * the page's own URL shows. */
 static uint8_t link_text(struct walk *w, const GumboNode *n, uint8_t kind,
 			 const struct norm_url *u, size_t *anchor_len)
 {
@@ -526,11 +536,9 @@ static uint8_t link_text(struct walk *w, const GumboNode *n, uint8_t kind,
 	if (kind == PARSE_LINK_A || kind == PARSE_LINK_AREA)
 		len += context_text(n, w->anchor + len, PARSE_ANCHOR_MAX - len);
 	*anchor_len = len;
-	const char *s[2] = { w->anchor, w->url + u->path_off };
-	size_t l[2] = { len, u->len - u->path_off };
-	if (u->has_fragment)
-		l[1] = u->frag_off - 1 - u->path_off;
-	return (uint8_t)parse_keywords_hits(w->kw, s, l, 2);
+	uint64_t shown = parse_keywords_shown(w->kw, w->anchor, len) |
+			 (url_shown(w->kw, w->url, u) & ~w->page_shown);
+	return (uint8_t)__builtin_popcountll(shown);
 }
 
 /* Normalize, deduplicate and report one link (of element n).  Returns
@@ -891,8 +899,11 @@ static int parse_common(const char *html, size_t len, const char *page_url,
 	w->fn = fn;
 	w->ctx = ctx;
 	w->page = ret;
-	if (popts->keywords && parse_keywords_count(popts->keywords))
+	if (popts->keywords && parse_keywords_count(popts->keywords)) {
 		w->kw = popts->keywords;
+		w->page_shown = url_shown(w->kw, w->page_base.buf,
+					  &w->page_base.u);
+	}
 	w->body_size = popts->body_size ? popts->body_size : len;
 	memset(ret, 0, sizeof(*ret));
 	if (!html)

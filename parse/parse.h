@@ -75,7 +75,11 @@ struct parse_link {
 	/* With keywords (parse_doc_opts.keywords): how many distinct
 	 * keywords the link itself shows: in its text (anchor, below) and
 	 * in the words of its URL's path and query, the evidence a focused
-	 * crawler has before fetching it.  0 without keywords. */
+	 * crawler has before fetching it; a keyword its URL shows counts
+	 * only if the page's own URL does not show it too (a page's links
+	 * to itself, its edit or history page, name it in their URLs:
+	 * /w/index.php?action=edit&title=Striker_goal from
+	 * /wiki/Striker_goal shows nothing new).  0 without keywords. */
 	uint8_t hits;
 	/* With keywords: the link's text, white space as found, not
 	 * terminated: the text of its <a> or the alt of its <area> (at most
@@ -239,6 +243,12 @@ SC_WUR int parse_keywords_new(const char *const *kw, size_t n,
  * within one string).  At most 255.  0 for k NULL. */
 unsigned parse_keywords_hits(const struct parse_keywords *k,
 			     const char *const *s, const size_t *len, size_t n);
+
+/* The keywords that s (len bytes) shows, tokenized as page text is: bit
+ * i set for the i-th keyword compiled (PARSE_KEYWORDS_MAX is 64).  0 for
+ * k NULL. */
+uint64_t parse_keywords_shown(const struct parse_keywords *k, const char *s,
+			      size_t len);
 
 /* The distinct words of s (len bytes), tokenized and hashed as the body
  * text is for parse_doc_opts.words (never 0), into out[], at most max;

@@ -245,26 +245,34 @@ size_t parse_words(const char *s, size_t len, uint64_t *out, size_t max)
 	return n;
 }
 
-unsigned parse_keywords_hits(const struct parse_keywords *k,
-			     const char *const *s, const size_t *len, size_t n)
+static void mark_bit(void *arg, int idx)
 {
-	bool hit[PARSE_KEYWORDS_MAX] = { false };
-	unsigned count = 0;
+	*(uint64_t *)arg |= (uint64_t)1 << idx;
+}
+
+uint64_t parse_keywords_shown(const struct parse_keywords *k, const char *s,
+			      size_t len)
+{
+	uint64_t last[PARSE_PHRASE_WORDS] = { 0 }, have = 0, h, shown = 0;
+	size_t pos = 0;
 
 	if (!k || !k->n)
 		return 0;
-	for (size_t i = 0; i < n; i++) {
-		uint64_t last[PARSE_PHRASE_WORDS] = { 0 }, have = 0, h;
-		size_t pos = 0;
-
-		while (next_word(s[i], len[i], &pos, &h)) {
-			shift(last, h);
-			match(k, last, ++have, mark_hit, hit);
-		}
+	while (next_word(s, len, &pos, &h)) {
+		shift(last, h);
+		match(k, last, ++have, mark_bit, &shown);
 	}
-	for (size_t i = 0; i < k->n; i++)
-		count += hit[i];
-	return count > 255 ? 255 : count;
+	return shown;
+}
+
+unsigned parse_keywords_hits(const struct parse_keywords *k,
+			     const char *const *s, const size_t *len, size_t n)
+{
+	uint64_t shown = 0;
+
+	for (size_t i = 0; i < n; i++)
+		shown |= parse_keywords_shown(k, s[i], len[i]);
+	return (unsigned)__builtin_popcountll(shown);
 }
 
 /* The weight of a title hit against a body proof of 1 (see parse.h). */

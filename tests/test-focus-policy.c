@@ -417,6 +417,74 @@ static void test_learning(const struct crawl_opts *o)
 	focus_close(f);
 }
 
+/* A page's links to itself: a wiki's article links its edit and history
+ * pages, whose URLs name it and so show its keywords.  Before anything
+ * was learned of them such a link is kept (it shows a keyword); after
+ * six of them led off topic the next one, from an article on topic, is
+ * pruned when queued and at its lease; from a page off topic it is kept
+ * (a keyword is the tunnel's way back), and so is a link of the same
+ * article's keywords whose words were not learned against it. */
+static const char edit_page[] =
+	"<title>Editing a page</title><p>Changes you make here are seen by "
+	"everyone. Save, preview or cancel.</p>";
+
+static void predict_shown(struct focus *f, const char *url, double rel,
+			  unsigned hits, const char *anchor,
+			  struct focus_link *pl)
+{
+	struct norm_url u;
+	CHECK(norm_split(url, strlen(url), &u) == 0);
+	focus_predict(f, 0, true, rel, hits, 0, true, url, &u, anchor,
+		      strlen(anchor), 0, pl);
+}
+
+static void test_self_links(const struct crawl_opts *o)
+{
+	struct focus *f = focus_taught(o);
+	struct focus_link pl;
+	struct frontier_lease l;
+	char url[160];
+	const char *next = "http://wiki.test/w/index.php?action=edit&"
+			   "title=Striker_goal_league";
+	predict_shown(f, next, 0.9, 3, "Edit", &pl);
+	CHECK(pl.keep);
+	lease_from(next, &pl, &l);
+	CHECK(focus_lease_keep(f, &l));
+	struct frontier_lease early = l;
+	for (int i = 0; i < 6; i++) {
+		snprintf(url, sizeof(url),
+			 "http://wiki.test/w/index.php?action=edit&"
+			 "title=Striker_goal_%d",
+			 i);
+		predict_shown(f, url, 0.9, 2, "Edit", &pl);
+		lease_from(url, &pl, &l);
+		CHECK(learn_lease(f, &l, edit_page) < sports.min_relevance);
+	}
+	predict_shown(f, next, 0.9, 3, "Edit", &pl);
+	CHECK(p_of(&pl) < 0.05);
+	CHECK(!pl.keep);
+	/* Queued before the crawl knew: dropped at its lease. */
+	CHECK(!focus_lease_keep(f, &early));
+	lease_from(next, &pl, &l);
+	CHECK(!focus_lease_keep(f, &l));
+	/* From a page off topic: kept. */
+	predict_shown(f,
+		      "http://wiki.test/w/index.php?action=edit&"
+		      "title=Striker_goal_cup",
+		      0.0, 2, "Edit", &pl);
+	CHECK(pl.keep);
+	lease_from("http://wiki.test/w/index.php?action=edit&"
+		   "title=Striker_goal_cup",
+		   &pl, &l);
+	CHECK(focus_lease_keep(f, &l));
+	/* The article itself: kept, and likely on topic. */
+	predict_shown(f, "http://wiki.test/wiki/Striker_goal_league", 0.9, 3,
+		      "Striker goal league", &pl);
+	CHECK(pl.keep);
+	CHECK(p_of(&pl) >= 0.5);
+	focus_close(f);
+}
+
 int main(void)
 {
 	struct crawl_opts o = { 0 };
@@ -548,5 +616,6 @@ int main(void)
 	test_topic_words(&o);
 	test_quiet(&o);
 	test_rate_min(&o);
+	test_self_links(&o);
 	return check_done();
 }

@@ -769,6 +769,43 @@ static void test_link_evidence(void)
 	d.words_cap = 48;
 	CHECK(parse_document(html, strlen(html), PAGE, strlen(PAGE), &o, &d,
 			     NULL, NULL, &page) == SC_E_INVAL);
+	/* A keyword the page's own URL shows is nothing new in its links'
+	 * URLs (a wiki article's edit and history links name it); in their
+	 * text it counts, and so does a keyword the page's URL lacks. */
+	static const char wiki[] =
+		"<title>t</title><body>"
+		"<a href='/w/index.php?action=edit&amp;title=Striker_goal'>"
+		"Edit</a>"
+		"<a href='/wiki/Talk:Striker_goal'>Talk about the striker</a>"
+		"<a href='/wiki/Football_striker'>x</a>"
+		"<a href='/football/striker'>y</a></body>";
+	static const char article[] = "http://wiki.test/wiki/Striker_goal";
+	d.words_cap = 64;
+	memset(&s, 0, sizeof(s));
+	CHECK(parse_document(wiki, strlen(wiki), article, strlen(article), &o,
+			     &d, collect_shown, &s, &page) == 0);
+	int ed = shown_at(&s, "http://wiki.test/w/index.php?action=edit&"
+			      "title=Striker_goal"),
+	    tk = shown_at(&s, "http://wiki.test/wiki/Talk:Striker_goal"),
+	    fs = shown_at(&s, "http://wiki.test/wiki/Football_striker"),
+	    fo = shown_at(&s, "http://wiki.test/football/striker");
+	CHECK(ed >= 0 && tk >= 0 && fs >= 0 && fo >= 0);
+	if (ed >= 0 && tk >= 0 && fs >= 0 && fo >= 0) {
+		CHECK(s.hits[ed] == 0);
+		CHECK(s.hits[tk] == 1);
+		CHECK(s.hits[fs] == 1);
+		CHECK(s.hits[fo] == 1);
+	}
+	/* On another page the same links show their keywords. */
+	memset(&s, 0, sizeof(s));
+	CHECK(parse_document(wiki, strlen(wiki), PAGE, strlen(PAGE), &o, &d,
+			     collect_shown, &s, &page) == 0);
+	ed = shown_at(&s, "http://example.com/w/index.php?action=edit&"
+			  "title=Striker_goal");
+	fo = shown_at(&s, "http://example.com/football/striker");
+	CHECK(ed >= 0 && fo >= 0);
+	if (ed >= 0 && fo >= 0)
+		CHECK(s.hits[ed] == 1 && s.hits[fo] == 2);
 	/* Without keywords, no text and no hits. */
 	d = (struct parse_doc_opts){ 0 };
 	memset(&s, 0, sizeof(s));

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""webgen.py --shape sites|portals|blogs --seed N --out DIR — a generated
+"""webgen.py --shape sites|portals|blogs|wiki --seed N --out DIR — a generated
 multi-topic web for the focus measurements (issue 17; docs/focus.md).
 
 Six topics, each with a vocabulary of 40 words; pages are common English
@@ -38,6 +38,21 @@ shape "blogs": a blog platform (one host) and the web around it, written
   aggregator sites (one a topic) list 40 of the topic's posts and link
   each other.  Post URLs carry a date and a slug (/u/NAME/2024/05/slug).
   The seeds are the platform's home (off topic) and a blog of the topic.
+
+shape "wiki": an encyclopedia on one host, written after every decision
+  of issue 17 and measured as it came.  40 articles a topic, each
+  linking 4-8 others by title (one in four of another topic), 2 "See
+  also", a navigation box of 12 articles of its topic, its topic's
+  category page and a maintenance category that lists articles of every
+  topic, its talk page (on topic), its edit and history pages (off
+  topic: /w/index.php?action=edit&title=...), and the wiki's main page,
+  recent changes, help and about (off topic).  Disambiguation pages list
+  articles of several topics that share a word.  The seeds are the main
+  page and an article of the topic.  As on the other shapes, no title of
+  a navigation page has a word of a topic: the edit and history pages
+  name their article in the URL only (with the article's title in theirs,
+  relevance at min_relevance 0.1 calls them on topic, and the labels
+  would contradict what the crawl is told to look for).
 
 Writes in DIR: web (for sc-fixture), labels.tsv (URL, topic or "nav"),
 seeds-TOPIC.txt, keywords.txt (TOPIC, keywords).  The same seed gives the
@@ -445,9 +460,88 @@ def shape_blogs(web):
     return seeds
 
 
+def shape_wiki(web):
+    r = web.rng
+    W = "http://wiki.test"
+
+    def name(title):
+        return title.replace(" ", "_")
+
+    main = web.page(W + "/wiki/Main_Page", "nav", "Main page", [])
+    recent = web.page(W + "/wiki/Special:RecentChanges", "nav",
+                      "Recent changes", [])
+    helpp = web.page(W + "/wiki/Help:Contents", "nav", "Help", [])
+    about = web.page(W + "/wiki/Wiki:About", "nav", "About the wiki", [])
+    maint = web.page(W + "/wiki/Category:Articles_needing_sources", "nav",
+                     "Articles needing sources", [])
+    chrome = [(main, "Main page"), (recent, "Recent changes"),
+              (helpp, "Help"), (about, "About")]
+    arts = {t: [] for t in TOPICS}
+    by_word = {}
+    for t in TOPICS:
+        for _ in range(40):
+            title = web.title(t)
+            u = W + "/wiki/" + name(title)
+            if u in web.pages:
+                continue
+            web.page(u, t, title)
+            arts[t].append(u)
+            for w in title.lower().split():
+                by_word.setdefault(w, []).append(u)
+    every = [u for t in TOPICS for u in arts[t]]
+    for t in TOPICS:
+        cat = web.page(W + "/wiki/Category:" + t.capitalize(), t,
+                       "Category: %s" % t.capitalize())
+        for u in arts[t]:
+            web.link(cat, u, web.pages[u]["title"])
+        for u in arts[t]:
+            title = web.pages[u]["title"]
+            same = [v for v in arts[t] if v != u]
+            other = [v for v in every if web.pages[v]["topic"] != t]
+            for _ in range(r.randint(4, 8)):
+                v = r.choice(same) if r.random() < 0.75 else r.choice(other)
+                web.link(u, v, web.pages[v]["title"])
+            for v in r.sample(same, 2):
+                web.link(u, v, web.pages[v]["title"])
+            for v in r.sample(same, min(12, len(same))):
+                web.link(u, v, web.pages[v]["title"])
+            web.link(u, cat, t.capitalize())
+            if r.random() < 0.3:
+                web.link(u, maint, "Articles needing sources")
+                web.link(maint, u, title)
+            talk = web.page(W + "/wiki/Talk:" + name(title), t,
+                            "Talk: " + title)
+            web.link(u, talk, "Talk")
+            web.link(talk, u, title)
+            for action in ("edit", "history"):
+                a = web.page("%s/w/index.php?action=%s&title=%s"
+                             % (W, action, name(title)), "nav",
+                             "Editing a page" if action == "edit"
+                             else "Revision history", [])
+                web.link(u, a, action.capitalize())
+                web.link(a, u, title)
+                if action == "history" and r.random() < 0.3:
+                    web.link(recent, a, title)
+    for w, us in sorted(by_word.items()):
+        topics = {web.pages[u]["topic"] for u in us}
+        if len(topics) < 2 or len(w) <= 3:
+            continue
+        d = web.page("%s/wiki/%s_(disambiguation)" % (W, w.capitalize()),
+                     "nav", "%s (disambiguation)" % w.capitalize(), [])
+        for u in us:
+            web.link(d, u, web.pages[u]["title"])
+            web.link(u, d, "%s (disambiguation)" % w.capitalize())
+    for u in r.sample(every, 24):
+        web.link(main, u, web.pages[u]["title"])
+    for u in list(web.pages):
+        for dst, anchor in chrome:
+            web.link(u, dst, anchor)
+    return {t: [main, arts[t][0]] for t in TOPICS}
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shape", choices=["sites", "portals", "blogs"],
+    ap.add_argument("--shape", choices=["sites", "portals", "blogs", "wiki"],
                     required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True)
@@ -455,7 +549,7 @@ def main():
     rng = random.Random("%s-%d" % (a.shape, a.seed))
     web = Web(rng)
     seeds = {"sites": shape_sites, "portals": shape_portals,
-             "blogs": shape_blogs}[a.shape](web)
+             "blogs": shape_blogs, "wiki": shape_wiki}[a.shape](web)
     # An operator names the topic and some of its vocabulary.
     keywords = {t: [t] + rng.sample(VOCAB[t].split(), 11) for t in TOPICS}
     web.write(a.out, seeds, keywords)
