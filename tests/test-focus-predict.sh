@@ -14,11 +14,12 @@
 #   tunnel 0: nothing pruned, the same pages fetched, and at the budget
 #   a harvest 0.05 better.
 # portals (portals, mixed-topic sites, tag pages, drifting series; "Read
-# more" links), seeds 1, 2 and 10, tunnel 1: harvest >= 0.85 and 1.5 times
+# more" links), seeds 1, 2 and 10, tunnel 1: harvest >= 0.8 and 1.5 times
 # that of prediction off, coverage >= 0.9; tunnel 0: no coverage lost.
 # blogs (a blog platform: listings, tag pages of every word, "Next
-# post"), seed 8, tunnel 1: harvest >= 0.85 and 1.5 times that of
-# prediction off, coverage >= 0.9.
+# post"), seed 8, tunnel 1: harvest >= 0.8 and 1.5 times that of
+# prediction off, coverage >= 0.9; the mean harvest of these four crawls
+# >= 0.86.
 # wiki (an encyclopedia: an article's edit and history pages name it in
 # their URLs), seeds 4 and 11, tunnel 1: harvest >= 0.85, coverage >=
 # 0.9, at most 4 edit and history pages fetched.
@@ -122,6 +123,7 @@ check_true "tunnel 0, budget: harvest $hon >= $hoff + 0.05" \
 # harvest (4 runs) before the topic's words counted in pages where most
 # pages have them and quiet links were judged by what quiet links led
 # to; 0.890-0.922 since.
+hsum=0
 for w in portals-1 portals-2 portals-10 blogs-8; do
 	python3 "$here/webgen.py" --shape "${w%-*}" --seed "${w##*-}" \
 		--out "$tmp/$w"
@@ -132,9 +134,15 @@ for w in portals-1 portals-2 portals-10 blogs-8; do
 	echo "# $w tunnel 1: harvest $hoff -> $hon, coverage $(get "$w-off" coverage) -> $con"
 	check_true "$w: harvest $hon >= 1.5 x $hoff" ge "$hon" "$hoff" 1.5
 	# The kind of the linking page and the roots as bridges: 0.73 at
-	# best before them (seeds 1 and 2, 8 runs), 0.88 at worst since.
-	# Portals seed 10 and blogs seed 8: see above.
-	check_true "$w: harvest with prediction $hon >= 0.85" ge "$hon" 0.85
+	# best before them (seeds 1 and 2, 8 runs).  Portals seed 10 and
+	# blogs seed 8: see above.  Each crawl's harvest varies with what
+	# it has learned when its links are leased: in 24-30 runs two at a
+	# time, portals 1 gave 0.828-0.918 (0.835 in a quarter of them, the
+	# code before the wiki's rules alike), portals 2 0.867-0.941,
+	# portals 10 0.867-0.907, blogs 8 0.871-0.929.  So each run must
+	# reach 0.8 and their mean 0.86.
+	check_true "$w: harvest with prediction $hon >= 0.8" ge "$hon" 0.8
+	hsum=$(python3 -c 'import sys; print(float(sys.argv[1]) + float(sys.argv[2]))' "$hsum" "$hon")
 	check_true "$w: coverage with prediction $con >= 0.9" ge "$con" 0.9
 	# Tunnel 0 from off-topic seeds reaches the topic through a few
 	# pages that score just on topic; none of them may be lost (seed 2
@@ -148,6 +156,8 @@ for w in portals-1 portals-2 portals-10 blogs-8; do
 	echo "# $w tunnel 0: coverage $coff -> $con"
 	check_true "$w tunnel 0: coverage $con >= $coff" ge "$con" "$coff"
 done
+check_true "portals 1, 2, 10 and blogs 8: harvests summing to $hsum, a mean >= 0.86" \
+	ge "$hsum" 3.44
 
 # The wiki (one host: articles, their talk, edit and history pages,
 # categories, disambiguation pages), written after every other part of
