@@ -7,6 +7,9 @@ webgen.py focused on TOPIC and print its harvest and coverage.
   --budget N      max_pages (default 0: exhaustive)
   --min-relevance R  (default 0.1)
   --scope S       (default any)
+  --delay-ms MS   per_host_delay_ms (default 0: as fast as the fixture
+                  answers; an operator's crawl waits between a host's
+                  pages, the default config a second)
   --work DIR      where stores and logs go (default a temporary directory)
   --json          one JSON object instead of a line
 
@@ -76,11 +79,11 @@ def crawl(a, work):
         conf = os.path.join(work, "conf")
         with open(conf, "w") as f:
             f.write("[crawl]\nstore = %s\nmax_depth = 60\n"
-                    "per_host_delay_ms = 0\nper_host_connections = 4\n"
+                    "per_host_delay_ms = %d\nper_host_connections = 4\n"
                     "concurrency = 32\nobey_robots = no\nmax_pages = %d\n"
                     "[category %s]\nseeds = %s\nkeywords = %s\nscope = %s\n"
                     "min_relevance = %s\ntunnel = %d\n%s"
-                    % (store, a.budget, a.topic,
+                    % (store, a.delay_ms, a.budget, a.topic,
                        os.path.join(a.webdir, "seeds-%s.txt" % a.topic),
                        kw[a.topic], a.scope, a.min_relevance, a.tunnel,
                        ("" if a.predict == "default" else
@@ -115,6 +118,7 @@ def main():
     ap.add_argument("--budget", type=int, default=0)
     ap.add_argument("--min-relevance", default="0.1")
     ap.add_argument("--scope", default="any")
+    ap.add_argument("--delay-ms", type=int, default=0)
     ap.add_argument("--predict-min")
     ap.add_argument("--work")
     ap.add_argument("--json", action="store_true")
