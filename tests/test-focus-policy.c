@@ -477,6 +477,36 @@ static void test_self_links(const struct crawl_opts *o)
 		   "title=Striker_goal_cup",
 		   &pl, &l);
 	CHECK(focus_lease_keep(f, &l));
+	/* Quiet links (none of whose words says anything of itself, since
+	 * pages of both kinds have them): ten through "Weekly digest
+	 * roundup" led off topic, ten through "More notes" on.  A link from
+	 * a page on topic that shows a keyword and says "Weekly digest
+	 * roundup" is predicted all but off topic on the quiet links' words
+	 * alone: it is kept. */
+	static const char stars_weekly[] =
+		"<title>Night sky</title><p>Weekly digest roundup, more notes: "
+		"the telescope saw a galaxy and a nebula beyond the comet's "
+		"orbit.</p>";
+	static const char sports_weekly[] =
+		"<title>Derby report</title><p>Weekly digest roundup, more "
+		"notes: the striker scored a goal in the league derby, a "
+		"football match.</p>";
+	for (int i = 0; i < 10; i++) {
+		snprintf(url, sizeof(url), "http://quiet.test/o%d", i);
+		predict_shown(f, url, 0.9, 0, "Weekly digest roundup", &pl);
+		lease_from(url, &pl, &l);
+		learn_lease(f, &l, stars_weekly);
+		snprintf(url, sizeof(url), "http://quiet.test/n%d", i);
+		predict_shown(f, url, 0.9, 0, "More notes", &pl);
+		lease_from(url, &pl, &l);
+		learn_lease(f, &l, sports_weekly);
+	}
+	predict_shown(f, "http://quiet.test/x", 0.9, 1, "Weekly digest roundup",
+		      &pl);
+	CHECK(p_of(&pl) < 0.05);
+	CHECK(pl.keep);
+	lease_from("http://quiet.test/x", &pl, &l);
+	CHECK(focus_lease_keep(f, &l));
 	/* The article itself: kept, and likely on topic. */
 	predict_shown(f, "http://wiki.test/wiki/Striker_goal_league", 0.9, 3,
 		      "Striker goal league", &pl);
