@@ -360,6 +360,10 @@ struct crawl {
 	/* focus_learning() as the frontier was last told it (the
 	 * writer's; false at the start, when nothing was learned). */
 	bool learning;
+	/* focus_lead() as the writer last computed it (under mu; 0: no
+	 * bound): sched_fill() starts no fetch while as many pages are
+	 * fetched or being fetched and not yet written. */
+	uint32_t lead;
 	struct adapt *adapt; /* profile adaptive only, else NULL */
 
 	struct robots_slot *robots;

@@ -110,6 +110,13 @@ void focus_bridge(struct focus *f, uint16_t cat, const struct frontier_lease *l,
  * guess (frontier_set_learning())?  The writer's. */
 bool focus_learning(struct focus *f);
 
+/* How many pages the crawl may have fetched or be fetching and not yet
+ * learned from (0: no bound): while a category that prunes at the lease
+ * has learned from few pages, each page teaches much, and URLs leased
+ * before what the pages ahead of them teach is learned are judged
+ * without it.  The writer's. */
+uint32_t focus_lead(struct focus *f);
+
 /* Does category cat predict links (keywords, predict on)?  Any thread. */
 bool focus_predicts(const struct focus *f, uint16_t cat);
 

@@ -157,6 +157,9 @@ void sched_fill(struct crawl *c)
 	uint64_t pipeline = c->in_pipeline > c->to_write.n
 				    ? c->in_pipeline - c->to_write.n
 				    : 0;
+	/* The link prediction's lead (focus_lead()): every page fetched
+	 * and not yet written counts, parsed or not. */
+	uint64_t unlearned = c->in_pipeline, lead = c->lead;
 	pthread_mutex_unlock(&c->mu);
 	if (fatal)
 		c->stopping = true;
@@ -168,6 +171,7 @@ void sched_fill(struct crawl *c)
 	 * writer's wakeup after each commit calls sched_fill() again. */
 	while (!c->stopping && !c->paused && c->running < o->concurrency &&
 	       c->running + pipeline < 2ull * o->concurrency &&
+	       (!lead || c->running + unlearned < lead) &&
 	       (!o->max_pages || c->started + c->parked < o->max_pages)) {
 		struct job *j = job_new(JOB_PAGE);
 		if (!j) {

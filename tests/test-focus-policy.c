@@ -414,6 +414,24 @@ static void test_learning(const struct crawl_opts *o)
 	CHECK(focus_open(&o0, &f) == 0);
 	learn(f, "http://sports.test/", sports_page);
 	CHECK(!focus_learning(f));
+	/* Nor does it bound the crawl's lead (focus_lead()). */
+	CHECK(focus_lead(f) == 0);
+	focus_close(f);
+}
+
+/* focus_lead(): 4 pages fetched and not yet learned from at the start,
+ * one more for each 8 pages learned from. */
+static void test_lead(const struct crawl_opts *o)
+{
+	struct focus *f;
+	CHECK(focus_open(o, &f) == 0);
+	CHECK(focus_lead(f) == 4);
+	char url[128];
+	for (int i = 0; i < 40; i++) {
+		snprintf(url, sizeof(url), "http://sports%d.test/a", i);
+		learn(f, url, i % 4 ? sports_page : stars_page);
+	}
+	CHECK(focus_lead(f) == 9);
 	focus_close(f);
 }
 
@@ -647,5 +665,6 @@ int main(void)
 	test_quiet(&o);
 	test_rate_min(&o);
 	test_self_links(&o);
+	test_lead(&o);
 	return check_done();
 }
