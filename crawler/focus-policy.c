@@ -800,8 +800,8 @@ static unsigned link_hits_of(unsigned k)
  * the words of quiet links alone, an article of the topics web linked
  * from another site's article was dropped at 0.027 in three runs of
  * ten.  On a page on topic, keywords are everywhere, in the links the
- * page has to
- * itself too: its edit, history, print or discussion pages name it in
+ * page has to itself too: its edit, history, print or discussion pages
+ * name it in
  * their URLs (/w/index.php?action=edit&title=Striker_and_goal), and
  * after a few such pages fetched off topic their words say so.  From a
  * page off topic a keyword is what the tunnel looks for, the way back
@@ -870,9 +870,8 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	 * waits its turn by its prediction.  Nor is any link at tunnel 0:
 	 * there an off-topic page is a dead end (its links are not
 	 * followed), so fetching one in vain costs a page, while a page
-	 * wrongly pruned costs every page behind it.  A root
-	 * counts what it is expected to open if off topic (gain, in the
-	 * tunnel). */
+	 * wrongly pruned costs every page behind it.  A root counts what
+	 * it is expected to open if off topic (gain, in the tunnel). */
 	ret->keep = p + (1.0 - p) * gain >= c->predict_min ||
 		    shown_kept(k, p, says) || c->tunnel == 0;
 	ret->priority = p >= 0.75 ? 0 : p >= 0.5 ? 1 : p >= 0.25 ? 2 : 3;
@@ -907,16 +906,22 @@ static size_t lease_words(struct focus *f, uint16_t cat,
 	return inlink_words(e, ik, t, n, 2 * FRONTIER_WORDS_MAX);
 }
 
+/* Does category i of view v prune at the lease (keywords, the prediction
+ * on with a predict_min, a tunnel)? */
+static bool lease_prunes(const struct view *v, size_t i)
+{
+	const struct crawl_category *c = &v->o->categories[i];
+	return v->kw[i] && c->predict && c->predict_min > 0.0 && c->tunnel;
+}
+
 bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 {
 	const struct view *v = view_of(f);
 	uint16_t cat = l->category;
-	if (!pred_known(l->pred_class) || cat >= v->n || !v->kw[cat] ||
-	    !l->u.len)
+	if (!pred_known(l->pred_class) || cat >= v->n || !l->u.len ||
+	    !lease_prunes(v, cat))
 		return true;
 	const struct crawl_category *c = &v->o->categories[cat];
-	if (!c->predict || c->predict_min <= 0.0 || c->tunnel == 0)
-		return true;
 	pthread_mutex_lock(&f->mu);
 	double p = 1.0;
 	bool says = false;
@@ -1102,9 +1107,7 @@ bool focus_learning(struct focus *f)
 	bool learning = false;
 	pthread_mutex_lock(&f->mu);
 	for (size_t i = 0; i < v->n && !learning; i++) {
-		const struct crawl_category *c = &v->o->categories[i];
-		if (!v->kw[i] || !c->predict || c->predict_min <= 0.0 ||
-		    c->tunnel == 0)
+		if (!lease_prunes(v, i))
 			continue;
 		const struct model *m = i < f->n_model ? &f->model[i] : NULL;
 		learning = m && m->wn && !words_ready(m) &&
@@ -1114,9 +1117,10 @@ bool focus_learning(struct focus *f)
 	return learning;
 }
 
-/* The lead while learning: LEAD_MIN pages, and one more for each
- * LEAD_PAGES pages learned from (a slow start: with 32 connections the
- * bound is gone after some 110 pages, with 256 after 1,000). */
+/* The lead: LEAD_MIN pages, and one more for each LEAD_PAGES pages
+ * learned from (a slow start: it passes the scheduler's own bound, twice
+ * `concurrency`, after some 480 pages with 32 connections and 4,060 with
+ * 256). */
 #define LEAD_MIN 4
 #define LEAD_PAGES 8
 
@@ -1127,9 +1131,7 @@ uint32_t focus_lead(struct focus *f)
 	bool bound = false;
 	pthread_mutex_lock(&f->mu);
 	for (size_t i = 0; i < v->n; i++) {
-		const struct crawl_category *c = &v->o->categories[i];
-		if (!v->kw[i] || !c->predict || c->predict_min <= 0.0 ||
-		    c->tunnel == 0)
+		if (!lease_prunes(v, i))
 			continue;
 		bound = true;
 		if (i < f->n_model)

@@ -1072,10 +1072,13 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		frontier_set_learning(c->fr, learning);
 		c->learning = learning;
 	}
+	/* Only the writer sets it: reading it here needs no lock. */
 	uint32_t lead = focus_lead(c->focus);
-	pthread_mutex_lock(&c->mu);
-	c->lead = lead;
-	pthread_mutex_unlock(&c->mu);
+	if (lead != c->lead) {
+		pthread_mutex_lock(&c->mu);
+		c->lead = lead;
+		pthread_mutex_unlock(&c->mu);
+	}
 	return queue_found(c, txn, j, b);
 }
 

@@ -238,12 +238,6 @@ struct parse_keywords;
 SC_WUR int parse_keywords_new(const char *const *kw, size_t n,
 			      struct parse_keywords **ret);
 
-/* The distinct keywords that the n strings s[i] (len[i] bytes each) show
- * together, each string tokenized as page text is (a phrase matches
- * within one string).  At most 255.  0 for k NULL. */
-unsigned parse_keywords_hits(const struct parse_keywords *k,
-			     const char *const *s, const size_t *len, size_t n);
-
 /* The keywords that s (len bytes) shows, tokenized as page text is: bit
  * i set for the i-th keyword compiled (PARSE_KEYWORDS_MAX is 64).  0 for
  * k NULL. */

@@ -265,16 +265,6 @@ uint64_t parse_keywords_shown(const struct parse_keywords *k, const char *s,
 	return shown;
 }
 
-unsigned parse_keywords_hits(const struct parse_keywords *k,
-			     const char *const *s, const size_t *len, size_t n)
-{
-	uint64_t shown = 0;
-
-	for (size_t i = 0; i < n; i++)
-		shown |= parse_keywords_shown(k, s[i], len[i]);
-	return (unsigned)__builtin_popcountll(shown);
-}
-
 /* The weight of a title hit against a body proof of 1 (see parse.h). */
 #define TITLE_WEIGHT 0.5
 /* Words per unit of the length allowance's logarithm. */
