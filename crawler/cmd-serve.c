@@ -1060,6 +1060,10 @@ static int hook_start(struct crawl *c, void *arg)
 	d->sighup = evsignal_new(base, SIGHUP, on_sighup, d);
 	if (!d->sighup || event_add(d->sighup, NULL))
 		return SC_E_NOMEM;
+	sigset_t hup;
+	sigemptyset(&hup);
+	sigaddset(&hup, SIGHUP);
+	pthread_sigmask(SIG_UNBLOCK, &hup, NULL);
 	/* The watchdog rides on the engine's tick (one second): half the
 	 * interval systemd gives, and never less than a tick (WatchdogSec
 	 * under 2 s cannot be kept this way; the unit sets 60 s). */
@@ -1163,6 +1167,19 @@ int cmd_serve(int argc, char **argv)
 	struct daemon d = { .argc = argc, .argv = argv };
 	struct setup probe;
 	int code;
+	/* A stop or a reload asked for while the daemon starts (systemd
+	 * sends SIGTERM whenever it likes) waits, blocked, until the loop's
+	 * handlers are in: the engine unblocks SIGINT and SIGTERM, and
+	 * hook_start() SIGHUP.  Unblocked, they would kill the daemon with
+	 * the default action (exit 143) or not be seen at all.  Threads
+	 * started before then inherit the mask, so the loop's thread alone
+	 * takes them. */
+	sigset_t held;
+	sigemptyset(&held);
+	sigaddset(&held, SIGINT);
+	sigaddset(&held, SIGTERM);
+	sigaddset(&held, SIGHUP);
+	pthread_sigmask(SIG_BLOCK, &held, NULL);
 	if (setup_args(&probe, CMD, argc, argv, usage, &code))
 		return code;
 	log_init("serve", true, probe.verbose);

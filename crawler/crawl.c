@@ -365,8 +365,17 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 	recrawl_post(c);
 	sched_fill(c);
 	sched_check_done(c);
-	if (!c->done)
+	if (!c->done) {
+		/* A caller may hold SIGINT and SIGTERM until now (serve
+		 * does): the handlers are in, so one that came early is
+		 * taken by the loop as a clean stop. */
+		sigset_t stop;
+		sigemptyset(&stop);
+		sigaddset(&stop, SIGINT);
+		sigaddset(&stop, SIGTERM);
+		pthread_sigmask(SIG_UNBLOCK, &stop, NULL);
 		event_base_dispatch(c->base);
+	}
 	if (!c->o->quiet)
 		progress_show(c, true);
 

@@ -496,6 +496,60 @@ wait "$bpid"
 bpid=
 check_true "libevent's message is in the daemon's log ($(grep -m1 'libevent using' "$tmp/c.err"))" grep -q '^sigcrawl: libevent: libevent using: ' "$tmp/c.err"
 
+# A stop or a reload sent while the daemon starts, before its loop is up
+# (systemd may send either at any moment): the signal waits for the loop.
+# sig_early PID SIG sends SIG once the daemon's main thread blocks SIGHUP,
+# SIGINT and SIGTERM (bits 1, 2 and 15: 0x4003 in /proc's SigBlk), which
+# serve does first thing, or, on code that never does, once the process
+# catches SIG (its handler is in); so the signal never lands in the
+# dynamic loader's part of the start, before any code of ours runs.  It
+# prints "early" when the daemon had no handler for SIG yet (SigCgt) at
+# the last look before the kill.  The check wants a clean stop every time
+# and at least one stop sent early: code without the blocking dies of
+# SIGTERM (143) when early, and is never early otherwise.
+sig_early()
+{
+	local end=$((${EPOCHREALTIME/./} + 5000000)) k v blk cgt bit=$((1 << ($2 - 1)))
+	# Builtins only, no fork in the loop: every look is a fresh one.
+	while [ "${EPOCHREALTIME/./}" -lt "$end" ] && [ -e "/proc/$1" ]; do
+		blk= cgt=
+		while read -r k v; do
+			case $k in
+			SigBlk:) blk=$v ;;
+			SigCgt:) cgt=$v ;;
+			esac
+		done <"/proc/$1/status" 2>/dev/null
+		[ -n "$blk" ] && [ -n "$cgt" ] || continue
+		[ $((0x$blk & 0x4003)) -eq $((0x4003)) ] || [ $((0x$cgt & bit)) -ne 0 ] && break
+	done
+	[ -n "$cgt" ] && [ $((0x$cgt & bit)) -eq 0 ] && echo early
+	kill -"$2" "$1"
+}
+clean=0
+early=0
+for i in 1 2 3 4 5; do
+	"$sigcrawl" serve -c "$tmp/b.conf" 2>>"$tmp/e.err" &
+	bpid=$!
+	[ "$(sig_early "$bpid" 15)" = early ] && early=$((early + 1))
+	wait "$bpid"
+	rc=$?
+	bpid=
+	[ "$rc" -eq 0 ] && clean=$((clean + 1))
+done
+check_true "SIGTERM as the daemon starts: exit 0 each time ($clean of 5)" [ "$clean" -eq 5 ]
+check_true "... sent before its handler was in at least once ($early of 5)" [ "$early" -ge 1 ]
+"$sigcrawl" serve -c "$tmp/b.conf" 2>"$tmp/h.err" &
+bpid=$!
+hup=$(sig_early "$bpid" 1)
+check_true "SIGHUP as the daemon starts: it runs on" bwait '"state":"(idle|running)"'
+check_true "... having reloaded its config" wait_until 10 grep -q 'reloaded ' "$tmp/h.err"
+check_true "... sent before its handler was in (${hup:-late})" [ "$hup" = early ]
+kill -TERM "$bpid"
+wait "$bpid"
+rc=$?
+bpid=
+check_true "... and exits 0 on SIGTERM ($rc)" [ $rc -eq 0 ]
+
 # ---------------------------------------------------------------------
 # Soak: kill -9 at random moments of one crawl, restart, repeat.
 rm -rf "$tmp/store"
