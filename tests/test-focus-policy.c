@@ -533,6 +533,55 @@ static void test_self_links(const struct crawl_opts *o)
 	focus_close(f);
 }
 
+/* Learns html as the page of hub<i>.test, reached through "The" from a
+ * page on topic page_hits of whose links show a keyword. */
+static void learn_hub(struct focus *f, int i, unsigned page_hits,
+		      const char *html)
+{
+	struct focus_link pl;
+	struct frontier_lease l;
+	char url[128];
+	snprintf(url, sizeof(url), "http://hub%d.test/a", i);
+	predict_from(f, url, 0.9, page_hits, 0, "The", &pl);
+	lease_from(url, &pl, &l);
+	learn_lease(f, &l, html);
+}
+
+/* A quiet link's rate is its linking page's kind's: twenty quiet links
+ * ("The") from lists of the topic (pages eight of whose links show a
+ * keyword) led on topic, and the first quiet link from an article (no
+ * keyword link) is not predicted as they were: the class's rate from
+ * other kinds counts at no more than a class's prior.  Once three such
+ * links led off topic, the article's kind has its own rate, and the
+ * lists' links keep theirs. */
+static void test_quiet_kinds(const struct crawl_opts *o)
+{
+	struct focus *f = focus_taught(o);
+	struct focus_link pl;
+	for (int i = 0; i < 20; i++)
+		learn_hub(f, i, 8, sports_page);
+	predict_from(f, "http://hub90.test/a", 0.9, 8, 0, "The", &pl);
+	double hub = p_of(&pl);
+	predict_from(f, "http://hub91.test/a", 0.9, 0, 0, "The", &pl);
+	double art = p_of(&pl);
+	printf("# quiet kinds: list %.3f, article %.3f\n", hub, art);
+	CHECK(hub > 0.95);
+	/* 0.996 on the class's rate (before quiet_rate() took kinds). */
+	CHECK(art < 0.8);
+	for (int i = 0; i < 3; i++)
+		learn_hub(f, 40 + i, 0, stars_page);
+	predict_from(f, "http://hub92.test/a", 0.9, 8, 0, "The", &pl);
+	double hub2 = p_of(&pl);
+	predict_from(f, "http://hub93.test/a", 0.9, 0, 0, "The", &pl);
+	double art2 = p_of(&pl);
+	printf("# quiet kinds after 3 off: list %.3f, article %.3f\n", hub2,
+	       art2);
+	CHECK(hub2 > 0.95);
+	/* 0.59 on the class's rate and the kind's evidence. */
+	CHECK(art2 < 0.5);
+	focus_close(f);
+}
+
 int main(void)
 {
 	struct crawl_opts o = { 0 };
@@ -665,6 +714,7 @@ int main(void)
 	test_quiet(&o);
 	test_rate_min(&o);
 	test_self_links(&o);
+	test_quiet_kinds(&o);
 	test_lead(&o);
 	return check_done();
 }
