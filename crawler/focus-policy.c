@@ -772,8 +772,7 @@ static double bridge_locked(struct focus *f, const struct model *m, uint64_t hk,
  * prior) is the rate, and the kind's evidence is in it; before, the
  * class's rate from other kinds is taken at no more than a class on
  * topic starts at (CLASS_PRIOR_ON). */
-static double quiet_rate(const struct model *m, unsigned k, int *kind,
-			 double p)
+static double quiet_rate(const struct model *m, unsigned k, int *kind, double p)
 {
 	if (m->qn[k] >= RATE_MIN)
 		p = ((double)m->qon[k] + PRIOR_PAGES * p) /
@@ -786,8 +785,7 @@ static double quiet_rate(const struct model *m, unsigned k, int *kind,
 		return ((double)on + PRIOR_PAGES * p) /
 		       ((double)n + PRIOR_PAGES);
 	}
-	return m->qn[k] >= QUIET_MIN && p > CLASS_PRIOR_ON ? CLASS_PRIOR_ON
-							    : p;
+	return m->qn[k] >= QUIET_MIN && p > CLASS_PRIOR_ON ? CLASS_PRIOR_ON : p;
 }
 
 /* The prediction for a link of class k from a page of kind kind (-1: not
