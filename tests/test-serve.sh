@@ -509,17 +509,21 @@ check_true "libevent's message is in the daemon's log ($(grep -m1 'libevent usin
 # SIGTERM (143) when early, and is never early otherwise.
 sig_early()
 {
-	local end=$((${EPOCHREALTIME/./} + 5000000)) k v blk cgt bit=$((1 << ($2 - 1)))
-	# Builtins only, no fork in the loop: every look is a fresh one.
+	local end=$((${EPOCHREALTIME/./} + 5000000)) k v name blk cgt bit=$((1 << ($2 - 1)))
+	# Builtins only, no fork in the loop: every look is a fresh one.  Until
+	# the process is sigcrawl it is this shell's forked child, which
+	# catches SIGTERM for lib.sh's EXIT trap: signalled then, it would
+	# run the trap (and remove $tmp).
 	while [ "${EPOCHREALTIME/./}" -lt "$end" ] && [ -e "/proc/$1" ]; do
-		blk= cgt=
+		name= blk= cgt=
 		while read -r k v; do
 			case $k in
+			Name:) name=$v ;;
 			SigBlk:) blk=$v ;;
 			SigCgt:) cgt=$v ;;
 			esac
 		done <"/proc/$1/status" 2>/dev/null
-		[ -n "$blk" ] && [ -n "$cgt" ] || continue
+		[ "$name" = sigcrawl ] && [ -n "$blk" ] && [ -n "$cgt" ] || continue
 		[ $((0x$blk & 0x4003)) -eq $((0x4003)) ] || [ $((0x$cgt & bit)) -ne 0 ] && break
 	done
 	[ -n "$cgt" ] && [ $((0x$cgt & bit)) -eq 0 ] && echo early
