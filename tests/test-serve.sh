@@ -542,17 +542,27 @@ for i in 1 2 3 4 5; do
 done
 check_true "SIGTERM as the daemon starts: exit 0 each time ($clean of 5)" [ "$clean" -eq 5 ]
 check_true "... sent before its handler was in at least once ($early of 5)" [ "$early" -ge 1 ]
-"$sigcrawl" serve -c "$tmp/b.conf" 2>"$tmp/h.err" &
-bpid=$!
-hup=$(sig_early "$bpid" 1)
-check_true "SIGHUP as the daemon starts: it runs on" bwait '"state":"(idle|running)"'
-check_true "... having reloaded its config" wait_until 10 grep -q 'reloaded ' "$tmp/h.err"
-check_true "... sent before its handler was in (${hup:-late})" [ "$hup" = early ]
-kill -TERM "$bpid"
-wait "$bpid"
-rc=$?
-bpid=
-check_true "... and exits 0 on SIGTERM ($rc)" [ $rc -eq 0 ]
+# SIGHUP the same way.  Whether the signal lands before the handler is in
+# is up to the scheduler (the daemon's start can be quicker than one look
+# at /proc), so up to 5 daemons are tried until one is signalled early;
+# every one of them must reload, run on and stop cleanly.
+tries=0 ran=0 reloaded=0 clean=0 early=0
+while [ "$tries" -lt 5 ] && [ "$early" -eq 0 ]; do
+	tries=$((tries + 1))
+	"$sigcrawl" serve -c "$tmp/b.conf" 2>"$tmp/h.err" &
+	bpid=$!
+	[ "$(sig_early "$bpid" 1)" = early ] && early=$((early + 1))
+	bwait '"state":"(idle|running)"' && ran=$((ran + 1))
+	wait_until 10 grep -q 'reloaded ' "$tmp/h.err" && reloaded=$((reloaded + 1))
+	kill -TERM "$bpid"
+	wait "$bpid"
+	[ $? -eq 0 ] && clean=$((clean + 1))
+	bpid=
+done
+check_true "SIGHUP as the daemon starts: it runs on ($ran of $tries)" [ "$ran" -eq "$tries" ]
+check_true "... having reloaded its config ($reloaded of $tries)" [ "$reloaded" -eq "$tries" ]
+check_true "... sent before its handler was in at least once ($early of $tries)" [ "$early" -ge 1 ]
+check_true "... and exits 0 on SIGTERM ($clean of $tries)" [ "$clean" -eq "$tries" ]
 
 # ---------------------------------------------------------------------
 # Soak: kill -9 at random moments of one crawl, restart, repeat.
