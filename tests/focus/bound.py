@@ -37,6 +37,19 @@ def links_of(webdir):
     return links
 
 
+def topic_of(webdir, topic):
+    """The labels of WEBDIR, its seeds for topic, and the topic's pages
+    reachable from them."""
+    labels = dict(l.rstrip("\n").split("\t")
+                  for l in open(os.path.join(webdir, "labels.tsv")))
+    seeds = [l.strip() for l in
+             open(os.path.join(webdir, "seeds-%s.txt" % topic))
+             if l.strip()]
+    want = {u for u in reachable(webdir, seeds)
+            if topic in labels.get(u, "").split(",")}
+    return labels, seeds, want
+
+
 def within(links, want, seeds, tunnel):
     """The pages a crawl of tunnel `tunnel` reaches, knowing every label
     (want: the topic's): each with the shortest run of pages off topic
@@ -65,14 +78,8 @@ def main():
     ap.add_argument("--target", type=float, default=0.9)
     ap.add_argument("--tunnel", type=int)
     a = ap.parse_args()
-    labels = dict(l.rstrip("\n").split("\t")
-                  for l in open(os.path.join(a.webdir, "labels.tsv")))
-    seeds = [l.strip() for l in
-             open(os.path.join(a.webdir, "seeds-%s.txt" % a.topic))
-             if l.strip()]
+    labels, seeds, want = topic_of(a.webdir, a.topic)
     links = links_of(a.webdir)
-    want = {u for u in reachable(a.webdir, seeds)
-            if a.topic in labels.get(u, "").split(",")}
 
     if a.tunnel is not None:
         print("%s %s tunnel %d: coverage at most %.3f" %

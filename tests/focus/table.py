@@ -21,19 +21,13 @@ import tempfile
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, HERE)
-from bound import links_of, within  # noqa: E402
-from measure import reachable  # noqa: E402
+from bound import links_of, topic_of, within  # noqa: E402
 
 
 def reach(web, topic, tunnel):
     """The share of the topic's reachable pages a crawl of the tunnel
     can reach at most (bound.py --tunnel)."""
-    labels = dict(l.rstrip("\n").split("\t")
-                  for l in open(os.path.join(web, "labels.tsv")))
-    seeds = [l.strip() for l in
-             open(os.path.join(web, "seeds-%s.txt" % topic)) if l.strip()]
-    want = {u for u in reachable(web, seeds)
-            if topic in labels.get(u, "").split(",")}
+    _, seeds, want = topic_of(web, topic)
     got = within(links_of(web), want, seeds, tunnel)
     return len(got & want) / max(1, len(want))
 
@@ -70,7 +64,7 @@ def main():
     ap.add_argument("--work")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="sc-focus-table.")
-    rows, means = [], {}
+    means = {}
     print("| web | tunnel | prediction | harvest | coverage | reach "
           "| fetched | harvest at budget | coverage at budget | budget |")
     print("|---|---|---|---|---|---|---|---|---|---|")
@@ -97,7 +91,7 @@ def main():
                         runs = [measure_one(a, web, topic, t, pr, budget,
                                             work)
                                 for _ in range(max(1, a.runs))]
-                        res.append({k: (sum(r[k] for r in runs) / len(runs)
+                        res.append({k: (sum(x[k] for x in runs) / len(runs)
                                         if k in MEAN else runs[0][k])
                                     for k in runs[0]})
                     full, part = res
