@@ -376,7 +376,13 @@ struct crawl {
 	unsigned parked;      /* leases waiting for a robots.txt */
 	uint64_t started;     /* page fetches started */
 	uint64_t in_pipeline; /* jobs not yet committed (under mu) */
-	bool frontier_dry;    /* the last frontier_next() had nothing at all */
+	/* Batches the writer committed (under mu).  A commit can queue
+	 * URLs that the loop has not yet been woken to see: frontier_dry
+	 * holds only while no commit came after the frontier_next() that
+	 * set it (dry_commits). */
+	uint64_t commits, dry_commits;
+	bool frontier_dry;  /* the last frontier_next() had nothing at all */
+	unsigned seed_jobs; /* seed and reload jobs not yet back */
 	bool stopping;
 	bool done; /* sched_check_done() ended the loop (or would have) */
 	uint64_t t0;
@@ -437,6 +443,7 @@ void crawl_die(struct crawl *c, int rc, const char *what);
 void robots_url(const char *fetch, char *out, size_t cap);
 void sched_fill(struct crawl *c);
 void sched_check_done(struct crawl *c);
+bool sched_idle(struct crawl *c);
 void on_sched_timer(evutil_socket_t fd, short kind, void *arg);
 void seeds_back(struct crawl *c, struct job *j);
 void on_wakeup(evutil_socket_t fd, short kind, void *arg);

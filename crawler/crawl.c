@@ -643,8 +643,8 @@ void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret)
 		ret->state = CRAWL_STOPPING;
 	else if (c->paused)
 		ret->state = CRAWL_PAUSED;
-	else if (!c->running && !c->parked && !pending &&
-		 (c->frontier_dry || limit))
+	else if ((limit && !c->running && !c->parked && !pending) ||
+		 sched_idle(c))
 		ret->state = CRAWL_IDLE;
 	else
 		ret->state = CRAWL_RUNNING;
@@ -661,6 +661,7 @@ int crawl_add_seeds(struct crawl *c, struct crawl_seeds *s)
 	if (!j)
 		return SC_E_NOMEM;
 	j->seeds = s;
+	c->seed_jobs++;
 	parse_submit(c, j, false);
 	return 0;
 }
@@ -702,6 +703,7 @@ int crawl_reload(struct crawl *c, const struct crawl_opts *o)
 	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
 			  (long)o->concurrency * 2);
 
+	c->seed_jobs++;
 	parse_submit(c, j, false);
 	sched_fill(c);
 	sched_check_done(c);

@@ -160,6 +160,7 @@ void sched_fill(struct crawl *c)
 	/* The link prediction's lead (focus_lead()): every page fetched
 	 * and not yet written counts, parsed or not. */
 	uint64_t unlearned = c->in_pipeline, lead = c->lead;
+	uint64_t commits = c->commits;
 	pthread_mutex_unlock(&c->mu);
 	if (fatal)
 		c->stopping = true;
@@ -183,6 +184,7 @@ void sched_fill(struct crawl *c)
 		if (rc == SC_E_AGAIN) {
 			free(j);
 			c->frontier_dry = wait == UINT64_MAX;
+			c->dry_commits = commits;
 			if (!c->frontier_dry) {
 				struct timeval tv = {
 					(time_t)(wait / 1000),
@@ -202,6 +204,19 @@ void sched_fill(struct crawl *c)
 	}
 }
 
+/* Nothing fetched, parked, being parsed or written, no seeds on their
+ * way, and the frontier had nothing at all when last asked, with no
+ * commit since that could have queued more. */
+bool sched_idle(struct crawl *c)
+{
+	if (c->running || c->parked || c->seed_jobs)
+		return false;
+	pthread_mutex_lock(&c->mu);
+	bool busy = c->in_pipeline || c->commits != c->dry_commits;
+	pthread_mutex_unlock(&c->mu);
+	return !busy && c->frontier_dry;
+}
+
 void sched_check_done(struct crawl *c)
 {
 	if (c->running || c->parked)
@@ -219,7 +234,7 @@ void sched_check_done(struct crawl *c)
 	/* Long-running mode waits for more seeds instead. */
 	if (c->o->daemon && !c->stopping && !fatal)
 		return;
-	if (c->stopping || fatal || limit || c->frontier_dry) {
+	if (c->stopping || fatal || limit || sched_idle(c)) {
 		/* A break before the loop runs would be forgotten by
 		 * libevent: the flag says it. */
 		c->done = true;
@@ -239,6 +254,7 @@ void on_sched_timer(evutil_socket_t fd, short kind, void *arg)
 /* A seed job is committed (or failed): tell its caller. */
 void seeds_back(struct crawl *c, struct job *j)
 {
+	c->seed_jobs--;
 	if (j->kind == JOB_SEEDS)
 		j->seeds->done(j->seeds, j->seeds_rc, j->seeds->arg);
 	else if (!c->o->quiet || j->seeds_rc)

@@ -1349,6 +1349,7 @@ void *writer_main(void *arg)
 		}
 		focus_batch_end(c->focus, !rc, &c->sum);
 		c->in_pipeline -= pages;
+		c->commits++;
 		pthread_mutex_unlock(&c->mu);
 		event_active(c->wakeup, EV_READ, 0);
 	}
