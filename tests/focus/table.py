@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
-"""table.py SIGCRAWL FIXTURE [--shapes sites,portals,topics] [--seeds 1,2,3]
-[--topic sports] [--tunnels 0,1,2] [--budget N] [--min-relevance R]
-[--predict-min P] [--runs N] [--work DIR] — the focus table of docs/focus.md: for each web of
+"""table.py SIGCRAWL FIXTURE [--shapes sites,portals,blogs,wiki,topics]
+[--seeds 1,2,3,4,5,6] [--topic sports] [--tunnels 0,1,2] [--budget N]
+[--min-relevance R] [--predict-min P] [--runs 3] [--work DIR] — the focus
+table of docs/focus.md (the defaults are its settings): for each web of
 webgen.py, each tunnel, prediction off and on, the harvest and coverage
 of an exhaustive crawl and of a crawl at a budget (default: the topic's
 reachable pages, so that a perfect crawl would fetch only them), and the
@@ -53,14 +54,14 @@ def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("sigcrawl")
     ap.add_argument("fixture")
-    ap.add_argument("--shapes", default="sites,portals,topics")
-    ap.add_argument("--seeds", default="1,2,3")
+    ap.add_argument("--shapes", default="sites,portals,blogs,wiki,topics")
+    ap.add_argument("--seeds", default="1,2,3,4,5,6")
     ap.add_argument("--topic", default="sports")
     ap.add_argument("--tunnels", default="0,1,2")
     ap.add_argument("--budget", type=int, default=-1)
     ap.add_argument("--min-relevance", default="0.3")
     ap.add_argument("--predict-min")
-    ap.add_argument("--runs", type=int, default=1)
+    ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--work")
     a = ap.parse_args()
     work = a.work or tempfile.mkdtemp(prefix="sc-focus-table.")
