@@ -4,8 +4,8 @@
 # pages fetched for SETTLE_S seconds on end (or LIMIT_S pass).  Prints
 #   polls N idle_early K first P later Q settled yes|no
 # where K counts the answers that said idle while the crawl still had
-# pages to fetch: a later answer, with no seeds submitted in between,
-# counted more pages.  P is the page count of the first such answer and Q
+# pages to fetch: a later answer counted more pages (the caller submits
+# no seeds while this watches).  P is the page count of the first such answer and Q
 # the most counted after it.
 import json
 import socket

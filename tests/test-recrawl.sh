@@ -255,7 +255,7 @@ for l in open(sys.argv[1]):
 print(n)' "$d.e0")
 # Every revisit queued is committed: the count above can reach its mark
 # while a few pages are still under way (pages gone or moved count too),
-# and "idle" can show between two batches.
+# so the daemon is waited for to be idle, with nothing due or queued.
 settled() { idle && [ "$(field due)" -eq 0 ] && [ "$(field queued)" -eq 0 ]; }
 check_true "daemon: two days on, the $want pages due are revisited" wait_until 600 revisited_at_least "$want"
 robots_after=$(awk -F'\t' '$3 == "req" && $6 == "/robots.txt"' "$d.log" | wc -l)
