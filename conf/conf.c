@@ -927,6 +927,26 @@ static int set_audit_share(struct setctx *x, const char *v)
 	return 0;
 }
 
+static int set_retire_below(struct setctx *x, const char *v)
+{
+	double d;
+	if (!parse_fraction(v, &d) || d < 0.5 || d > 1.0)
+		return fail(x, "expected a number from 0.5 to 1.0, got \"%s\"",
+			    show(v).s);
+	x->c->adaptive.retire_below = d;
+	return 0;
+}
+
+static int set_audit_every(struct setctx *x, const char *v)
+{
+	uint64_t n;
+	if (!parse_u64(v, 1, 100000, &n))
+		return fail(x, "expected a number from 1 to 100000, got \"%s\"",
+			    show(v).s);
+	x->c->adaptive.audit_every = (unsigned)n;
+	return 0;
+}
+
 static int set_transfer(struct setctx *x, const char *v)
 {
 	return parse_bool(x, v, &x->c->adaptive.transfer);
@@ -1160,6 +1180,8 @@ static const struct key adaptive_keys[] = {
 	{ "confidence", set_confidence, false },
 	{ "audit_share", set_audit_share, false },
 	{ "transfer", set_transfer, false },
+	{ "retire_below", set_retire_below, false },
+	{ "audit_every", set_audit_every, false },
 	{ NULL, NULL, false },
 };
 static const struct key recrawl_keys[] = {
@@ -1283,6 +1305,8 @@ int conf_default(struct conf **ret)
 	c->adaptive.confidence = 0.95;
 	c->adaptive.audit_share = 0.03;
 	c->adaptive.transfer = true;
+	c->adaptive.retire_below = 0.95;
+	c->adaptive.audit_every = 32;
 	c->recrawl.enabled = false;
 	c->recrawl.min_interval_s = 3600;
 	c->recrawl.max_interval_s = 30 * 86400;

@@ -185,6 +185,12 @@ struct conf {
 		double confidence;    /* 0.5..<1, default 0.95 */
 		double audit_share;   /* 0..1, default 0.03 */
 		bool transfer;        /* default yes */
+		/* A rule is refuted or retired when the Wilson upper bound
+		 * of its precision falls below this (0.5..1, default 0.95);
+		 * each active rule is audited at least once per audit_every
+		 * keys it holds URLs onto (1..100000, default 32). */
+		double retire_below;
+		unsigned audit_every;
 	} adaptive;
 
 	/* [recrawl]: revisits of the fetched representatives (SPEC §7,

@@ -54,8 +54,10 @@
 #include "adapt.h"
 #include "sc.h"
 
-#define RULE_VERSION 1
-#define RULE_HEAD 71
+#define RULE_VERSION 2
+/* Version 1 had neither the shapes byte nor the keys count. */
+#define RULE_HEAD_V1 71
+#define RULE_HEAD 129
 /* Candidates per host at most: pairs of twin pages or soft-404s each
  * propose a rewrite that never earns support; past this many a host gets
  * no new ones. */
@@ -73,8 +75,37 @@
 /* A held URL's flag beside adapt.h's: a key whose document was fetched
  * under another form (cover_one()); its found URL is that form. */
 #define HOLD_COVER 0x80
-/* A page's value before its URL: signature, depth, category. */
-#define PAGE_HEAD 20
+/* A cover whose key some page linked (queued before its page was
+ * fetched under another form, or linked since: adapt_linked()).  A cover
+ * without it stands for a key nobody linked: a retirement forgets it
+ * rather than fetch it. */
+#define HOLD_LINKED 0x40
+/* A page's key byte and its value before its URL: signature, depth,
+ * category, SimHash.  (Stores of the version before kept pages under 'p',
+ * without the SimHash: they are not read, and their rules learn anew.) */
+#define PAGE_BYTE 'q'
+#define PAGE_HEAD 28
+/* Two texts whose SimHashes differ in at most this many bits are one
+ * page for the rules' evidence, though their signatures differ: a
+ * rotating advert line with a timestamp moves a page of 30 words 3 to 17
+ * bits, two pages of different words 18 to 46 (docs/adaptive.md).  Such a
+ * pair is no counter-example; it is no support either, which takes the
+ * same text. */
+#define NOISE_BITS 12
+/* The shapes of a URL's last path segment (shape_of()).  A scoped step
+ * (one that adds a trailing slash) applies to the URLs of a shape and a
+ * route (the path's directory, digits aside: route_of()) it was seen to
+ * hold on, and to every route of a shape once it held on ROUTES_ANY of
+ * them: learned from /sections that redirect to /sections/, it leaves
+ * /gallery/album2 and /story_205 alone. */
+enum { SHAPE_ROOT, SHAPE_WORD, SHAPE_FILE, SHAPE_QUERY = 3, SHAPES = 6 };
+#define SHAPES_ALL ((1u << SHAPES) - 1)
+/* A rule's shapes: the shapes seen (bits 0-5) and those that hold on any
+ * route (bits 6-11). */
+#define SHAPE_ANY(k) (1u << (SHAPES + (k)))
+#define ROUTES_KEPT 2
+#define ROUTES_ANY (ROUTES_KEPT + 1)
+#define SCOPED_STEPS NORM_ADD_TRAILING_SLASH
 /* A rule's state byte: the state, and this bit when transfer made it
  * active (kind_prior()). */
 #define RULE_TRANSFERRED 0x80
@@ -169,6 +200,12 @@ struct arule {
 	 * (audit_due()).  In memory: after a restart it may be again. */
 	bool heavy_audited;
 	bool transferred; /* made active by kind_prior(), on less support */
+	/* Where it was seen to hold (a SCOPED_STEPS step applies only
+	 * there): the shapes byte (SHAPE_ANY()), and per shape the routes
+	 * (route_of(), 0: none) until it holds on any. */
+	uint16_t shapes;
+	uint32_t routes[SHAPES][ROUTES_KEPT];
+	uint64_t keys; /* keys it held URLs onto (audit_due()) */
 	int64_t created, changed;
 	char *ca, *cb;  /* the first counter-example (malloc'd), or NULL */
 	struct tab img; /* image hash -> signature, URL hash */
@@ -185,6 +222,10 @@ struct ahost {
 	 * (compile_all() after they move). */
 	const char *alias; /* the site's name, or NULL */
 	uint32_t steps;
+	uint32_t shape_steps[SHAPES]; /* SCOPED_STEPS on any route */
+	/* Active scoped rules that hold on some routes only. */
+	const struct arule *routed[4];
+	size_t n_routed;
 	const char *params[HOST_RULES_MAX];
 	size_t n_params;
 	const struct norm_rule *dust[HOST_RULES_MAX];
@@ -198,15 +239,20 @@ struct adapt {
 	struct store *s;
 	struct frontier *fr;
 	struct adapt_opts o;
-	double z; /* one-sided normal quantile of o.confidence */
+	double z;             /* one-sided normal quantile of o.confidence */
+	double retire_below;  /* o.retire_below, or its default */
+	unsigned audit_every; /* o.audit_every, or its default */
 	pthread_mutex_t mu;
 	struct arule *rules;
 	size_t n_rules, cap_rules;
 	uint32_t next_id;
 	struct ahost *hosts;
 	size_t n_hosts, cap_hosts;
-	struct tab host_ix;  /* host name hash -> index + 1 */
-	struct tab groups;   /* signature -> folded path hashes, generic */
+	struct tab host_ix; /* host name hash -> index + 1 */
+	struct tab groups;  /* signature -> folded path hashes, generic */
+	/* Signatures of pages whose text changed between two fetches of
+	 * one URL ('n' entries): no counter-example for any rule. */
+	struct tab noisy;
 	struct tab audit_ix; /* strict URL hash of each audit under way */
 	/* Rules' keys (the first 8 bytes of their sc_url_key()) onto which
 	 * new links were held: a, how many; b, whether the key's sampled
@@ -220,6 +266,10 @@ struct adapt {
 	 * (adapt_claim()).  In memory only: a restart forgets them, and
 	 * the seen set says the rest. */
 	struct tab claims;
+	/* Keys (XXH3) that links were queued under (adapt_keyed()): b, a
+	 * page has linked the key's own form since (adapt_linked()), which
+	 * is then the form fetched.  In memory only. */
+	struct tab keyed;
 	/* Rule kinds (kind_hash()): a, hosts where the kind is active; b,
 	 * hosts where it was refuted or retired. */
 	struct tab kinds;
@@ -308,6 +358,119 @@ static double wilson_lower(uint64_t k, uint64_t n, double z)
 	       (1 + z2 / nn);
 }
 
+/* Wilson's upper bound on a proportion: k successes of n, quantile z. */
+static double wilson_upper(uint64_t k, uint64_t n, double z)
+{
+	if (!n)
+		return 1;
+	double p = (double)k / (double)n, nn = (double)n, z2 = z * z;
+	return (p + z2 / (2 * nn) +
+		z * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn))) /
+	       (1 + z2 / nn);
+}
+
+/* The shape of a URL: its last path segment's (a trailing slash aside),
+ * the root, a file-like name (a dot or a digit in it: "story_205",
+ * "a.html", "12") or a word (a directory or section name); and whether it
+ * has a query (SHAPE_QUERY more): /genetics and /list?cat=x differ. */
+static unsigned shape_of(const char *url, const struct norm_url *u)
+{
+	const char *p = url + u->path_off;
+	size_t n = u->path_len;
+	unsigned q = u->has_query ? SHAPE_QUERY : 0;
+	if (n && p[n - 1] == '/')
+		n--;
+	size_t i = n;
+	while (i > 0 && p[i - 1] != '/')
+		i--;
+	if (i == n)
+		return SHAPE_ROOT + q;
+	for (; i < n; i++)
+		if (p[i] == '.' || (p[i] >= '0' && p[i] <= '9'))
+			return SHAPE_FILE + q;
+	return SHAPE_WORD + q;
+}
+
+/* The route of a URL: a hash of its path's directory (up to the last
+ * segment, a trailing slash aside), lower case, each run of digits one
+ * '#' (never 0). */
+static uint32_t route_of(const char *url, const struct norm_url *u)
+{
+	const char *p = url + u->path_off;
+	size_t n = u->path_len;
+	if (n && p[n - 1] == '/')
+		n--;
+	while (n > 0 && p[n - 1] != '/')
+		n--;
+	uint32_t h = 2166136261u;
+	for (size_t i = 0; i < n; i++) {
+		unsigned char ch = (unsigned char)p[i];
+		if (ch >= '0' && ch <= '9') {
+			while (i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '9')
+				i++;
+			ch = '#';
+		} else if (ch >= 'A' && ch <= 'Z') {
+			ch = (unsigned char)(ch - 'A' + 'a');
+		}
+		h = (h ^ ch) * 16777619u;
+	}
+	return h ? h : 1;
+}
+
+static bool scoped(const struct arule *r)
+{
+	return r->r.kind == NORM_RULE_STEP && (r->r.step & SCOPED_STEPS);
+}
+
+/* Does active rule r apply to url (components u)?  Only a scoped step
+ * looks at the URL's shape and route. */
+static bool rule_covers(const struct arule *r, const char *url,
+			const struct norm_url *u)
+{
+	if (!scoped(r))
+		return true;
+	unsigned k = shape_of(url, u);
+	if (!(r->shapes & (1u << k)))
+		return false;
+	if (r->shapes & SHAPE_ANY(k))
+		return true;
+	uint32_t route = route_of(url, u);
+	for (size_t i = 0; i < ROUTES_KEPT; i++)
+		if (r->routes[k][i] == route)
+			return true;
+	return false;
+}
+
+/* r was seen to hold on url: its scope takes in url's shape and route
+ * (under a->mu: adapt_key() reads it).  Returns whether that changed
+ * it. */
+static bool scope_note(struct adapt *a, struct arule *r, const char *url,
+		       const struct norm_url *u)
+{
+	unsigned k = shape_of(url, u);
+	if (r->shapes & SHAPE_ANY(k))
+		return false;
+	uint32_t route = route_of(url, u);
+	bool changed = true;
+	pthread_mutex_lock(&a->mu);
+	r->shapes = (uint16_t)(r->shapes | 1u << k);
+	size_t i = 0;
+	for (; i < ROUTES_KEPT; i++) {
+		if (r->routes[k][i] == route) {
+			changed = false;
+			break;
+		}
+		if (!r->routes[k][i]) {
+			r->routes[k][i] = route;
+			break;
+		}
+	}
+	if (i == ROUTES_KEPT)
+		r->shapes = (uint16_t)(r->shapes | SHAPE_ANY(k));
+	pthread_mutex_unlock(&a->mu);
+	return changed;
+}
+
 const char *adapt_state_name(int state)
 {
 	switch (state) {
@@ -379,6 +542,8 @@ static void host_compile(struct adapt *a, struct ahost *h)
 {
 	h->alias = NULL;
 	h->steps = 0;
+	memset(h->shape_steps, 0, sizeof(h->shape_steps));
+	h->n_routed = 0;
 	h->n_params = h->n_dust = 0;
 	h->learning = false;
 	for (size_t i = 0; i < h->n_rules; i++) {
@@ -389,7 +554,18 @@ static void host_compile(struct adapt *a, struct ahost *h)
 		if (r->state != ADAPT_ACTIVE || strcmp(r->scope, h->name) != 0)
 			continue;
 		switch (r->r.kind) {
-		case NORM_RULE_STEP: h->steps |= r->r.step; break;
+		case NORM_RULE_STEP:
+			if (!(r->r.step & SCOPED_STEPS)) {
+				h->steps |= r->r.step;
+				break;
+			}
+			for (unsigned k = 0; k < SHAPES; k++)
+				if (r->shapes & SHAPE_ANY(k))
+					h->shape_steps[k] |= r->r.step;
+			if (h->n_routed <
+			    sizeof(h->routed) / sizeof(h->routed[0]))
+				h->routed[h->n_routed++] = r;
+			break;
 		case NORM_RULE_PARAM: h->params[h->n_params++] = r->r.a; break;
 		case NORM_RULE_DUST: h->dust[h->n_dust++] = &r->r; break;
 		case NORM_RULE_ALIAS: h->alias = r->r.a; break;
@@ -440,6 +616,12 @@ static int rule_save(struct adapt *a, MDB_txn *txn, struct arule *r)
 			 (uint64_t)r->changed };
 	for (size_t i = 0; i < 8; i++)
 		put_be64(p + 7 + 8 * i, n[i]);
+	put_be16(p + 71, r->shapes);
+	for (size_t k = 0; k < SHAPES; k++)
+		for (size_t i = 0; i < ROUTES_KEPT; i++)
+			put_be32(p + 73 + 4 * (k * ROUTES_KEPT + i),
+				 r->routes[k][i]);
+	put_be64(p + 121, r->keys);
 	p += RULE_HEAD;
 	p = put_s(p, r->scope);
 	p = put_s(p, r->r.host);
@@ -474,9 +656,12 @@ static int rule_decode(const void *val, size_t len, uint32_t id,
 		       struct arule *r, char *ca, char *cb)
 {
 	const unsigned char *p = val, *end = p + len;
-	if (len < RULE_HEAD || p[0] != RULE_VERSION || p[1] < NORM_RULE_STEP ||
-	    p[1] > NORM_RULE_DUST || (p[2] & ~RULE_TRANSFERRED) > ADAPT_REFUTED)
+	if (len < RULE_HEAD_V1 || (p[0] != RULE_VERSION && p[0] != 1) ||
+	    (p[0] == RULE_VERSION && len < RULE_HEAD) ||
+	    p[1] < NORM_RULE_STEP || p[1] > NORM_RULE_DUST ||
+	    (p[2] & ~RULE_TRANSFERRED) > ADAPT_REFUTED)
 		return SC_E_CORRUPT;
+	bool v1 = p[0] == 1;
 	memset(r, 0, sizeof(*r));
 	r->id = id;
 	r->r.kind = p[1];
@@ -489,7 +674,15 @@ static int rule_decode(const void *val, size_t len, uint32_t id,
 		*n[i] = get_be64(p + 7 + 8 * i);
 	r->created = (int64_t)get_be64(p + 7 + 48);
 	r->changed = (int64_t)get_be64(p + 7 + 56);
-	p += RULE_HEAD;
+	/* A rule of version 1 was learned unscoped. */
+	r->shapes = v1 ? (uint16_t)(SHAPES_ALL | SHAPES_ALL << SHAPES)
+		       : get_be16(p + 71);
+	for (size_t k = 0; !v1 && k < SHAPES; k++)
+		for (size_t i = 0; i < ROUTES_KEPT; i++)
+			r->routes[k][i] = get_be32(p + 73 +
+						   4 * (k * ROUTES_KEPT + i));
+	r->keys = v1 ? 0 : get_be64(p + 121);
+	p += v1 ? RULE_HEAD_V1 : RULE_HEAD;
 	if (!get_s(&p, end, r->scope, sizeof(r->scope)) ||
 	    !get_s(&p, end, r->r.host, sizeof(r->r.host)) ||
 	    !get_s(&p, end, r->r.a, sizeof(r->r.a)) ||
@@ -631,11 +824,20 @@ static void kind_changed(struct adapt *a, const struct arule *r, uint8_t old)
 static uint64_t fold_hash(const char *url, const struct norm_url *u)
 {
 	char p[NORM_URL_MAX + 1];
-	size_t n = u->path_len;
-	memcpy(p, url + u->path_off, n);
-	for (size_t i = 0; i < n; i++)
-		if (p[i] >= 'A' && p[i] <= 'Z')
-			p[i] = (char)(p[i] - 'A' + 'a');
+	size_t n = 0;
+	/* Lower case, and without path parameters (";jsessionid=..."): a
+	 * page seen under three session ids is one path, not a generic
+	 * text. */
+	for (size_t i = 0; i < u->path_len; i++) {
+		char ch = url[u->path_off + i];
+		if (ch == ';') {
+			while (i + 1 < u->path_len &&
+			       url[u->path_off + i + 1] != '/')
+				i++;
+			continue;
+		}
+		p[n++] = ch >= 'A' && ch <= 'Z' ? (char)(ch - 'A' + 'a') : ch;
+	}
 	size_t slash = n;
 	while (slash > 0 && p[slash - 1] != '/')
 		slash--;
@@ -693,11 +895,14 @@ static int group_note(struct adapt *a, uint64_t sig, uint64_t f)
 	return 0;
 }
 
-static void note_counter(struct arule *r, const char *x, const char *y)
+/* The first counter-example of r: x (xl bytes, not always NUL-terminated:
+ * a page's URL read from the store) and y (a string). */
+static void note_counter(struct arule *r, const char *x, size_t xl,
+			 const char *y)
 {
 	if (r->ca)
 		return;
-	r->ca = strdup(x);
+	r->ca = strndup(x, xl);
 	r->cb = strdup(y);
 }
 
@@ -706,7 +911,7 @@ static void note_counter(struct arule *r, const char *x, const char *y)
  * of the image's first page are not kept: a counter-example names the
  * page and the image. */
 static int eval_page(struct adapt *a, struct arule *r, const char *url,
-		     size_t len, uint64_t uh, uint64_t sig)
+		     size_t len, uint64_t uh, uint64_t sig, uint64_t sh)
 {
 	if (r->state == ADAPT_REFUTED || r->state == ADAPT_RETIRED)
 		return 0;
@@ -735,6 +940,7 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 	if (added) {
 		v->a = sig;
 		v->b = uh;
+		v->c = sh;
 		return 0;
 	}
 	if (v->b == uh)
@@ -742,6 +948,10 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 	if (v->a == sig) {
 		if (generic(a, sig))
 			return 0;
+		/* The shapes it holds on grow with its support, in replay
+		 * too (they are saved only with the rule). */
+		if (scoped(r) && scope_note(a, r, img, &iu))
+			mark_dirty(a, r);
 		struct tval *s = tab_put(&r->sup, sig, &added);
 		if (!s)
 			return SC_E_NOMEM;
@@ -752,11 +962,19 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 			support_up(a, r);
 		return 1;
 	}
+	/* Nearly the same text: a page with a line that changes on every
+	 * request (an advert, a clock), not another document.  Or a page
+	 * seen to change between two fetches of its URL. */
+	if (sh && v->c &&
+	    (unsigned)__builtin_popcountll(sh ^ v->c) <= NOISE_BITS)
+		return 0;
+	if (tab_get(&a->noisy, sig) || tab_get(&a->noisy, v->a))
+		return 0;
 	if (a->replay)
 		return 0;
 	r->counters++;
 	mark_dirty(a, r);
-	note_counter(r, url, img);
+	note_counter(r, url, len, img);
 	return -1;
 }
 
@@ -793,7 +1011,7 @@ static int load_rule(void *arg, const void *key, size_t klen, const void *val,
 /* The rules one host's page goes through: the host's own, and alias rules
  * that name it (as alias or as site). */
 static int page_rules(struct adapt *a, const char *url, size_t len,
-		      const struct norm_url *u, uint64_t sig)
+		      const struct norm_url *u, uint64_t sig, uint64_t sh)
 {
 	pthread_mutex_lock(&a->mu);
 	struct ahost *h = host_find(a, url + u->host_off, u->host_len);
@@ -802,8 +1020,8 @@ static int page_rules(struct adapt *a, const char *url, size_t len,
 		return 0;
 	uint64_t uh = hash_str(url, len);
 	for (size_t i = 0; i < h->n_rules; i++) {
-		int rc = eval_page(a, &a->rules[h->rules[i]], url, len, uh,
-				   sig);
+		int rc = eval_page(a, &a->rules[h->rules[i]], url, len, uh, sig,
+				   sh);
 		if (rc < -1)
 			return rc;
 	}
@@ -825,7 +1043,21 @@ static int replay_page(void *arg, const void *key, size_t klen, const void *val,
 		return SC_E_CORRUPT;
 	uint64_t sig = sig64(v);
 	int rc = group_note(a, sig, fold_hash(url, &u));
-	return rc ? rc : page_rules(a, url, len, &u, sig);
+	return rc ? rc : page_rules(a, url, len, &u, sig, get_be64(v + 20));
+}
+
+static int load_noisy(void *arg, const void *key, size_t klen, const void *val,
+		      size_t vlen)
+{
+	struct adapt *a = arg;
+	(void)val;
+	(void)vlen;
+	if (klen != 9)
+		return SC_E_CORRUPT;
+	bool added;
+	struct tval *t = tab_put(
+		&a->noisy, get_be64((const unsigned char *)key + 1), &added);
+	return t ? 0 : SC_E_NOMEM;
 }
 
 static int load_audit(void *arg, const void *key, size_t klen, const void *val,
@@ -896,6 +1128,17 @@ static int audit_due(struct adapt *a, MDB_txn *txn,
 			r->heavy_audited = true;
 		}
 	}
+	/* Every rule is audited from its first key on, and again at
+	 * least once per audit_every keys it holds URLs onto: no rule
+	 * holds many URLs unaudited because the sample missed its keys. */
+	if (t->a == 1) {
+		for (size_t i = 0; i < n; i++) {
+			struct arule *r = &a->rules[ids[i]];
+			r->keys++;
+			mark_dirty(a, r);
+			due = due || r->keys > r->audits * a->audit_every;
+		}
+	}
 	unsigned char v[5];
 	put_be32(v, (uint32_t)t->a);
 	v[4] = (unsigned char)t->b;
@@ -918,6 +1161,55 @@ static int load_cover(void *arg, const void *key, size_t klen, const void *val,
 		return SC_E_NOMEM;
 	t->a = 1;
 	return 0;
+}
+
+int adapt_keyed(struct adapt *a, const char *key, size_t len)
+{
+	bool added;
+	pthread_mutex_lock(&a->mu);
+	struct tval *t = tab_put(&a->keyed, hash_str(key, len), &added);
+	pthread_mutex_unlock(&a->mu);
+	return t ? 0 : SC_E_NOMEM;
+}
+
+bool adapt_key_linked(struct adapt *a, const char *key, size_t len)
+{
+	pthread_mutex_lock(&a->mu);
+	const struct tval *t = tab_get(&a->keyed, hash_str(key, len));
+	bool linked = t && t->b;
+	pthread_mutex_unlock(&a->mu);
+	return linked;
+}
+
+int adapt_linked(struct adapt *a, MDB_txn *txn, const char *url, size_t len)
+{
+	unsigned char hkey[17] = { 'h' };
+	sc_url_key(url, len, hkey + 1);
+	pthread_mutex_lock(&a->mu);
+	const struct tval *t = tab_get(&a->cover_ix, get_be64(hkey + 1));
+	bool covered = t && t->a;
+	struct tval *k = tab_get(&a->keyed, hash_str(url, len));
+	if (k)
+		k->b = 1;
+	pthread_mutex_unlock(&a->mu);
+	if (!covered)
+		return 0;
+	const void *v;
+	size_t vl;
+	int rc = store_adapt_get(a->s, txn, hkey, sizeof(hkey), &v, &vl);
+	if (rc)
+		return rc == SC_E_NOTFOUND ? 0 : rc;
+	const unsigned char *p = v;
+	if (vl < 1 || !(p[0] & HOLD_COVER) || (p[0] & HOLD_LINKED))
+		return 0;
+	unsigned char *nv = malloc(vl);
+	if (!nv)
+		return SC_E_NOMEM;
+	memcpy(nv, v, vl);
+	nv[0] |= HOLD_LINKED;
+	rc = store_adapt_put(a->s, txn, hkey, sizeof(hkey), nv, vl);
+	free(nv);
+	return rc;
 }
 
 int adapt_cover_of(struct adapt *a, MDB_txn *txn, const char *key, size_t len,
@@ -953,6 +1245,8 @@ int adapt_open(struct store *s, struct frontier *fr, MDB_txn *txn,
 	a->fr = fr;
 	a->o = *o;
 	a->z = quantile(o->confidence);
+	a->retire_below = o->retire_below > 0 ? o->retire_below : 0.95;
+	a->audit_every = o->audit_every ? o->audit_every : 32;
 	a->next_id = 1;
 	pthread_mutex_init(&a->mu, NULL);
 	const void *v;
@@ -971,9 +1265,12 @@ int adapt_open(struct store *s, struct frontier *fr, MDB_txn *txn,
 		compile_all(a);
 	if (!rc) {
 		a->replay = true;
-		rc = store_adapt_scan(s, txn, "p", 1, replay_page, a);
+		rc = store_adapt_scan(s, txn, (const char[]){ PAGE_BYTE }, 1,
+				      replay_page, a);
 		a->replay = false;
 	}
+	if (!rc)
+		rc = store_adapt_scan(s, txn, "n", 1, load_noisy, a);
 	if (!rc)
 		rc = store_adapt_scan(s, txn, "a", 1, load_audit, a);
 	if (!rc)
@@ -1006,11 +1303,13 @@ void adapt_close(struct adapt *a)
 	free(a->hosts);
 	tab_free(&a->host_ix);
 	tab_free(&a->groups);
+	tab_free(&a->noisy);
 	tab_free(&a->audit_ix);
 	tab_free(&a->audited);
 	tab_free(&a->kinds);
 	tab_free(&a->cover_ix);
 	tab_free(&a->claims);
+	tab_free(&a->keyed);
 	pthread_mutex_destroy(&a->mu);
 	free(a);
 }
@@ -1094,7 +1393,11 @@ int adapt_key_u(struct adapt *a, const char *url, size_t len,
 		h = host_find(a, h->alias, hr.alias_len);
 	}
 	if (h) {
-		hr.steps = h->steps;
+		hr.steps = h->steps | h->shape_steps[shape_of(url, &su)];
+		for (size_t i = 0; i < h->n_routed; i++)
+			if (!(hr.steps & h->routed[i]->r.step) &&
+			    rule_covers(h->routed[i], url, &su))
+				hr.steps |= h->routed[i]->r.step;
 		hr.params = h->params;
 		hr.n_params = h->n_params;
 		hr.dust = h->dust;
@@ -1174,7 +1477,8 @@ static size_t changing_rules(struct adapt *a, const char *url, size_t len,
 			const struct arule *r = &a->rules[h->rules[i]];
 			if (strcmp(r->scope, h->name) != 0 ||
 			    (r->state != ADAPT_ACTIVE &&
-			     !(retired_too && r->state == ADAPT_RETIRED)))
+			     !(retired_too && r->state == ADAPT_RETIRED)) ||
+			    !rule_covers(r, url, &u))
 				continue;
 			char out[NORM_URL_MAX + 1];
 			struct norm_url ou;
@@ -1239,8 +1543,33 @@ static int held_put(struct adapt *a, MDB_txn *txn, const unsigned char *key,
 	p += found_len;
 	memcpy(p, strict, sl);
 	p += sl;
-	return store_adapt_put(a->s, txn, key, 17, v, (size_t)(p - v));
+	int rc = store_adapt_put(a->s, txn, key, 17, v, (size_t)(p - v));
+	if (rc || (flags & (ADAPT_HOLD_QUEUED | HOLD_COVER)))
+		return rc;
+	/* Indexed by the rules' key, for release_key(). */
+	unsigned char ix[33] = { 'H' };
+	sc_url_key(fu->url, fu->url_len, ix + 1);
+	memcpy(ix + 17, key + 1, 16);
+	return store_adapt_put(a->s, txn, ix, sizeof(ix), "", 0);
 }
+
+/* A key's bad answer ('b' and 'A' values): its status (404, 410, 200 for
+ * a soft 404, 3xx for a redirect elsewhere) and, for a redirect, the
+ * target's sc_url_key() (zeros otherwise). */
+#define BAD_LEN 18
+/* A 'b' value: the bad answer, then how many URLs held onto the key were
+ * released to test it, and whether one of them proved the key wrong (a
+ * page of its own), which releases them all. */
+#define BAD_VAL (BAD_LEN + 2)
+/* URLs held onto a bad key fetched to test it, until one proves it
+ * wrong: a key whose page is gone because the rules are right (every
+ * form of it gone) costs this many fetches, not one per form. */
+#define RELEASE_MAX 2
+static int key_bad(struct adapt *a, MDB_txn *txn, const char *key, size_t klen,
+		   unsigned char *bad);
+static int audit_mark(struct adapt *a, MDB_txn *txn, const char *strict,
+		      size_t sl, const uint32_t *ids, size_t n,
+		      const unsigned char *bad);
 
 int adapt_hold(struct adapt *a, MDB_txn *txn, const char *strict,
 	       size_t strict_len, const struct frontier_url *fu, unsigned flags,
@@ -1268,6 +1597,22 @@ int adapt_hold(struct adapt *a, MDB_txn *txn, const char *strict,
 	size_t n = changing_rules(a, strict, strict_len, false, ids);
 	if (!n)
 		return 0; /* no rule of this host maps it any more */
+	/* Onto a key whose page is gone or a soft 404: not held, but
+	 * fetched as an audit of the rules that map it there. */
+	unsigned char bad[BAD_LEN];
+	if (!leased && !queued &&
+	    (rc = key_bad(a, txn, fu->url, fu->url_len, bad)) != 0) {
+		if (rc < 0)
+			return rc;
+		if (rc == 1) {
+			*audit = true;
+			rc = audit_mark(a, txn, strict, strict_len, ids, n,
+					bad);
+			if (!rc)
+				rc = save_dirty(a, txn);
+			return rc ? rc : 1;
+		}
+	}
 	/* The audit: fetched under its own form (audit_due()). */
 	unsigned char kkey[17] = { 'k' };
 	sc_url_key(fu->url, fu->url_len, kkey + 1);
@@ -1396,6 +1741,12 @@ static int requeue(struct adapt *a, MDB_txn *txn, const struct held_entry *e)
 		if (t)
 			t->a = 0;
 		pthread_mutex_unlock(&a->mu);
+		/* A key nobody linked is not fetched: out of the seen set,
+		 * a link to it later queues it. */
+		if (!(p[0] & HOLD_LINKED)) {
+			rc = frontier_forget(a->fr, txn, strict, sl);
+			return rc < 0 ? rc : 0;
+		}
 	}
 	if (keyed == 1) {
 		/* Another active rule maps it: held still, by that one. */
@@ -1449,6 +1800,9 @@ struct cover {
 
 static int cover_one(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
 		     uint16_t depth, uint16_t cat);
+static int cover_one_as(struct adapt *a, MDB_txn *txn, const char *url,
+			size_t len, const char *own, size_t own_len,
+			uint16_t depth, uint16_t cat);
 
 static int cover_page(void *arg, const void *key, size_t klen, const void *val,
 		      size_t vlen)
@@ -1466,13 +1820,26 @@ static int cover_page(void *arg, const void *key, size_t klen, const void *val,
 static int cover_one(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
 		     uint16_t depth, uint16_t cat)
 {
+	return cover_one_as(a, txn, url, len, NULL, 0, depth, cat);
+}
+
+/* cover_one() for a page recorded under key (NULL: under url): its own
+ * key needs no cover. */
+static int cover_one_as(struct adapt *a, MDB_txn *txn, const char *url,
+			size_t len, const char *own, size_t own_len,
+			uint16_t depth, uint16_t cat)
+{
 	char k[NORM_URL_MAX + 1];
 	struct norm_url ku;
-	if (adapt_key(a, url, len, k, &ku) != 1)
+	if (adapt_key(a, url, len, k, &ku) != 1 ||
+	    (own && ku.len == own_len && memcmp(k, own, own_len) == 0))
 		return 0;
 	int rc = frontier_mark_seen(a->fr, txn, k, ku.len, cat);
 	if (rc < 0)
 		return rc;
+	/* Queued already: a page linked it. */
+	unsigned flags = ADAPT_HOLD_LEASED | HOLD_COVER |
+			 (rc == 0 ? HOLD_LINKED : 0);
 	if (rc == 0) {
 		/* Known: fetched itself (then nothing to do), or queued and
 		 * not fetched yet (then it is not to be). */
@@ -1500,8 +1867,7 @@ static int cover_one(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
 	};
 	unsigned char hkey[17] = { 'h' };
 	sc_url_key(k, ku.len, hkey + 1);
-	if ((rc = held_put(a, txn, hkey, &fu, ADAPT_HOLD_LEASED | HOLD_COVER, k,
-			   ku.len, ids, n)))
+	if ((rc = held_put(a, txn, hkey, &fu, flags, k, ku.len, ids, n)))
 		return rc;
 	pthread_mutex_lock(&a->mu);
 	bool added;
@@ -1514,7 +1880,7 @@ static int cover_one(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
 
 static int cover_host(struct adapt *a, MDB_txn *txn, const char *host)
 {
-	unsigned char prefix[9] = { 'p' };
+	unsigned char prefix[9] = { PAGE_BYTE };
 	put_be64(prefix + 1, hash_str(host, strlen(host)));
 	struct cover cv = { a, txn };
 	return store_adapt_scan(a->s, txn, prefix, sizeof(prefix), cover_page,
@@ -1583,7 +1949,14 @@ static int gate(struct adapt *a, MDB_txn *txn)
 		if (!r->dirty)
 			continue;
 		uint8_t old = r->state;
-		if (r->state == ADAPT_CANDIDATE && r->counters) {
+		/* Refuted or retired when even the upper bound of its
+		 * precision is under the gate: one counter-example ends a
+		 * rule with little support, a rule that held on many
+		 * documents needs proportionally more. */
+		bool fails = r->counters &&
+			     wilson_upper(r->support, r->support + r->counters,
+					  a->z) < a->retire_below;
+		if (r->state == ADAPT_CANDIDATE && fails) {
 			r->state = ADAPT_REFUTED;
 		} else if (r->state == ADAPT_CANDIDATE &&
 			   r->support >= a->o.min_support &&
@@ -1591,10 +1964,10 @@ static int gate(struct adapt *a, MDB_txn *txn)
 					a->z) > 0.5) {
 			r->state = ADAPT_ACTIVE;
 		} else if (r->state == ADAPT_CANDIDATE && r->support &&
-			   kind_prior(a, r)) {
+			   !r->counters && kind_prior(a, r)) {
 			r->state = ADAPT_ACTIVE;
 			r->transferred = true;
-		} else if (r->state == ADAPT_ACTIVE && r->counters) {
+		} else if (r->state == ADAPT_ACTIVE && fails) {
 			r->state = ADAPT_RETIRED;
 		}
 		if (r->state == old)
@@ -1660,14 +2033,15 @@ static int backfill_page(void *arg, const void *key, size_t klen,
 	const unsigned char *v = val;
 	const char *url = (const char *)v + PAGE_HEAD;
 	size_t len = vlen - PAGE_HEAD;
-	int rc = eval_page(b->a, b->r, url, len, hash_str(url, len), sig64(v));
+	int rc = eval_page(b->a, b->r, url, len, hash_str(url, len), sig64(v),
+			   get_be64(v + 20));
 	return rc < -1 ? rc : 0;
 }
 
 static int scan_host_pages(struct adapt *a, MDB_txn *txn, struct arule *r,
 			   const char *host)
 {
-	unsigned char prefix[9] = { 'p' };
+	unsigned char prefix[9] = { PAGE_BYTE };
 	put_be64(prefix + 1, hash_str(host, strlen(host)));
 	struct backfill b = { a, r };
 	return store_adapt_scan(a->s, txn, prefix, sizeof(prefix),
@@ -1725,7 +2099,8 @@ static bool www_of(const char *x, size_t xl, const char *y, size_t yl)
  * ways at once (case and slash and a session id) would have to show each
  * difference alone, three times, before anything applies. */
 static void joint_support(struct adapt *a, const uint32_t *ids, size_t n,
-			  uint64_t doc)
+			  uint64_t doc, const char *url,
+			  const struct norm_url *u)
 {
 	if (n < 2)
 		return;
@@ -1733,6 +2108,8 @@ static void joint_support(struct adapt *a, const uint32_t *ids, size_t n,
 		struct arule *r = &a->rules[ids[i]];
 		if (r->state != ADAPT_CANDIDATE)
 			continue;
+		if (scoped(r) && scope_note(a, r, url, u))
+			mark_dirty(a, r);
 		bool added;
 		struct tval *t = tab_put(&r->sup, doc, &added);
 		if (!t || t->a)
@@ -1804,38 +2181,314 @@ static int pair(struct adapt *a, MDB_txn *txn, const char *x, size_t xl,
 		n_ids += ids[n_ids] != UINT32_MAX;
 	}
 	if (evidence)
-		joint_support(a, ids, n_ids, doc);
+		joint_support(a, ids, n_ids, doc, px, &pux);
 	return 0;
 }
 
 /* ---- The writer's calls ----------------------------------------------- */
 
-int adapt_page(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
-	       uint16_t depth, uint16_t category, const unsigned char sig[16],
-	       const char *rep, size_t rep_len)
+/* ---- Keys whose page is gone ---------------------------------------- */
+
+struct ix_scan {
+	unsigned char (*v)[17];
+	size_t n, cap;
+};
+
+static int collect_ix(void *arg, const void *key, size_t klen, const void *val,
+		      size_t vlen)
 {
+	struct ix_scan *x = arg;
+	(void)val;
+	(void)vlen;
+	if (klen != 33)
+		return SC_E_CORRUPT;
+	if (x->n == x->cap) {
+		size_t cap = x->cap ? 2 * x->cap : 16;
+		unsigned char(*v)[17] = realloc(x->v, cap * sizeof(*v));
+		if (!v)
+			return SC_E_NOMEM;
+		x->v = v;
+		x->cap = cap;
+	}
+	x->v[x->n][0] = 'h';
+	memcpy(x->v[x->n] + 1, (const unsigned char *)key + 17, 16);
+	x->n++;
+	return 0;
+}
+
+/* Mark an audit under way of strict (its 'a' entry, the rules' ids) and,
+ * when bad is not NULL, the bad answer of the key it was held onto. */
+static int audit_mark(struct adapt *a, MDB_txn *txn, const char *strict,
+		      size_t sl, const uint32_t *ids, size_t n,
+		      const unsigned char *bad)
+{
+	unsigned char akey[17] = { 'a' };
+	unsigned char ids_v[4 * HELD_RULES_MAX];
+	sc_url_key(strict, sl, akey + 1);
+	for (size_t i = 0; i < n; i++) {
+		put_be32(ids_v + 4 * i, a->rules[ids[i]].id);
+		a->rules[ids[i]].audits++;
+		mark_dirty(a, &a->rules[ids[i]]);
+	}
+	bool added;
+	pthread_mutex_lock(&a->mu);
+	a->st.audits++;
+	struct tval *t = tab_put(&a->audit_ix, get_be64(akey + 1), &added);
+	if (t)
+		t->a = 1;
+	pthread_mutex_unlock(&a->mu);
+	if (!t)
+		return SC_E_NOMEM;
+	int rc = store_adapt_put(a->s, txn, akey, sizeof(akey), ids_v, 4 * n);
+	if (!rc && bad) {
+		akey[0] = 'A';
+		rc = store_adapt_put(a->s, txn, akey, sizeof(akey), bad,
+				     BAD_LEN);
+	}
+	return rc;
+}
+
+/* One held URL (its 'h' entry e) fetched after all, under its own form,
+ * as an audit of the rules that held it: their key's page was bad. */
+static int release_one(struct adapt *a, MDB_txn *txn,
+		       const struct held_entry *e, const unsigned char *bad)
+{
+	const unsigned char *p = e->val;
+	size_t nid = p[7];
+	const unsigned char *q = p + HELD_HEAD + 4 * nid;
+	size_t found_len = get_be16(q);
+	q += 2;
+	if ((size_t)(q - p) + found_len >= e->len)
+		return SC_E_CORRUPT;
+	const char *found = (const char *)q;
+	const char *strict = found + found_len;
+	size_t sl = e->len - (size_t)(q - p) - found_len;
+	struct norm_url su;
+	if (norm_split(strict, sl, &su))
+		return store_adapt_del(a->s, txn, e->key, 17);
+	uint32_t ids[HELD_RULES_MAX];
+	size_t n = 0;
+	for (size_t i = 0; i < nid && n < HELD_RULES_MAX; i++) {
+		struct arule *r = find_rule(a, get_be32(p + HELD_HEAD + 4 * i));
+		if (r)
+			ids[n++] = (uint32_t)(r - a->rules);
+	}
+	struct frontier_url fu = {
+		.url = strict,
+		.url_len = su.len,
+		.u = &su,
+		.found = found_len ? found : strict,
+		.found_len = found_len ? found_len : sl,
+		.depth = get_be16(p + 1),
+		.category = get_be16(p + 3),
+		.offtopic = p[5],
+		.redirects = p[6],
+	};
+	int rc = audit_mark(a, txn, strict, sl, ids, n, bad);
+	if (!rc)
+		rc = store_adapt_del(a->s, txn, e->key, 17);
+	if (rc)
+		return rc;
+	a->st.requeued++;
+	rc = frontier_add(a->fr, txn, &fu);
+	if (rc == 0)
+		rc = frontier_requeue(a->fr, txn, &fu);
+	return rc < 0 && rc != SC_E_INVAL ? rc : 0;
+}
+
+/* The page of key (a rules' key) was bad: gone (404, 410), a soft 404
+ * (status 200, its text generic), or a redirect elsewhere (target, a
+ * sc_url_key(), else NULL).  URLs the rules held onto it are fetched
+ * under their own forms, as audits whose answers are judged against that
+ * (adapt_page(), adapt_failed(), adapt_redirect()): RELEASE_MAX of them,
+ * or all once one proved the key wrong (all: a counter-example did). */
+static int release_key(struct adapt *a, MDB_txn *txn, const char *key,
+		       size_t klen, int status, const unsigned char *target,
+		       bool all)
+{
+	unsigned char bkey[17] = { 'b' };
+	unsigned char bad[BAD_VAL] = { 0 };
+	sc_url_key(key, klen, bkey + 1);
+	const void *v;
+	size_t vl;
+	int rc = store_adapt_get(a->s, txn, bkey, sizeof(bkey), &v, &vl);
+	if (rc == 0 && vl == BAD_VAL) {
+		memcpy(bad, v, BAD_VAL); /* its first answer stands */
+	} else if (rc == 0 || rc == SC_E_NOTFOUND) {
+		put_be16(bad, (uint16_t)status);
+		if (target)
+			memcpy(bad + 2, target, 16);
+	} else {
+		return rc;
+	}
+	if (all)
+		bad[BAD_LEN + 1] = 1;
+	unsigned char pre[17] = { 'H' };
+	memcpy(pre + 1, bkey + 1, 16);
+	struct ix_scan x = { 0 };
+	rc = store_adapt_scan(a->s, txn, pre, sizeof(pre), collect_ix, &x);
+	for (size_t i = 0; i < x.n && !rc; i++) {
+		if (!bad[BAD_LEN + 1] && bad[BAD_LEN] >= RELEASE_MAX)
+			break;
+		unsigned char ix[33];
+		memcpy(ix, pre, 17);
+		memcpy(ix + 17, x.v[i] + 1, 16);
+		if ((rc = store_adapt_del(a->s, txn, ix, sizeof(ix))))
+			break;
+		rc = store_adapt_get(a->s, txn, x.v[i], 17, &v, &vl);
+		if (rc == SC_E_NOTFOUND) {
+			rc = 0;
+			continue;
+		}
+		const unsigned char *hv = v;
+		if (rc || vl < HELD_HEAD + 2 ||
+		    vl < HELD_HEAD + 4u * hv[7] + 2 ||
+		    (hv[0] & (ADAPT_HOLD_QUEUED | HOLD_COVER)))
+			continue;
+		struct held_entry e;
+		memcpy(e.key, x.v[i], 17);
+		if (!(e.val = malloc(vl))) {
+			rc = SC_E_NOMEM;
+			break;
+		}
+		memcpy(e.val, v, vl);
+		e.len = vl;
+		rc = release_one(a, txn, &e, bad);
+		free(e.val);
+		if (bad[BAD_LEN] < UINT8_MAX)
+			bad[BAD_LEN]++;
+	}
+	free(x.v);
+	/* The rules' counts are saved by the gate() that follows: saving
+	 * them here would clear the marks it goes by. */
+	if (!rc)
+		rc = store_adapt_put(a->s, txn, bkey, sizeof(bkey), bad,
+				     BAD_VAL);
+	return rc;
+}
+
+/* Is key's page known bad (release_key())?  Into bad (BAD_LEN) if so,
+ * and 1 when one more URL held onto it is to be fetched to test it (it
+ * is counted), else 2; 0 when it is not bad; or a store error. */
+static int key_bad(struct adapt *a, MDB_txn *txn, const char *key, size_t klen,
+		   unsigned char *bad)
+{
+	unsigned char bkey[17] = { 'b' };
+	sc_url_key(key, klen, bkey + 1);
+	const void *v;
+	size_t vl;
+	int rc = store_adapt_get(a->s, txn, bkey, sizeof(bkey), &v, &vl);
+	if (rc == SC_E_NOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	if (vl != BAD_VAL)
+		return SC_E_CORRUPT;
+	unsigned char b[BAD_VAL];
+	memcpy(b, v, BAD_VAL);
+	memcpy(bad, b, BAD_LEN);
+	if (!b[BAD_LEN + 1] && b[BAD_LEN] >= RELEASE_MAX)
+		return 2;
+	if (b[BAD_LEN] < UINT8_MAX)
+		b[BAD_LEN]++;
+	rc = store_adapt_put(a->s, txn, bkey, sizeof(bkey), b, BAD_VAL);
+	return rc ? rc : 1;
+}
+
+/* A counter-example to each rule of an audit's ids (an 'a' value): the
+ * audited form and its key are different pages. */
+static void audit_counter(struct adapt *a, const void *ids, size_t vl,
+			  const char *url, const char *key)
+{
+	const unsigned char *p = ids;
+	for (size_t i = 0; i + 4 <= vl; i += 4) {
+		struct arule *r = find_rule(a, get_be32(p + i));
+		if (!r ||
+		    (r->state != ADAPT_ACTIVE && r->state != ADAPT_CANDIDATE))
+			continue;
+		r->counters++;
+		r->audit_fail++;
+		note_counter(r, url, strlen(url), key);
+		mark_dirty(a, r);
+	}
+}
+
+/* The end of an audit of url: its 'a' entry and its key's bad answer
+ * ('A'), if any, removed.  Returns 0 or a store error. */
+static int audit_end(struct adapt *a, MDB_txn *txn, const unsigned char *akey)
+{
+	unsigned char k[17];
+	memcpy(k, akey, 17);
+	int rc = store_adapt_del(a->s, txn, k, 17);
+	if (rc && rc != SC_E_NOTFOUND)
+		return rc;
+	k[0] = 'A';
+	rc = store_adapt_del(a->s, txn, k, 17);
+	if (rc && rc != SC_E_NOTFOUND)
+		return rc;
+	pthread_mutex_lock(&a->mu);
+	struct tval *t = tab_get(&a->audit_ix, get_be64(akey + 1));
+	if (t)
+		t->a = 0;
+	pthread_mutex_unlock(&a->mu);
+	return 0;
+}
+
+/* The key url's rules give it, into key (NORM_URL_MAX + 1): its length,
+ * or 0 when none applies. */
+static size_t key_of(struct adapt *a, const char *url, size_t len, char *key)
+{
+	struct norm_url ku;
+	return adapt_key(a, url, len, key, &ku) == 1 ? ku.len : 0;
+}
+
+/* ---- The writer's calls ----------------------------------------------- */
+
+int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
+{
+	const char *url = f->url;
+	size_t len = f->len;
 	struct norm_url u;
 	if (norm_split(url, len, &u))
 		return 0;
-	unsigned char key[25] = { 'p' };
+	unsigned char key[25] = { PAGE_BYTE };
 	put_be64(key + 1, hash_str(url + u.host_off, u.host_len));
 	sc_url_key(url, len, key + 9);
 	const void *v;
 	size_t vl;
 	int rc = store_adapt_get(a->s, txn, key, sizeof(key), &v, &vl);
+	if (rc == 0 && vl >= 16 && memcmp(v, f->sig, 16) != 0) {
+		/* Fetched again (under another key, or after a crash) with
+		 * another text: a page that changes by itself.  Neither text
+		 * is a counter-example for any rule. */
+		uint64_t both[2] = { sig64(v), sig64(f->sig) };
+		for (size_t i = 0; i < 2; i++) {
+			bool added;
+			unsigned char nk[9] = { 'n' };
+			put_be64(nk + 1, both[i]);
+			if (!tab_put(&a->noisy, both[i], &added))
+				return SC_E_NOMEM;
+			if (added && (rc = store_adapt_put(a->s, txn, nk,
+							   sizeof(nk), "", 0)))
+				return rc;
+		}
+		return 0;
+	}
 	if (rc == 0)
 		return 0; /* fetched again after a crash: counted once */
 	if (rc != SC_E_NOTFOUND)
 		return rc;
+	uint64_t sh = f->has_simhash ? f->simhash : 0;
 	unsigned char val[PAGE_HEAD + NORM_URL_MAX];
-	memcpy(val, sig, 16);
-	put_be16(val + 16, depth);
-	put_be16(val + 18, category);
+	memcpy(val, f->sig, 16);
+	put_be16(val + 16, f->depth);
+	put_be16(val + 18, f->category);
+	put_be64(val + 20, sh);
 	memcpy(val + PAGE_HEAD, url, len);
 	if ((rc = store_adapt_put(a->s, txn, key, sizeof(key), val,
 				  PAGE_HEAD + len)))
 		return rc;
-	uint64_t s = sig64(sig);
+	uint64_t s = sig64(f->sig);
 	if ((rc = group_note(a, s, fold_hash(url, &u))))
 		return rc;
 	/* The host must exist for its rules to see the page. */
@@ -1844,48 +2497,209 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
 	pthread_mutex_unlock(&a->mu);
 	if (!h)
 		return SC_E_NOMEM;
-	if ((rc = page_rules(a, url, len, &u, s)))
-		return rc;
-	/* An audit's result. */
+	/* An audit's result: a rule that meets a counter-example among
+	 * the host's pages has its audit failed. */
 	unsigned char akey[17] = { 'a' };
 	sc_url_key(url, len, akey + 1);
-	if ((rc = store_adapt_get(a->s, txn, akey, sizeof(akey), &v, &vl)) ==
-	    0) {
-		const unsigned char *ids = v;
-		for (size_t i = 0; i + 4 <= vl; i += 4) {
-			struct arule *r = find_rule(a, get_be32(ids + i));
-			if (r && r->counters && r->state == ADAPT_ACTIVE) {
-				r->audit_fail++;
-				mark_dirty(a, r);
+	uint32_t aids[HELD_RULES_MAX];
+	uint64_t before[HELD_RULES_MAX];
+	size_t n_aids = 0;
+	rc = store_adapt_get(a->s, txn, akey, sizeof(akey), &v, &vl);
+	bool audit = rc == 0;
+	if (rc && rc != SC_E_NOTFOUND)
+		return rc;
+	for (size_t i = 0; audit && i + 4 <= vl && n_aids < HELD_RULES_MAX;
+	     i += 4) {
+		struct arule *r = find_rule(
+			a, get_be32((const unsigned char *)v + i));
+		if (!r)
+			continue;
+		aids[n_aids] = (uint32_t)(r - a->rules);
+		before[n_aids++] = r->counters;
+	}
+	if ((rc = page_rules(a, url, len, &u, s, sh)))
+		return rc;
+	bool failed = false;
+	for (size_t i = 0; i < n_aids; i++) {
+		struct arule *r = &a->rules[aids[i]];
+		if (r->counters > before[i]) {
+			r->audit_fail++;
+			mark_dirty(a, r);
+			failed = true;
+		}
+	}
+	if (failed) {
+		/* The audit found another page under the key: whatever the
+		 * rule's fate, every URL held onto that key is fetched,
+		 * each one evidence of its own (status 0: judged by its
+		 * text alone). */
+		char k[NORM_URL_MAX + 1];
+		size_t kl = key_of(a, url, len, k);
+		if (kl && (rc = release_key(a, txn, k, kl, 0, NULL, true)))
+			return rc;
+	}
+	if (audit) {
+		/* Held onto a key whose page was bad: this form is a page
+		 * of its own (gone against a page, or another page than
+		 * the redirect's target), a counter-example. */
+		unsigned char bk[17] = { 'A' };
+		memcpy(bk + 1, akey + 1, 16);
+		const void *bv;
+		size_t bl;
+		rc = store_adapt_get(a->s, txn, bk, sizeof(bk), &bv, &bl);
+		if (rc && rc != SC_E_NOTFOUND)
+			return rc;
+		if (rc == 0 && bl == BAD_LEN && !generic(a, s)) {
+			const unsigned char *b = bv;
+			unsigned st = get_be16(b);
+			bool counter = st == 404 || st == 410 || st == 200;
+			static const unsigned char zero[16];
+			struct store_record tr;
+			if (st >= 300 && st < 400 && memcmp(b + 2, zero, 16) &&
+			    store_get(a->s, txn, b + 2, &tr) == 0 &&
+			    tr.has_signature)
+				counter = memcmp(tr.signature, f->sig, 16) &&
+					  !(sh && tr.has_simhash &&
+					    (unsigned)__builtin_popcountll(
+						    sh ^ tr.simhash) <=
+						    NOISE_BITS);
+			if (counter) {
+				const void *ids;
+				size_t il;
+				char k[NORM_URL_MAX + 1];
+				size_t kl = key_of(a, url, len, k);
+				if (store_adapt_get(a->s, txn, akey,
+						    sizeof(akey), &ids,
+						    &il) == 0)
+					audit_counter(a, ids, il, url,
+						      kl ? k : url);
+				/* The key is proven wrong: every URL
+				 * held onto it is fetched. */
+				if (kl && (rc = release_key(a, txn, k, kl, st,
+							    NULL, true)))
+					return rc;
 			}
 		}
-		if ((rc = store_adapt_del(a->s, txn, akey, sizeof(akey))))
+		if ((rc = audit_end(a, txn, akey)))
 			return rc;
-		pthread_mutex_lock(&a->mu);
-		struct tval *t = tab_get(&a->audit_ix, get_be64(akey + 1));
-		if (t)
-			t->a = 0;
-		pthread_mutex_unlock(&a->mu);
-	} else if (rc != SC_E_NOTFOUND) {
-		return rc;
 	}
-	if (rep && !generic(a, s) &&
-	    (rc = pair(a, txn, url, len, rep, rep_len, s, true)))
+	if (f->rep && !f->near && !generic(a, s) &&
+	    (rc = pair(a, txn, url, len, f->rep, f->rep_len, s, true)))
+		return rc;
+	/* The page of a key that a soft 404 answers: the URLs held onto
+	 * it are fetched after all. */
+	if (f->key && generic(a, s) &&
+	    (rc = release_key(a, txn, f->key, f->key_len, 200, NULL, false)))
 		return rc;
 	if ((rc = gate(a, txn)))
 		return rc;
 	/* Fetched under a form the rules rewrite (queued before they
 	 * applied, or an audit): its key is known from now on. */
-	return cover_one(a, txn, url, len, depth, category);
+	return cover_one_as(a, txn, url, len, f->key, f->key_len, f->depth,
+			    f->category);
+}
+
+int adapt_failed(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
+		 const char *key, size_t key_len, int status)
+{
+	unsigned char akey[17] = { 'a' };
+	sc_url_key(url, len, akey + 1);
+	const void *v;
+	size_t vl;
+	int rc = store_adapt_get(a->s, txn, akey, sizeof(akey), &v, &vl);
+	if (rc && rc != SC_E_NOTFOUND)
+		return rc;
+	bool gone = status == 404 || status == 410;
+	if (rc == 0) {
+		/* An audit.  Held onto a bad key, and bad too: the two
+		 * agree.  Else gone where its key answered with a page: the
+		 * rule mapped a dead form onto a live page. */
+		unsigned char bk[17] = { 'A' };
+		memcpy(bk + 1, akey + 1, 16);
+		const void *bv;
+		size_t bl;
+		rc = store_adapt_get(a->s, txn, bk, sizeof(bk), &bv, &bl);
+		if (rc && rc != SC_E_NOTFOUND)
+			return rc;
+		char k[NORM_URL_MAX + 1];
+		size_t kl = key_of(a, url, len, k);
+		if (rc == SC_E_NOTFOUND && gone && kl) {
+			unsigned char rk[SC_KEY_LEN];
+			struct store_record r;
+			sc_url_key(k, kl, rk);
+			if (store_get(a->s, txn, rk, &r) == 0 && r.fetched &&
+			    r.status == 200 && r.has_signature)
+				audit_counter(a, v, vl, url, k);
+		}
+		if ((rc = audit_end(a, txn, akey)))
+			return rc;
+		return gate(a, txn);
+	}
+	if (!gone || !key)
+		return 0;
+	rc = release_key(a, txn, key, key_len, status, NULL, false);
+	return rc ? rc : gate(a, txn);
 }
 
 int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
-		   size_t from_len, const char *to, size_t to_len)
+		   size_t from_len, const char *to, size_t to_len,
+		   const char *key, size_t key_len)
 {
 	uint64_t doc = hash_str(to, to_len) | 1ull << 63;
 	int rc = pair(a, txn, from, from_len, to, to_len, doc, true);
 	if (rc)
 		return rc;
+	/* An audit that redirects: where its bad key's page redirected
+	 * too, the same target agrees; another is a counter-example. */
+	unsigned char akey[17] = { 'a' };
+	sc_url_key(from, from_len, akey + 1);
+	const void *v;
+	size_t vl;
+	if ((rc = store_adapt_get(a->s, txn, akey, sizeof(akey), &v, &vl)) ==
+	    0) {
+		unsigned char bk[17] = { 'A' };
+		memcpy(bk + 1, akey + 1, 16);
+		const void *bv;
+		size_t bl;
+		/* Targets compare by the keys the rules give them; an
+		 * audit redirected onto its own key (a chain's first hop)
+		 * agrees too. */
+		unsigned char tk[SC_KEY_LEN];
+		char k[NORM_URL_MAX + 1], tkey[NORM_URL_MAX + 1];
+		size_t kl = key_of(a, from, from_len, k);
+		size_t tl = key_of(a, to, to_len, tkey);
+		sc_url_key(tl ? tkey : to, tl ? tl : to_len, tk);
+		if (store_adapt_get(a->s, txn, bk, sizeof(bk), &bv, &bl) == 0 &&
+		    bl == BAD_LEN && get_be16(bv) >= 300 &&
+		    get_be16(bv) < 400 &&
+		    memcmp((const unsigned char *)bv + 2, tk, 16) != 0 &&
+		    !(kl && (tl ? tl : to_len) == kl &&
+		      memcmp(tl ? tkey : to, k, kl) == 0)) {
+			audit_counter(a, v, vl, from, kl ? k : from);
+			if (kl &&
+			    (rc = release_key(a, txn, k, kl, get_be16(bv),
+					      (const unsigned char *)bv + 2,
+					      true)))
+				return rc;
+		}
+		if ((rc = audit_end(a, txn, akey)))
+			return rc;
+	} else if (rc != SC_E_NOTFOUND) {
+		return rc;
+	}
+	/* The key's page redirected elsewhere than to the key itself: what
+	 * the rules held onto the key is fetched after all. */
+	if (key && !(to_len == key_len && memcmp(to, key, key_len) == 0)) {
+		char k[NORM_URL_MAX + 1];
+		size_t kl = key_of(a, to, to_len, k);
+		if (!(kl == key_len && memcmp(k, key, key_len) == 0)) {
+			unsigned char tk[SC_KEY_LEN];
+			sc_url_key(kl ? k : to, kl ? kl : to_len, tk);
+			if ((rc = release_key(a, txn, key, key_len, 301, tk,
+					      false)))
+				return rc;
+		}
+	}
 	/* Support: the rules that map the two together, the target standing
 	 * for the document. */
 	struct norm_url u;
@@ -1906,6 +2720,8 @@ int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
 		    norm_rule_apply(&r->r, to, to_len, y, sizeof(y), &yu) ||
 		    xu.len != yu.len || memcmp(x, y, xu.len) != 0)
 			continue;
+		if (scoped(r) && scope_note(a, r, from, &u))
+			mark_dirty(a, r);
 		bool added;
 		struct tval *s = tab_put(&r->sup, doc, &added);
 		if (!s)

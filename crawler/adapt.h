@@ -28,6 +28,14 @@ struct adapt_opts {
 	/* A rule of a kind that holds on other hosts needs one supporting
 	 * document (adapt.c, kind_prior()). */
 	bool transfer;
+	/* A rule is refuted or retired once the Wilson upper bound of its
+	 * precision (supporting documents against counter-examples, at
+	 * confidence) falls below this; 0 or less: the default 0.95. */
+	double retire_below;
+	/* Every active rule has one of its keys audited at least once per
+	 * this many keys it holds URLs onto, its first included; 0: the
+	 * default 32. */
+	unsigned audit_every;
 };
 
 enum adapt_state {
@@ -96,23 +104,66 @@ SC_WUR int adapt_claim(struct adapt *a, const char *key, size_t len);
 SC_WUR int adapt_cover_of(struct adapt *a, MDB_txn *txn, const char *key,
 			  size_t len, char *out, size_t cap);
 
+/* Links were queued under key (a rules' key, not a form linked): noted,
+ * so that a link to the key's own form later makes that form the one
+ * fetched (adapt_key_linked()).  Returns 0 or SC_E_NOMEM.  The
+ * writer's. */
+SC_WUR int adapt_keyed(struct adapt *a, const char *key, size_t len);
+
+/* Has a page linked key's own form since links were queued under it?
+ * Then it is what a lease of the key fetches: a directory's slash form,
+ * say, rather than the form that redirects to it.  Any thread. */
+bool adapt_key_linked(struct adapt *a, const char *key, size_t len);
+
+/* A link to url (strict), queued under its own form: if the seen set
+ * holds it only because its document was fetched under another form (a
+ * cover), the cover is marked linked, so that a retirement fetches it.
+ * Returns 0 or a store error.  The writer's. */
+SC_WUR int adapt_linked(struct adapt *a, MDB_txn *txn, const char *url,
+			size_t len);
+
 /* The rules that map url (strict) to another key, described, "; "
  * between them, into out (cap).  Empty when none. */
 void adapt_why(struct adapt *a, const char *url, size_t len, char *out,
 	       size_t cap);
 
-/* A fetched page: its strict URL, depth, category and signature; rep, when the
- * page duplicates another, is the representative's strict URL (the pair is
- * evidence), else NULL.  Returns 0 or a store error. */
-SC_WUR int adapt_page(struct adapt *a, MDB_txn *txn, const char *url,
-		      size_t len, uint16_t depth, uint16_t category,
-		      const unsigned char sig[16], const char *rep,
-		      size_t rep_len);
+/* A fetched page as adapt_page() takes it. */
+struct adapt_fetch {
+	const char *url; /* the strict URL fetched: a form some page linked */
+	size_t len;
+	const char *key; /* the key it was queued under (may be url) */
+	size_t key_len;
+	uint16_t depth, category;
+	const unsigned char *sig; /* body-text signature (16 bytes) */
+	uint64_t simhash;         /* of the body text, when has_simhash */
+	bool has_simhash;
+	/* When the page duplicates another: the representative's fetched
+	 * form (strict), else NULL; the pair is evidence. */
+	const char *rep;
+	size_t rep_len;
+	bool near; /* rep is a near-duplicate, not the same text */
+};
 
-/* A redirect from (strict) to to (strict) on one site: evidence that the
- * two are one page.  Returns 0 or a store error. */
+/* A fetched page with body text.  Returns 0 or a store error. */
+SC_WUR int adapt_page(struct adapt *a, MDB_txn *txn,
+		      const struct adapt_fetch *f);
+
+/* A fetched page that is not one (a 404, a 410, another status, or no
+ * body text): url (strict) as fetched, queued under key.  A key whose
+ * page is gone has the URLs held onto it fetched after all, and an
+ * audited form that is gone where its key's page is not is a
+ * counter-example.  Returns 0 or a store error. */
+SC_WUR int adapt_failed(struct adapt *a, MDB_txn *txn, const char *url,
+			size_t len, const char *key, size_t key_len,
+			int status);
+
+/* A redirect from (strict, as fetched) to to (strict) on one site:
+ * evidence that the two are one page.  key is what from was queued
+ * under: when the redirect leads elsewhere than the key, the URLs held
+ * onto the key are fetched after all.  Returns 0 or a store error. */
 SC_WUR int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
-			  size_t from_len, const char *to, size_t to_len);
+			  size_t from_len, const char *to, size_t to_len,
+			  const char *key, size_t key_len);
 
 /* adapt_hold()'s flags. */
 enum {

@@ -911,6 +911,8 @@ static void keep_fixed(const struct daemon *d, struct version *v,
 		     (n->adaptive.min_support != o->adaptive.min_support ||
 		      n->adaptive.confidence != o->adaptive.confidence ||
 		      n->adaptive.audit_share != o->adaptive.audit_share ||
+		      n->adaptive.retire_below != o->adaptive.retire_below ||
+		      n->adaptive.audit_every != o->adaptive.audit_every ||
 		      n->adaptive.transfer != o->adaptive.transfer),
 	     "[adaptive]", adaptive);
 #undef KEEP

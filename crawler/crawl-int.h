@@ -135,6 +135,15 @@ struct job {
 			struct frontier_lease lease; /* JOB_ROBOTS: host_id
 							and url only */
 			struct norm_url lease_u;
+			/* JOB_PAGE, adaptive: the URL fetched when it is not
+			 * the lease's key (malloc'd; NULL: the key itself).
+			 * A learned rule decides the key a URL is queued and
+			 * recorded under; what is requested, what relative
+			 * links resolve against and what the rules learn
+			 * from is always a URL some page linked: the key's
+			 * strict form as found (job_url()). */
+			char *src;
+			struct norm_url src_u;
 			bool fetched; /* a request was made */
 			long status;
 			int error; /* enum store_error */
@@ -176,6 +185,9 @@ struct job {
 					/* From the parser. */
 					char title[PARSE_TITLE_MAX + 1];
 					bool has_sig, has_simhash, text_empty;
+					/* simhash was computed for the
+					 * learned rules alone. */
+					bool rules_simhash;
 					/* A cluster's claim of sig, made
 					 * before the batch's writes: 0 none,
 					 * 1 this page holds it (or the
@@ -253,6 +265,22 @@ struct job {
 		};
 	};
 };
+
+/* The URL a page job fetches: its source, or its lease's key. */
+static inline const char *job_url(const struct job *j)
+{
+	return j->src ? j->src : j->lease.url;
+}
+
+static inline size_t job_url_len(const struct job *j)
+{
+	return j->src ? j->src_u.len : j->lease.url_len;
+}
+
+static inline const struct norm_url *job_url_u(const struct job *j)
+{
+	return j->src ? &j->src_u : &j->lease_u;
+}
 
 /* A queue of jobs between threads. */
 struct jobq {

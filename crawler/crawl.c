@@ -44,6 +44,7 @@ void job_free(struct job *j)
 	if (j->kind == JOB_ROBOTS)
 		parse_robots_free(j->rules);
 	if (j->kind == JOB_PAGE) {
+		free(j->src);
 		free(j->location);
 		free(j->redirect_found);
 		free(j->canonical);
@@ -238,12 +239,13 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		goto out;
 	}
 	if (o->profile == NORM_PROFILE_ADAPTIVE) {
-		struct adapt_opts ao = { o->adaptive.min_support,
-					 o->adaptive.confidence,
-					 o->adaptive.audit_share,
-					 o->adaptive.transfer };
+		struct adapt_opts ao = {
+			o->adaptive.min_support,  o->adaptive.confidence,
+			o->adaptive.audit_share,  o->adaptive.transfer,
+			o->adaptive.retire_below, o->adaptive.audit_every
+		};
 		if (!ao.min_support) /* callers that set none: the defaults */
-			ao = (struct adapt_opts){ 3, 0.95, 0.03, true };
+			ao = (struct adapt_opts){ 3, 0.95, 0.03, true, 0, 0 };
 		if ((rc = adapt_open(c->store, c->fr, txn, &ao, &c->adapt))) {
 			mdb_txn_abort(txn);
 			crawl_say(c, LOG_ERR, "%s: the learned rules: %s",

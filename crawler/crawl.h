@@ -113,6 +113,8 @@ struct crawl_opts {
 		double confidence;
 		double audit_share;
 		bool transfer;
+		double retire_below;
+		unsigned audit_every;
 	} adaptive;
 	/* Re-crawls (SPEC §7, docs/recrawl.md).  Every fetched page gets a
 	 * next visit, its interval kept within [min_interval_s,

@@ -177,10 +177,12 @@ static void parse_job(struct crawl *c, struct job *j)
 				.content_type = j->content_type,
 				.body_size = j->body.len,
 				/* SimHash only when near-duplicates are
-				 * looked for: it is a tenth of the page's
-				 * CPU (docs/bench.md). */
+				 * looked for, or rules learned: it is a
+				 * tenth of the page's CPU (docs/bench.md). */
 				.flags = sig |
-					 (o->near_k >= 0 ? PARSE_SIMHASH : 0) |
+					 (o->near_k >= 0 || c->adapt
+						  ? PARSE_SIMHASH
+						  : 0) |
 					 (o->search_index ? PARSE_TEXT : 0),
 				.text = &text,
 				.keywords = focus_keywords(c->focus,
@@ -189,7 +191,7 @@ static void parse_job(struct crawl *c, struct job *j)
 				.words_cap = j->words ? FOCUS_WORDS_CAP : 0,
 			};
 			int rc = parse_document(j->body.p, j->body.len,
-						j->lease.url, j->lease.url_len,
+						job_url(j), job_url_len(j),
 						&o->norm, &po, keep_link, j,
 						pg);
 			if (rc == 0) {
@@ -201,6 +203,10 @@ static void parse_job(struct crawl *c, struct job *j)
 							: pg->md5_size,
 				       sizeof(j->sig));
 				j->has_simhash = o->near_k >= 0;
+				/* The learned rules tell a page with a
+				 * changing line from another page by it
+				 * (adapt.c, NOISE_BITS). */
+				j->rules_simhash = c->adapt != NULL;
 				j->simhash = pg->simhash;
 				/* text_empty counts words, and only
 				 * the SimHash tokenizer counts them. */
@@ -209,7 +215,7 @@ static void parse_job(struct crawl *c, struct job *j)
 				j->has_relevance = pg->has_relevance;
 				j->relevance = pg->relevance;
 				if (c->adapt && pg->has_canonical &&
-				    strcmp(pg->canonical, j->lease.url) != 0)
+				    strcmp(pg->canonical, job_url(j)) != 0)
 					j->canonical = strdup(pg->canonical);
 			}
 			parse_text_free(&text);

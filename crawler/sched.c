@@ -23,9 +23,30 @@ static void start_lease(struct crawl *c, struct job *j)
 	/* The key as it was queued, split where it stands: normalizing it
 	 * again with this run's steps would rewrite it (frontier.h). */
 	j->lease_u = j->lease.u;
-	int rc = j->lease_u.len ? norm_fetch_url(j->lease.url, &j->lease_u,
-						 fetch, sizeof(fetch))
-				: SC_E_CORRUPT;
+	int rc = j->lease_u.len ? 0 : SC_E_CORRUPT;
+	/* Adaptive: a URL queued under a learned rule's key is fetched
+	 * under the form that was linked (crawl-int.h, job_url()). */
+	if (!rc && c->adapt && j->lease.found_len) {
+		char src[NORM_URL_MAX + 1];
+		struct norm_url su;
+		if (norm_url(&o->norm, NULL, j->lease.found, j->lease.found_len,
+			     src, sizeof(src), &su) == 0 &&
+		    (su.len != j->lease.url_len ||
+		     memcmp(src, j->lease.url, su.len) != 0) &&
+		    !adapt_key_linked(c->adapt, j->lease.url,
+				      j->lease.url_len)) {
+			if (!(j->src = malloc((size_t)su.len + 1))) {
+				crawl_die(c, SC_E_NOMEM, "scheduling");
+				job_free(j);
+				return;
+			}
+			memcpy(j->src, src, (size_t)su.len + 1);
+			j->src_u = su;
+		}
+	}
+	if (!rc)
+		rc = norm_fetch_url(job_url(j), job_url_u(j), fetch,
+				    sizeof(fetch));
 	if (rc) {
 		/* The queue holds only normalized URLs: this cannot
 		 * happen unless the entry was damaged.  Record and move
@@ -109,10 +130,10 @@ static void start_lease(struct crawl *c, struct job *j)
 			}
 			return;
 		}
-		const char *pq = j->lease.url + j->lease_u.path_off;
-		size_t pql = j->lease_u.path_len +
-			     (j->lease_u.has_query ? 1u + j->lease_u.query_len
-						   : 0);
+		const struct norm_url *fu = job_url_u(j);
+		const char *pq = job_url(j) + fu->path_off;
+		size_t pql = fu->path_len +
+			     (fu->has_query ? 1u + fu->query_len : 0);
 		if (!parse_robots_allowed(s->rules, pq, pql)) {
 			j->error = STORE_ERROR_ROBOTS_DISALLOWED;
 			frontier_release(c->fr, j->lease.host_id);

@@ -68,8 +68,8 @@ static int write_robots(struct crawl *c, MDB_txn *txn, const struct job *j)
  * chain of recorded redirects leads from the target back to j. */
 static bool redirect_loops(struct crawl *c, MDB_txn *txn, const struct job *j)
 {
-	const char *self = j->lease.url;
-	size_t self_len = j->lease.url_len;
+	const char *self = job_url(j);
+	size_t self_len = job_url_len(j);
 	const char *t = j->redirect;
 	size_t t_len = j->redirect_u.len;
 	for (int hop = 0; hop <= 10; hop++) {
@@ -432,6 +432,9 @@ static int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
 		if (k != 1) {
 			batch_key_seen(b, XXH3_64bits(f.url, f.url_len));
 			b->fu[out++] = f;
+			if (k == 0 &&
+			    (k = adapt_linked(c->adapt, txn, f.url, f.url_len)))
+				return k;
 			continue;
 		}
 		/* Known under its own form: nothing new. */
@@ -463,6 +466,8 @@ static int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
 			b->fu[out++] = f;
 			continue;
 		}
+		if ((rc = adapt_keyed(c->adapt, key, ku.len)))
+			return rc;
 		char *kp = malloc((size_t)ku.len + 1);
 		if (!kp)
 			return SC_E_NOMEM;
@@ -485,25 +490,65 @@ static int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
  * (with the representative it duplicates), or its redirect. */
 static int adapt_evidence(struct crawl *c, MDB_txn *txn, struct job *j)
 {
-	if (!j->fetched || j->error)
+	/* The rules learn from the URL fetched, which a page linked, never
+	 * from the key it was queued under. */
+	const char *url = job_url(j);
+	size_t len = job_url_len(j);
+	if (!j->fetched)
 		return 0;
+	if (j->error == STORE_ERROR_HTTP_ERROR)
+		return adapt_failed(c->adapt, txn, url, len, j->lease.url,
+				    j->lease.url_len, (int)j->status);
+	if (j->error)
+		return 0;
+	/* A key fetched as a redirect's target under its own form (the
+	 * form linked redirected onto it) that redirects on: the chain's
+	 * next hop, not a sign that the key was wrong. */
+	bool hop = j->lease.redirects && !j->src;
 	if (j->has_redirect)
-		return adapt_redirect(c->adapt, txn, j->lease.url,
-				      j->lease.url_len, j->redirect,
-				      j->redirect_u.len);
+		return adapt_redirect(
+			c->adapt, txn, url, len, j->redirect, j->redirect_u.len,
+			hop ? NULL : j->lease.url, hop ? 0 : j->lease.url_len);
 	if (j->status != 200 || !j->has_sig || j->text_empty)
-		return 0;
+		return adapt_failed(c->adapt, txn, url, len, j->lease.url,
+				    j->lease.url_len, (int)j->status);
 	if (j->canonical) {
-		int rc = adapt_hint(c->adapt, txn, j->lease.url,
-				    j->lease.url_len, j->canonical,
+		int rc = adapt_hint(c->adapt, txn, url, len, j->canonical,
 				    strlen(j->canonical));
 		if (rc)
 			return rc;
 	}
-	const char *rep = j->dup == DUP_EXACT ? j->dup_of : NULL;
-	return adapt_page(c->adapt, txn, j->lease.url, j->lease.url_len,
-			  j->lease.depth, j->lease.category, j->sig, rep,
-			  rep ? strlen(rep) : 0);
+	/* The representative's fetched form: its record's URL as found,
+	 * strict. */
+	char rep[NORM_URL_MAX + 1];
+	size_t rep_len = 0;
+	if (j->dup) {
+		unsigned char key[SC_KEY_LEN];
+		struct store_record r;
+		struct norm_url ru;
+		sc_url_key(j->dup_of, strlen(j->dup_of), key);
+		int rc = store_get(c->store, txn, key, &r);
+		if (rc && rc != SC_E_NOTFOUND)
+			return rc;
+		if (rc == 0 && norm_url(&c->o->norm, NULL, r.url, r.url_len,
+					rep, sizeof(rep), &ru) == 0)
+			rep_len = ru.len;
+	}
+	struct adapt_fetch f = {
+		.url = url,
+		.len = len,
+		.key = j->lease.url,
+		.key_len = j->lease.url_len,
+		.depth = j->lease.depth,
+		.category = j->lease.category,
+		.sig = j->sig,
+		.simhash = j->simhash,
+		.has_simhash = j->has_simhash || j->rules_simhash,
+		.rep = rep_len ? rep : NULL,
+		.rep_len = rep_len,
+		.near = j->dup == DUP_NEAR,
+	};
+	return adapt_page(c->adapt, txn, &f);
 }
 
 /* The learned rules that mapped the URL as found onto its key, into out
@@ -722,18 +767,45 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 		 !focus_wanted(c->focus, j->lease.category, j->redirect,
 			       j->redirect_u.len))
 		refused++;
-	else if (j->has_redirect && !j->error) {
+	else if (j->has_redirect && !j->error && j->src &&
+		 j->redirect_u.len == j->lease.url_len &&
+		 memcmp(j->redirect, j->lease.url, j->lease.url_len) == 0) {
+		/* Adaptive: the form fetched redirected to the key it was
+		 * queued under (a directory's slash, say).  The key is in
+		 * the seen set, as this very lease: it is queued again,
+		 * to be fetched under the target's form, which the
+		 * Location header named. */
+		struct frontier_url fu = {
+			.url = j->lease.url,
+			.url_len = j->lease.url_len,
+			.u = &j->lease_u,
+			.found = j->redirect_found ? j->redirect_found
+						   : j->redirect,
+			.found_len = j->redirect_found
+					     ? strlen(j->redirect_found)
+					     : j->redirect_u.len,
+			.depth = j->lease.depth,
+			.category = j->lease.category,
+			.redirects = (uint8_t)(j->lease.redirects + 1),
+			.offtopic = j->lease.offtopic,
+		};
+		if ((rc = frontier_requeue(c->fr, txn, &fu)) < 0 &&
+		    rc != SC_E_INVAL)
+			return rc;
+	} else if (j->has_redirect && !j->error) {
 		/* A redirect target is never rewritten back onto its source
 		 * by a learned rule: that would loop. */
 		b->asis[b->n] = 0;
 		if (c->adapt) {
 			char key[NORM_URL_MAX + 1];
 			struct norm_url ku;
-			b->asis[b->n] = adapt_key(c->adapt, j->redirect,
-						  j->redirect_u.len, key,
-						  &ku) == 1 &&
-					ku.len == j->lease.url_len &&
-					memcmp(key, j->lease.url, ku.len) == 0;
+			b->asis[b->n] =
+				adapt_key(c->adapt, j->redirect,
+					  j->redirect_u.len, key, &ku) == 1 &&
+				((ku.len == j->lease.url_len &&
+				  memcmp(key, j->lease.url, ku.len) == 0) ||
+				 (ku.len == job_url_len(j) &&
+				  memcmp(key, job_url(j), ku.len) == 0));
 		}
 		b->fu[b->n++] = (struct frontier_url){
 			.url = j->redirect,

@@ -1162,7 +1162,8 @@ static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
 	char *p = b->p + off;
 	size_t n = b->n - off;
 
-	if ((steps & NORM_REMOVE_SESSION_IDS) && memchr(p, ';', n))
+	if ((steps & (NORM_REMOVE_SESSION_IDS | NORM_RULE_PATH_SESSION)) &&
+	    memchr(p, ';', n))
 		n = drop_path_session(p, n);
 	/* Without "/." there is no dot segment: the common case, skipped. */
 	if (n && p[0] == '/' &&

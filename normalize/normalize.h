@@ -308,6 +308,13 @@ struct norm_rule {
 /* The steps a NORM_RULE_STEP may name. */
 uint32_t norm_rule_steps(void);
 
+/* A learned rule's step beyond SPEC §4's list: drop ";jsessionid=..."
+ * path parameters, and nothing else (remove_session_ids also drops the
+ * query's session parameters, which a host may use for something else:
+ * those are parameter rules, one name each).  Only rules name it
+ * ("remove_path_session_ids"); no profile or steps list has it. */
+#define NORM_RULE_PATH_SESSION (1u << 31)
+
 /* A host's verified rules together, as norm_rules_apply() uses them.
  * Borrowed pointers. */
 struct norm_hostrules {

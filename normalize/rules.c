@@ -18,7 +18,8 @@
 	 NORM_REMOVE_DUPLICATE_PARAMS | NORM_REMOVE_TRAILING_HOST_DOT |        \
 	 NORM_REMOVE_EMPTY_PARAMS | NORM_COLLAPSE_SLASHES |                    \
 	 NORM_LOWERCASE_PATH | NORM_ADD_TRAILING_SLASH |                       \
-	 NORM_REMOVE_DEFAULT_PAGE | NORM_FOLD_HTTPS | NORM_REMOVE_USERINFO)
+	 NORM_REMOVE_DEFAULT_PAGE | NORM_FOLD_HTTPS | NORM_REMOVE_USERINFO |   \
+	 NORM_RULE_PATH_SESSION)
 
 /* The most parameter names a pair may differ by and still explain a
  * parameter rule: more is a different page, not a session id. */
@@ -128,6 +129,12 @@ static size_t dust_apply(const struct norm_rule *r, const char *url,
 	bool to_q = memchr(out + at, '?', bn - at) != NULL;
 	if (rn && rest[0] == '?' && to_q) {
 		out[bn++] = '&';
+		rest++;
+		rn--;
+	} else if (rn && rest[0] == '&' && !to_q) {
+		/* The match took the query's first parameter and the
+		 * replacement has no query: the others start one. */
+		out[bn++] = '?';
 		rest++;
 		rn--;
 	}
@@ -506,7 +513,10 @@ int norm_rule_describe(const struct norm_rule *r, char *out, size_t cap)
 	int n;
 	switch (r->kind) {
 	case NORM_RULE_STEP:
-		n = snprintf(out, cap, "step %s", norm_step_name(r->step));
+		n = snprintf(out, cap, "step %s",
+			     r->step == NORM_RULE_PATH_SESSION
+				     ? "remove_path_session_ids"
+				     : norm_step_name(r->step));
 		break;
 	case NORM_RULE_PARAM:
 		n = snprintf(out, cap, "ignore parameter %s", r->a);

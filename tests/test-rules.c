@@ -39,6 +39,8 @@ static struct norm_rule dust(const char *ctx, const char *from, const char *to)
 	return r;
 }
 
+static bool derives(const char *a, const char *b, const char *want);
+
 static void test_apply_one(void)
 {
 	struct norm_rule r = step(NORM_LOWERCASE_PATH);
@@ -71,6 +73,21 @@ static void test_apply_one(void)
 		  "http://a.test/story_12.htmlx");
 	CHECK_STR(apply1(&r, "http://a.test/story_ab.html"),
 		  "http://a.test/story_ab.html");
+	/* A rewrite of the query's first parameter into the path: the
+	 * parameters after it stay a query (not "/stories/736/&utm=1"). */
+	r = dust("/", "story?id={N}", "stories/{N}/");
+	CHECK_STR(apply1(&r, "http://a.test/story?id=736&utm=1"),
+		  "http://a.test/stories/736/?utm=1");
+	CHECK_STR(apply1(&r, "http://a.test/story?id=736"),
+		  "http://a.test/stories/736/");
+	/* The path parameter rule: ";jsessionid=" goes from the path, a
+	 * session parameter of the query stays (a parameter rule's). */
+	r = (struct norm_rule){ .kind = NORM_RULE_STEP,
+				.step = NORM_RULE_PATH_SESSION };
+	CHECK_STR(apply1(&r, "http://a.test/a;jsessionid=AB12/b?sid=3"),
+		  "http://a.test/a/b?sid=3");
+	CHECK(derives("http://a.test/x;jsessionid=99AF?id=2",
+		      "http://a.test/x?id=2", "step remove_path_session_ids"));
 	r = dust("/sport/", "soccer", "football");
 	CHECK_STR(apply1(&r, "http://a.test/sport/soccer/x"),
 		  "http://a.test/sport/football/x");

@@ -211,6 +211,14 @@ def main():
             return [None, "Sign in", "please sign in to continue", []]
         return None
 
+    # A www name that is an alias answers every form its site answers,
+    # and the site every form linked on its alias: relative links of a
+    # page served under either name resolve to that name.
+    for (s2, p2) in list(extra_pages):
+        h = by_name[s2[4:] if s2.startswith("www.") else s2]
+        if h.www == "alias":
+            extra_pages[(h.name, p2)] = True
+            extra_pages[("www." + h.name, p2)] = True
     seen = set()
     out_pages = []
     todo = [(s, p) for (s, p) in extra_pages] + [(s, p) for (s, p) in answers]

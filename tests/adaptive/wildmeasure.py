@@ -28,7 +28,11 @@ Columns:
               URL and target ("normalized" if fetched, else
               "duplicate_of") are both documents or the URL is one
   wrong       of those, the ones whose URL is a document and whose target
-              is another document or none (404, soft-404)
+              is another document or none (404, soft-404).  A target
+              stands for the page its record holds: the URL requested for
+              it, which is the target itself when the server saw a
+              request for it, else the record's URL as found (a crawl
+              that fetches the form linked and keys it by the rules)
   synth       requests whose host and target no page served in the run
               linked, that are no seed and no redirect's Location:
               URLs the crawler wrote itself
@@ -183,9 +187,10 @@ def differs(h1, t1, h2, t2):
     return "+".join(out) or "same"
 
 
-def rule_check(a, web, store):
+def rule_check(a, web, store, requested):
     """(mapped, wrong, wrong by rule, examples, {fetched URL: (URL as
-    found, rule)}) from the store's export."""
+    found, rule)}) from the store's export; requested: the URLs the
+    server saw."""
     out = subprocess.run([a.sigcrawl, "export", "--store", store],
                          capture_output=True, text=True,
                          errors="replace").stdout
@@ -193,11 +198,20 @@ def rule_check(a, web, store):
     by_rule = collections.Counter()
     examples = []
     rewritten = {}
-    for line in out.splitlines():
-        r = json.loads(line)
+    recs = [json.loads(line) for line in out.splitlines()]
+    # The URL whose page a fetched record holds.
+    page_of = {}
+    for r in recs:
+        if r["fetched"]:
+            page_of[r["normalized"]] = (r["normalized"]
+                                        if r["normalized"] in requested
+                                        else r["url"])
+    for r in recs:
         if not r.get("rule"):
             continue
         target = r["normalized"] if r["fetched"] else r["duplicate_of"]
+        if target:
+            target = page_of.get(target, target)
         if r["fetched"] and r["normalized"] != r["url"]:
             rewritten.setdefault(r["normalized"], (r["url"], r["rule"]))
         if not target:
@@ -293,7 +307,8 @@ def analyse(a, web, prof, rc, log, store, secs, seeds, noisy):
         "robots_multi": sum(1 for ms in robots.values() if len(ms) > 1),
         "waste": waste, "waste_ex": waste_ex, "waste_noisy": waste_noisy,
         "rules": rules_count(a, store),
-        "check": rule_check(a, web, store),
+        "check": rule_check(a, web, store,
+                            {"http://%s%s" % (h, t) for _, _, h, t in reqs}),
     }
     return row
 
