@@ -917,6 +917,7 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 		return 0;
 	char img[NORM_URL_MAX + 1];
 	struct norm_url iu;
+	bool changed; /* the rule changed this page's URL */
 	if (r->state == ADAPT_CANDIDATE) {
 		/* A candidate is judged on top of the rules already active:
 		 * the page's key under them (two pages they already map
@@ -930,9 +931,17 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 		    adapt_key(a, t, tu.len, img, &iu) < 0)
 			return 0;
 		uh = hash_str(k, ku.len);
+		changed = tu.len != ku.len || memcmp(t, k, ku.len) != 0;
 	} else if (norm_rule_apply(&r->r, url, len, img, sizeof(img), &iu)) {
 		return 0;
+	} else {
+		changed = iu.len != len || memcmp(img, url, len) != 0;
 	}
+	/* The URL's hash, its low bit whether the rule changed it: two
+	 * pages that meet in an image say something of the rule only when
+	 * it changed one of them (else the active rules, or a scope that
+	 * grew since, made them meet). */
+	uh = (uh & ~1ull) | changed;
 	bool added;
 	struct tval *v = tab_put(&r->img, hash_str(img, iu.len), &added);
 	if (!v)
@@ -943,7 +952,7 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 		v->c = sh;
 		return 0;
 	}
-	if (v->b == uh)
+	if ((v->b | 1) == (uh | 1) || !((v->b | uh) & 1))
 		return 0;
 	if (v->a == sig) {
 		if (generic(a, sig))

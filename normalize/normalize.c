@@ -1200,6 +1200,16 @@ static void path_steps(struct buf *b, size_t off, uint32_t steps, bool resolved)
 	if ((steps & NORM_ADD_TRAILING_SLASH) && last < n && last > 0 &&
 	    !memchr(p + last, '.', n - last))
 		p[n++] = '/';
+	if ((steps & NORM_RULE_FILE_SLASH) && n > 1 && p[n - 1] == '/') {
+		size_t e = n - 1, s = e;
+		while (s > 0 && p[s - 1] != '/')
+			s--;
+		bool dots = true;
+		for (size_t i = s; i < e; i++)
+			dots = dots && p[i] == '.';
+		if (s < e && !dots && memchr(p + s, '.', e - s))
+			n = e;
+	}
 	if ((steps & NORM_EMPTY_PATH_SLASH) && n == 0)
 		p[n++] = '/';
 	b->n = off + n;

@@ -315,6 +315,12 @@ uint32_t norm_rule_steps(void);
  * ("remove_path_session_ids"); no profile or steps list has it. */
 #define NORM_RULE_PATH_SESSION (1u << 31)
 
+/* Another rule's step: drop the trailing slash after a last segment with
+ * a dot ("/a/x.html/" is "/a/x.html" on a server that ignores it), which
+ * no step of SPEC §4 does (add_trailing_slash leaves such names alone).
+ * Only rules name it ("remove_file_slash"). */
+#define NORM_RULE_FILE_SLASH (1u << 30)
+
 /* A host's verified rules together, as norm_rules_apply() uses them.
  * Borrowed pointers. */
 struct norm_hostrules {

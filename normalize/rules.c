@@ -19,7 +19,7 @@
 	 NORM_REMOVE_EMPTY_PARAMS | NORM_COLLAPSE_SLASHES |                    \
 	 NORM_LOWERCASE_PATH | NORM_ADD_TRAILING_SLASH |                       \
 	 NORM_REMOVE_DEFAULT_PAGE | NORM_FOLD_HTTPS | NORM_REMOVE_USERINFO |   \
-	 NORM_RULE_PATH_SESSION)
+	 NORM_RULE_PATH_SESSION | NORM_RULE_FILE_SLASH)
 
 /* The most parameter names a pair may differ by and still explain a
  * parameter rule: more is a different page, not a session id. */
@@ -516,6 +516,8 @@ int norm_rule_describe(const struct norm_rule *r, char *out, size_t cap)
 		n = snprintf(out, cap, "step %s",
 			     r->step == NORM_RULE_PATH_SESSION
 				     ? "remove_path_session_ids"
+			     : r->step == NORM_RULE_FILE_SLASH
+				     ? "remove_file_slash"
 				     : norm_step_name(r->step));
 		break;
 	case NORM_RULE_PARAM:

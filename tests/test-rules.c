@@ -88,6 +88,15 @@ static void test_apply_one(void)
 		  "http://a.test/a/b?sid=3");
 	CHECK(derives("http://a.test/x;jsessionid=99AF?id=2",
 		      "http://a.test/x?id=2", "step remove_path_session_ids"));
+	/* The file's slash: after a name with a dot, not after a
+	 * directory's. */
+	r = (struct norm_rule){ .kind = NORM_RULE_STEP,
+				.step = NORM_RULE_FILE_SLASH };
+	CHECK_STR(apply1(&r, "http://a.test/a/x.html/?p=1"),
+		  "http://a.test/a/x.html?p=1");
+	CHECK_STR(apply1(&r, "http://a.test/a/x/"), "http://a.test/a/x/");
+	CHECK(derives("http://a.test/a/x-1.html/", "http://a.test/a/x-1.html",
+		      "step remove_file_slash"));
 	r = dust("/sport/", "soccer", "football");
 	CHECK_STR(apply1(&r, "http://a.test/sport/soccer/x"),
 		  "http://a.test/sport/football/x");
