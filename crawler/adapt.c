@@ -57,7 +57,10 @@
 #define RULE_VERSION 2
 /* Version 1 had neither the shapes byte nor the keys count. */
 #define RULE_HEAD_V1 71
-#define RULE_HEAD 129
+/* Version 2: shapes (2), routes (4 each), keys (8) after version 1's. */
+#define RULE_ROUTES_AT 73
+#define RULE_KEYS_AT (RULE_ROUTES_AT + 4 * SHAPES * ROUTES_KEPT)
+#define RULE_HEAD (RULE_KEYS_AT + 8)
 /* Candidates per host at most: pairs of twin pages or soft-404s each
  * propose a rewrite that never earns support; past this many a host gets
  * no new ones. */
@@ -103,7 +106,7 @@ enum { SHAPE_ROOT, SHAPE_WORD, SHAPE_FILE, SHAPE_QUERY = 3, SHAPES = 6 };
 /* A rule's shapes: the shapes seen (bits 0-5) and those that hold on any
  * route (bits 6-11). */
 #define SHAPE_ANY(k) (1u << (SHAPES + (k)))
-#define ROUTES_KEPT 2
+#define ROUTES_KEPT 1
 #define ROUTES_ANY (ROUTES_KEPT + 1)
 #define SCOPED_STEPS NORM_ADD_TRAILING_SLASH
 /* A rule's state byte: the state, and this bit when transfer made it
@@ -619,9 +622,9 @@ static int rule_save(struct adapt *a, MDB_txn *txn, struct arule *r)
 	put_be16(p + 71, r->shapes);
 	for (size_t k = 0; k < SHAPES; k++)
 		for (size_t i = 0; i < ROUTES_KEPT; i++)
-			put_be32(p + 73 + 4 * (k * ROUTES_KEPT + i),
+			put_be32(p + RULE_ROUTES_AT + 4 * (k * ROUTES_KEPT + i),
 				 r->routes[k][i]);
-	put_be64(p + 121, r->keys);
+	put_be64(p + RULE_KEYS_AT, r->keys);
 	p += RULE_HEAD;
 	p = put_s(p, r->scope);
 	p = put_s(p, r->r.host);
@@ -679,9 +682,9 @@ static int rule_decode(const void *val, size_t len, uint32_t id,
 		       : get_be16(p + 71);
 	for (size_t k = 0; !v1 && k < SHAPES; k++)
 		for (size_t i = 0; i < ROUTES_KEPT; i++)
-			r->routes[k][i] = get_be32(p + 73 +
+			r->routes[k][i] = get_be32(p + RULE_ROUTES_AT +
 						   4 * (k * ROUTES_KEPT + i));
-	r->keys = v1 ? 0 : get_be64(p + 121);
+	r->keys = v1 ? 0 : get_be64(p + RULE_KEYS_AT);
 	p += v1 ? RULE_HEAD_V1 : RULE_HEAD;
 	if (!get_s(&p, end, r->scope, sizeof(r->scope)) ||
 	    !get_s(&p, end, r->r.host, sizeof(r->r.host)) ||
