@@ -101,10 +101,10 @@
  * hold on, and to every route of a shape once it held on ROUTES_ANY of
  * them: learned from /sections that redirect to /sections/, it leaves
  * /gallery/album2 and /story_205 alone. */
-enum { SHAPE_ROOT, SHAPE_WORD, SHAPE_FILE, SHAPE_QUERY = 3, SHAPES = 6 };
+enum { SHAPE_ROOT, SHAPE_WORD, SHAPE_FILE, SHAPES };
 #define SHAPES_ALL ((1u << SHAPES) - 1)
-/* A rule's shapes: the shapes seen (bits 0-5) and those that hold on any
- * route (bits 6-11). */
+/* A rule's shapes: the shapes seen (bits 0-2) and those that hold on any
+ * route (bits 3-5). */
 #define SHAPE_ANY(k) (1u << (SHAPES + (k)))
 #define ROUTES_KEPT 1
 #define ROUTES_ANY (ROUTES_KEPT + 1)
@@ -374,24 +374,24 @@ static double wilson_upper(uint64_t k, uint64_t n, double z)
 
 /* The shape of a URL: its last path segment's (a trailing slash aside),
  * the root, a file-like name (a dot or a digit in it: "story_205",
- * "a.html", "12") or a word (a directory or section name); and whether it
- * has a query (SHAPE_QUERY more): /genetics and /list?cat=x differ. */
+ * "a.html", "12") or a word (a directory or section name).  (Telling a
+ * URL with a query apart, /genetics from /list?cat=x, cost more learning
+ * than it saved: docs/adaptive.md.) */
 static unsigned shape_of(const char *url, const struct norm_url *u)
 {
 	const char *p = url + u->path_off;
 	size_t n = u->path_len;
-	unsigned q = u->has_query ? SHAPE_QUERY : 0;
 	if (n && p[n - 1] == '/')
 		n--;
 	size_t i = n;
 	while (i > 0 && p[i - 1] != '/')
 		i--;
 	if (i == n)
-		return SHAPE_ROOT + q;
+		return SHAPE_ROOT;
 	for (; i < n; i++)
 		if (p[i] == '.' || (p[i] >= '0' && p[i] <= '9'))
-			return SHAPE_FILE + q;
-	return SHAPE_WORD + q;
+			return SHAPE_FILE;
+	return SHAPE_WORD;
 }
 
 /* The route of a URL: a hash of its path's directory (up to the last

@@ -442,7 +442,7 @@ static void rules_print(const struct rules_report *rr)
 		     rr->by_state[3];
 	if (!n)
 		return;
-	printf("\nlearned rules (sigcrawl rules lists each with its "
+	printf("\nlearned rules (sigcrawl rules --all lists each with its "
 	       "evidence)\n  %llu active, %llu candidates, %llu retired, "
 	       "%llu refuted (%llu transferred from other hosts); %llu fetches "
 	       "saved (summed over the active rules), %llu audits\n",

@@ -1,5 +1,9 @@
 /* cmd-rules.c — `sigcrawl rules`: the per-host rewrite rules an adaptive
- * crawl has learned (SPEC §7), each with its state and its evidence.
+ * crawl has learned (SPEC §7).  By default a short table: the rules by
+ * state, the fetches saved, and a line for each rule that applies or
+ * applied (active, retired), most fetches saved first; --all lists every
+ * rule with its evidence, candidates and refuted ones too; --json every
+ * rule, one object a line.
  *
  * The store is opened read-only and read in one read transaction, so the
  * list is a consistent snapshot even while a crawl or the daemon writes.
@@ -17,37 +21,136 @@
 
 #define CMD "rules"
 
+/* The short table's rule lines at most. */
+#define RULES_SHOWN 50
+#define RULES_SHOWN_STR "50"
+
 static void usage(FILE *f)
 {
 	fprintf(f,
-		"usage: sigcrawl rules [--store DIR | -c FILE] [--json]\n"
+		"usage: sigcrawl rules [--store DIR | -c FILE] [--all | --json]\n"
 		"\n"
-		"Lists the rewrite rules that an adaptive crawl (profile adaptive)\n"
+		"Shows the rewrite rules that an adaptive crawl (profile adaptive)\n"
 		"learned on its hosts: candidates gathering evidence, active rules\n"
 		"applied before fetching, rules retired by a counter-example found\n"
 		"while they applied, and candidates refuted before they applied.\n"
-		"Each with its support (documents that two of its URLs gave),\n"
-		"counter-examples, audits (held-back URLs fetched all the same),\n"
-		"audits that failed, URLs it holds back and the fetches it saved.\n"
-		"A rule marked \"transferred\" applied on less support than\n"
-		"[adaptive] min_support because its kind holds on other hosts.\n"
+		"\n"
+		"By default a short table: the rules counted by state and the\n"
+		"fetches saved, then a line for each active or retired rule, most\n"
+		"fetches saved first (at most " RULES_SHOWN_STR
+		"; the rest are counted): its host,\n"
+		"support (documents that two of its URLs gave), audits (held-back\n"
+		"URLs fetched all the same) and those that failed, URLs it holds\n"
+		"back, fetches saved, and the rule.  \"transferred\" marks a rule\n"
+		"that applied on less support than [adaptive] min_support because\n"
+		"its kind holds on other hosts.\n"
 		"\n"
 		"  -s, --store DIR     the store directory (default: the config's)\n"
 		"  -c, --config FILE   take the store from this config file's\n"
 		"                      [crawl] store (without either: the default\n"
 		"                      config's, " CONF_DEFAULT_STORE ")\n"
-		"  -j, --json          one JSON object per rule and line\n"
+		"  -a, --all           every rule, candidates and refuted ones too,\n"
+		"                      with its counter-examples and its first one\n"
+		"  -j, --json          every rule, one JSON object per rule and line\n"
+		"                      (with or without --all)\n"
 		"  -h, --help          this text\n"
 		"\n"
 		"Exit status: 0 success, 1 the store cannot be read, 2 bad usage\n"
 		"or a bad config file.\n");
 }
 
+/* An active or retired rule, for the short table. */
+struct row {
+	uint32_t id;
+	uint8_t state;
+	bool transferred;
+	uint64_t support, audits, audit_failures, held, saved;
+	char host[NORM_HOST_MAX + 1];
+	char text[sizeof(((struct adapt_rule_info *)0)->text)];
+};
+
 struct totals {
 	uint64_t by_state[4];
 	uint64_t saved;
-	bool json;
+	bool json, all;
+	struct row *rows;
+	size_t n_rows, cap_rows;
 };
+
+/* Keep r for the short table if it is active or retired. */
+static int keep_row(struct totals *t, const struct adapt_rule_info *r)
+{
+	if (r->state != ADAPT_ACTIVE && r->state != ADAPT_RETIRED)
+		return 0;
+	if (t->n_rows == t->cap_rows) {
+		size_t cap = t->cap_rows ? 2 * t->cap_rows : 64;
+		struct row *v = realloc(t->rows, cap * sizeof(*v));
+		if (!v)
+			return SC_E_NOMEM;
+		t->rows = v;
+		t->cap_rows = cap;
+	}
+	struct row *w = &t->rows[t->n_rows++];
+	w->id = r->id;
+	w->state = r->state;
+	w->transferred = r->transferred;
+	w->support = r->support;
+	w->audits = r->audits;
+	w->audit_failures = r->audit_failures;
+	w->held = r->held;
+	w->saved = r->saved;
+	snprintf(w->host, sizeof(w->host), "%s", r->host);
+	snprintf(w->text, sizeof(w->text), "%s", r->text);
+	return 0;
+}
+
+/* Most fetches saved first, then by id. */
+static int row_cmp(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+	if (x->saved != y->saved)
+		return x->saved > y->saved ? -1 : 1;
+	return x->id < y->id ? -1 : x->id > y->id;
+}
+
+static void print_counts(const struct totals *t)
+{
+	printf("%llu active, %llu candidates, %llu retired, %llu "
+	       "refuted; %llu fetches saved, summed over the active rules (a URL "
+	       "two rules held counts for both)\n",
+	       (unsigned long long)t->by_state[ADAPT_ACTIVE],
+	       (unsigned long long)t->by_state[ADAPT_CANDIDATE],
+	       (unsigned long long)t->by_state[ADAPT_RETIRED],
+	       (unsigned long long)t->by_state[ADAPT_REFUTED],
+	       (unsigned long long)t->saved);
+}
+
+/* The short table: the counts, then the active and retired rules. */
+static void print_table(struct totals *t)
+{
+	print_counts(t);
+	if (!t->n_rows)
+		return;
+	qsort(t->rows, t->n_rows, sizeof(*t->rows), row_cmp);
+	printf("\n%-8s %-28s %8s %13s %8s %8s  %s\n", "state", "host",
+	       "support", "audits/failed", "held", "saved", "rule");
+	size_t shown = t->n_rows < RULES_SHOWN ? t->n_rows : RULES_SHOWN;
+	for (size_t i = 0; i < shown; i++) {
+		const struct row *w = &t->rows[i];
+		char audits[48];
+		snprintf(audits, sizeof(audits), "%llu/%llu",
+			 (unsigned long long)w->audits,
+			 (unsigned long long)w->audit_failures);
+		printf("%-8s %-28s %8llu %13s %8llu %8llu  %s%s\n",
+		       adapt_state_name(w->state), w->host,
+		       (unsigned long long)w->support, audits,
+		       (unsigned long long)w->held,
+		       (unsigned long long)w->saved, w->text,
+		       w->transferred ? " (transferred)" : "");
+	}
+	if (t->n_rows > shown)
+		printf("... %zu more (--all)\n", t->n_rows - shown);
+}
 
 static int print_rule(void *arg, const struct adapt_rule_info *r)
 {
@@ -56,6 +159,8 @@ static int print_rule(void *arg, const struct adapt_rule_info *r)
 		t->by_state[r->state]++;
 	if (r->state == ADAPT_ACTIVE)
 		t->saved += r->saved;
+	if (!t->json && !t->all)
+		return keep_row(t, r);
 	if (!t->json) {
 		printf("%-5u %-9s %-28s %s%s\n", r->id,
 		       adapt_state_name(r->state), r->host, r->text,
@@ -115,6 +220,7 @@ int cmd_rules(int argc, char **argv)
 	static const struct option longopts[] = {
 		{ "store", required_argument, NULL, 's' },
 		{ "config", required_argument, NULL, 'c' },
+		{ "all", no_argument, NULL, 'a' },
 		{ "json", no_argument, NULL, 'j' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
@@ -124,10 +230,12 @@ int cmd_rules(int argc, char **argv)
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, ":s:c:jh", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:c:ajh", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 's': dir = optarg; break;
 		case 'c': config = optarg; break;
+		case 'a': t.all = true; break;
 		case 'j': t.json = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default:
@@ -140,6 +248,7 @@ int cmd_rules(int argc, char **argv)
 			  argv[optind]);
 		return EXIT_USAGE;
 	}
+
 	char *dir_owned = NULL;
 	int status = cmd_store_dir(CMD, dir, config, &dir_owned);
 	if (status)
@@ -150,7 +259,7 @@ int cmd_rules(int argc, char **argv)
 	status = EXIT_RUNTIME;
 	if (cmd_store_read(CMD, dir, &cs))
 		goto out;
-	if (!t.json)
+	if (t.all)
 		printf("%-5s %-9s %-28s %s\n", "id", "state", "host", "rule");
 	int rc = adapt_list(cs.s, cs.txn, print_rule, &t);
 	if (rc == SC_E_IO) {
@@ -161,15 +270,10 @@ int cmd_rules(int argc, char **argv)
 			  cmd_reason(rc));
 		goto out;
 	}
-	if (!t.json)
-		printf("%llu active, %llu candidates, %llu retired, %llu "
-		       "refuted; %llu fetches saved, summed over the active rules (a URL "
-		       "two rules held counts for both)\n",
-		       (unsigned long long)t.by_state[ADAPT_ACTIVE],
-		       (unsigned long long)t.by_state[ADAPT_CANDIDATE],
-		       (unsigned long long)t.by_state[ADAPT_RETIRED],
-		       (unsigned long long)t.by_state[ADAPT_REFUTED],
-		       (unsigned long long)t.saved);
+	if (t.all)
+		print_counts(&t);
+	else if (!t.json)
+		print_table(&t);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		sc_errorf(CMD, "writing stdout failed");
 		goto out;
@@ -177,6 +281,7 @@ int cmd_rules(int argc, char **argv)
 	status = EXIT_OK;
 out:
 	cmd_store_close(&cs);
+	free(t.rows);
 	free(dir_owned);
 	return status;
 }

@@ -175,6 +175,23 @@ struct job {
 					struct parse_robots *rules;
 					int64_t robots_expires;
 					bool robots_cached; /* from the store */
+					/* Redirects are followed by the loop,
+					 * one request at a time
+					 * (robots-gate.c): the URL asked next
+					 * (empty: robots_url) and the redirects
+					 * followed; the URL whose kept answer a
+					 * parser looks up (empty: robots_url),
+					 * when another host's job has asked for
+					 * this one's; whether to ask for it
+					 * without waiting for another host
+					 * (that answer was not kept); and when
+					 * this job last sent a request to its
+					 * own host (mono_ms()). */
+					char robots_next[NORM_URL_MAX + 16];
+					uint8_t robots_hops;
+					char robots_from[NORM_URL_MAX + 16];
+					bool robots_take;
+					uint64_t robots_own_ms;
 				};
 				/* JOB_PAGE. */
 				struct {
@@ -312,6 +329,7 @@ static inline struct job *jobq_pop(struct jobq *q)
 }
 
 enum robots_state { R_NONE, R_FETCHING, R_READY };
+struct robots_req;
 
 /* A host that could not be reached (crawl.h): only such hosts have one,
  * listed in the order they first failed. */
@@ -343,6 +361,11 @@ struct robots_slot {
 	uint64_t expires_ms;     /* unix ms, by wall_ms() */
 	struct jobq parked;      /* leases waiting for the rules */
 	struct trouble *trouble; /* NULL while the host answers */
+	/* The robots.txt jobs of other hosts whose redirects lead to a
+	 * URL this host's job has asked for, waiting for its answer; and
+	 * the host this one's job waits for so (0: none). */
+	struct jobq waiting;
+	uint32_t waiting_on;
 	/* The page budget: fetches committed in earlier runs (read from
 	 * the frontier at the host's first lease) plus those started by
 	 * this one and not given back; and whether the frontier drains the
@@ -396,6 +419,10 @@ struct crawl {
 
 	struct robots_slot *robots;
 	size_t n_robots;
+	/* The robots.txt URLs this run has asked for, with the host whose
+	 * job asked (robots-gate.c): a hash table, on the loop. */
+	struct robots_req **robots_reqs;
+	size_t robots_reqs_cap, robots_reqs_n;
 	struct trouble *troubles, *troubles_tail; /* unreachable hosts */
 	uint32_t hosts_held, hosts_given_up;
 
@@ -478,6 +505,7 @@ void on_wakeup(evutil_socket_t fd, short kind, void *arg);
 
 /* robots-gate.c */
 struct robots_slot *robots_slot(struct crawl *c, uint32_t host);
+void robots_reqs_free(struct crawl *c);
 bool host_failed(struct crawl *c, const struct job *j, uint64_t started_ms,
 		 int reason, const char *detail);
 void host_ok(struct crawl *c, uint32_t host);

@@ -102,6 +102,8 @@ static void stop_now(struct crawl *c)
 			c->parked--;
 			job_free(j);
 		}
+		while ((j = jobq_pop(&c->robots[h].waiting)))
+			job_free(j);
 	}
 	sched_check_done(c);
 }
@@ -423,10 +425,14 @@ out:
 		curl_slist_free_all(c->old_connect_to[i]);
 	free(c->old_connect_to);
 	for (size_t h = 0; h < c->n_robots; h++) {
+		struct job *w;
+		while ((w = jobq_pop(&c->robots[h].waiting)))
+			job_free(w);
 		parse_robots_free(c->robots[h].rules);
 		free(c->robots[h].retried);
 	}
 	free(c->robots);
+	robots_reqs_free(c);
 	while (c->troubles) {
 		struct trouble *t = c->troubles;
 		c->troubles = t->next;

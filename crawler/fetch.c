@@ -221,11 +221,14 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 			curl_easy_setopt(e, CURLOPT_VERBOSE, 1L);
 		}
 	} else {
-		/* robots.txt: RFC 9309 §2.3.1.2, follow at least five. */
-		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 1L);
+		/* robots.txt: RFC 9309 §2.3.1.2 says to follow at least
+		 * five redirects, and the loop does, one request at a time
+		 * (robots-gate.c): a redirect to another host's robots.txt
+		 * is a request to that host, asked once and counted in its
+		 * delay. */
+		curl_easy_setopt(e, CURLOPT_FOLLOWLOCATION, 0L);
 		if (c->headers)
 			curl_easy_setopt(e, CURLOPT_HTTPHEADER, c->headers);
-		curl_easy_setopt(e, CURLOPT_MAXREDIRS, 5L);
 	}
 	if (curl_multi_add_handle(c->multi, e) != CURLM_OK) {
 		curl_easy_cleanup(e);

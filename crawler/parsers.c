@@ -252,13 +252,25 @@ static void robots_job(struct crawl *c, struct job *j)
 	MDB_txn *txn;
 	if (mdb_txn_begin(c->env, NULL, MDB_RDONLY, &txn))
 		return; /* not found, as it were: it is fetched */
+	/* Another host's answer, when this host's robots.txt redirects
+	 * to a URL that host's job asked for (robots-gate.c). */
+	const char *url = j->robots_from[0] ? j->robots_from : j->robots_url;
 	struct store_robots r;
-	if (store_robots_get(c->store, txn, j->robots_url,
-			     strlen(j->robots_url), &r) == 0 &&
+	if (store_robots_get(c->store, txn, url, strlen(url), &r) == 0 &&
 	    r.expires_at > (int64_t)wall_ms()) {
 		j->rules = robots_rules(c, r.status, r.body, r.body_len);
 		j->robots_expires = r.expires_at;
 		j->robots_cached = j->rules != NULL;
+		/* That answer is this host's too, as if it had come by
+		 * the redirect: the writer keeps it under this host's URL
+		 * (a fetched job goes on to the writer, parser_main()). */
+		if (j->rules && j->robots_from[0] &&
+		    sc_dyn_add(&j->body, r.body, r.body_len) == 0) {
+			j->fetched = true;
+			j->fetched_at = (uint64_t)r.fetched_at;
+			j->status = r.status;
+			j->robots_cached = false;
+		}
 	}
 	mdb_txn_abort(txn);
 }

@@ -3,6 +3,8 @@
  * up or held) and the per-host page budget. */
 #include "crawl-int.h"
 
+#include <xxhash.h>
+
 struct robots_slot *robots_slot(struct crawl *c, uint32_t host)
 {
 	if (host >= c->n_robots) {
@@ -17,6 +19,116 @@ struct robots_slot *robots_slot(struct crawl *c, uint32_t host)
 		c->n_robots = n;
 	}
 	return &c->robots[host];
+}
+
+/* ---- The robots.txt URLs asked for ------------------------------------
+ *
+ * One request per robots.txt URL: a host's robots.txt may redirect to
+ * another host's (www.a.test's to a.test's, RFC 9309 §2.3.1.2 says to
+ * follow), and that request is one to the other host.  So the loop
+ * follows the redirects itself, one request at a time, and remembers
+ * each URL it asked for with the host whose job asked.  A job that comes
+ * to a URL another host's job has asked for waits for that job's answer
+ * (robots_slot.waiting), or reads it from the store once it is known,
+ * instead of asking again; and a host's delay counts from the last
+ * request for its robots.txt, whichever job made it. */
+struct robots_req {
+	struct robots_req *next;
+	uint64_t hash;
+	uint32_t owner;   /* the host whose job asked for it last */
+	uint64_t sent_ms; /* when it was sent (mono_ms(); 0: not yet) */
+	char *owner_url;  /* that host's robots.txt URL, its answer's key */
+	char url[];
+};
+
+static struct robots_req *req_find(struct crawl *c, const char *url)
+{
+	if (!c->robots_reqs_cap)
+		return NULL;
+	uint64_t h = XXH3_64bits(url, strlen(url));
+	for (struct robots_req *e = c->robots_reqs[h % c->robots_reqs_cap]; e;
+	     e = e->next)
+		if (e->hash == h && strcmp(e->url, url) == 0)
+			return e;
+	return NULL;
+}
+
+/* The entry of url, made if new; NULL: out of memory. */
+static struct robots_req *req_get(struct crawl *c, const char *url)
+{
+	struct robots_req *e = req_find(c, url);
+	if (e)
+		return e;
+	if (c->robots_reqs_n >= c->robots_reqs_cap) {
+		size_t cap = c->robots_reqs_cap ? 2 * c->robots_reqs_cap : 64;
+		struct robots_req **v = calloc(cap, sizeof(*v));
+		if (!v)
+			return NULL;
+		for (size_t i = 0; i < c->robots_reqs_cap; i++) {
+			while ((e = c->robots_reqs[i])) {
+				c->robots_reqs[i] = e->next;
+				e->next = v[e->hash % cap];
+				v[e->hash % cap] = e;
+			}
+		}
+		free(c->robots_reqs);
+		c->robots_reqs = v;
+		c->robots_reqs_cap = cap;
+	}
+	size_t n = strlen(url);
+	if (!(e = calloc(1, sizeof(*e) + n + 1)))
+		return NULL;
+	memcpy(e->url, url, n + 1);
+	e->hash = XXH3_64bits(url, n);
+	e->next = c->robots_reqs[e->hash % c->robots_reqs_cap];
+	c->robots_reqs[e->hash % c->robots_reqs_cap] = e;
+	c->robots_reqs_n++;
+	return e;
+}
+
+void robots_reqs_free(struct crawl *c)
+{
+	for (size_t i = 0; i < c->robots_reqs_cap; i++) {
+		struct robots_req *e;
+		while ((e = c->robots_reqs[i])) {
+			c->robots_reqs[i] = e->next;
+			free(e->owner_url);
+			free(e);
+		}
+	}
+	free(c->robots_reqs);
+	c->robots_reqs = NULL;
+	c->robots_reqs_cap = c->robots_reqs_n = 0;
+}
+
+/* Do two URLs have one scheme and authority? */
+static bool same_origin(const char *a, const char *b)
+{
+	const char *ea = strstr(a, "://"), *eb = strstr(b, "://");
+	if (!ea || !eb)
+		return false;
+	size_t na = (size_t)(ea + 3 - a) + strcspn(ea + 3, "/?#");
+	size_t nb = (size_t)(eb + 3 - b) + strcspn(eb + 3, "/?#");
+	return na == nb && strncasecmp(a, b, na) == 0;
+}
+
+static const char *robots_target(const struct job *j)
+{
+	return j->robots_next[0] ? j->robots_next : j->robots_url;
+}
+
+/* Would host self's job, waiting for host's, wait for itself: is self
+ * on the chain of hosts that host's job waits for? */
+static bool waits_for(const struct crawl *c, uint32_t host, uint32_t self)
+{
+	for (int i = 0; i < 64 && host; i++) {
+		if (host == self)
+			return true;
+		if (host >= c->n_robots)
+			return false;
+		host = c->robots[host].waiting_on;
+	}
+	return host != 0;
 }
 
 /* The wait after a host's tries-th failure in a row: the base, doubled
@@ -202,7 +314,9 @@ bool host_skips(struct crawl *c, struct robots_slot *s, struct job *j)
 
 /* A host's robots.txt rules are known: set them and the host's delay,
  * and give its parked leases back to the frontier, which offers them
- * again once the host's delay since the robots.txt request has passed. */
+ * again once the host's delay since the robots.txt request has passed.
+ * The jobs of other hosts that waited for this answer read it from the
+ * store, where it is kept by now. */
 static void robots_install(struct crawl *c, struct job *j)
 {
 	uint32_t host = j->lease.host_id;
@@ -222,13 +336,26 @@ static void robots_install(struct crawl *c, struct job *j)
 		delay = cd;
 		frontier_host_delay(c->fr, host, delay);
 	}
-	if (j->fetched) /* the robots.txt request counts as one */
-		frontier_hold(c->fr, host, j->robots_started_ms + delay);
+	/* The robots.txt request counts as one: the last this job sent to
+	 * the host, or the one another host's job sent when its robots.txt
+	 * redirected here. */
+	uint64_t sent = j->robots_own_ms;
+	const struct robots_req *e = req_find(c, j->robots_url);
+	if (e && e->sent_ms > sent)
+		sent = e->sent_ms;
+	if (sent)
+		frontier_hold(c->fr, host, sent + delay);
 	struct job *p;
 	while ((p = jobq_pop(&s->parked))) {
 		c->parked--;
 		frontier_return(c->fr, &p->lease);
 		job_free(p);
+	}
+	while ((p = jobq_pop(&s->waiting))) {
+		c->robots[p->lease.host_id].waiting_on = 0;
+		snprintf(p->robots_from, sizeof(p->robots_from), "%s",
+			 j->robots_url);
+		parse_submit(c, p, true);
 	}
 	job_free(j);
 }
@@ -236,12 +363,15 @@ static void robots_install(struct crawl *c, struct job *j)
 /* A host's robots.txt could not be had, so nothing of the host may be
  * fetched (RFC 9309 §2.3.1.4: assume complete disallow).  The host is
  * held and its parked leases go back to the frontier, or it is given up
- * and they are recorded with the reason. */
+ * and they are recorded with the reason.  The jobs of other hosts that
+ * waited for this answer fail with it. */
 static void robots_failed(struct crawl *c, struct job *j, int reason,
 			  const char *detail)
 {
 	uint32_t host = j->lease.host_id;
-	bool gone = host_failed(c, j, j->robots_started_ms, reason, detail);
+	bool gone = host_failed(
+		c, j, j->robots_started_ms ? j->robots_started_ms : mono_ms(),
+		reason, detail);
 	struct robots_slot *s = &c->robots[host];
 	s->state = R_NONE;
 	struct job *p;
@@ -254,32 +384,149 @@ static void robots_failed(struct crawl *c, struct job *j, int reason,
 			job_free(p);
 		}
 	}
+	while ((p = jobq_pop(&c->robots[host].waiting))) {
+		c->robots[p->lease.host_id].waiting_on = 0;
+		robots_failed(c, p, reason, detail);
+	}
 	job_free(j);
 }
 
-/* A robots.txt transfer ended.  A 2xx or 4xx answer goes to a parser,
- * then to the writer to be kept, then back to the loop (robots_back()).
- * So do more than five redirects: RFC 9309 §2.3.1.2 lets the file count
+/* More redirects than RFC 9309 §2.3.1.2 asks to follow (five), or a
+ * redirect into a chain that waits for this one: the robots.txt counts
  * as unavailable, as a 4xx does (allow all), which is what Google does.
- * A 429 is no "unavailable" but a request to slow down, which Google
- * treats as a server error, and so do we: with a 5xx or no answer at
- * all, the robots.txt is unreachable (robots_failed()). */
+ * The answer (the last redirect's status) is kept as any other. */
+static void robots_redirect_end(struct crawl *c, struct job *j)
+{
+	host_ok(c, j->lease.host_id);
+	j->fetched = true;
+	j->fetched_at = wall_ms();
+	j->robots_expires = (int64_t)(j->fetched_at + ROBOTS_TTL_MS);
+	sc_dyn_reset(&j->body);
+	parse_submit(c, j, true);
+}
+
+/* Ask for the URL a robots.txt job is at (its host's robots.txt, or
+ * where a redirect led), unless another host's job has asked for it:
+ * then wait for that job's answer, or read it from the store if it is
+ * known (a parser looks it up, robots_job()). */
+static void robots_request(struct crawl *c, struct job *j)
+{
+	uint32_t host = j->lease.host_id;
+	const char *u = robots_target(j);
+	struct robots_req *e = req_find(c, u);
+	if (e && e->owner != host && e->owner < c->n_robots &&
+	    !j->robots_take) {
+		struct robots_slot *o = &c->robots[e->owner];
+		if (o->state == R_FETCHING) {
+			if (waits_for(c, e->owner, host)) {
+				robots_redirect_end(c, j);
+				return;
+			}
+			c->robots[host].waiting_on = e->owner;
+			jobq_push(&o->waiting, j);
+			return;
+		}
+		if (o->state == R_READY && e->owner_url) {
+			snprintf(j->robots_from, sizeof(j->robots_from), "%s",
+				 e->owner_url);
+			parse_submit(c, j, true);
+			return;
+		}
+		/* That host cannot be reached now (it is held, or given
+		 * up): nor can this robots.txt, and that host is not asked
+		 * again for it. */
+		if (o->trouble) {
+			char detail[sizeof(o->trouble->h.detail)];
+			snprintf(detail, sizeof(detail), "%s",
+				 o->trouble->h.detail);
+			robots_failed(c, j, o->trouble->h.reason, detail);
+			return;
+		}
+	}
+	j->robots_take = false;
+	if (!e && !(e = req_get(c, u))) {
+		crawl_die(c, SC_E_NOMEM, "robots.txt");
+		job_free(j);
+		return;
+	}
+	if (e->owner != host || !e->owner_url) {
+		char *ou = strdup(j->robots_url);
+		if (!ou) {
+			crawl_die(c, SC_E_NOMEM, "robots.txt");
+			job_free(j);
+			return;
+		}
+		free(e->owner_url);
+		e->owner_url = ou;
+		e->owner = host;
+	}
+	struct xfer *x = calloc(1, sizeof(*x));
+	if (!x) {
+		crawl_die(c, SC_E_NOMEM, "robots.txt");
+		job_free(j);
+		return;
+	}
+	x->job = j;
+	x->limit = SC_ROBOTS_MAX_BYTES;
+	int rc = start_xfer(c, x, u);
+	if (rc) {
+		free(x);
+		job_free(j);
+		crawl_die(c, rc, "starting a transfer");
+	}
+}
+
+/* A robots.txt request ended.  A redirect is followed (robots_request()),
+ * at most five in a row (RFC 9309 §2.3.1.2).  A 2xx or 4xx answer goes
+ * to a parser, then to the writer to be kept, then back to the loop
+ * (robots_back()).  So do more than five redirects: the file counts as
+ * unavailable, as a 4xx does (allow all).  A 429 is no "unavailable"
+ * but a request to slow down, which Google treats as a server error, and
+ * so do we: with a 5xx or no answer at all, the robots.txt is
+ * unreachable (robots_failed()). */
 void robots_done(struct crawl *c, struct xfer *x, CURLcode cc)
 {
 	struct job *j = x->job;
 	x->job = NULL;
+	uint32_t host = j->lease.host_id;
 	long status = 0;
 	curl_easy_getinfo(x->easy, CURLINFO_RESPONSE_CODE, &status);
+	j->status = status;
+	uint64_t sent = xfer_sent_ms(x);
+	const char *u = robots_target(j);
+	struct robots_req *e = req_find(c, u);
+	if (e && e->owner == host)
+		e->sent_ms = sent;
+	if (!j->robots_started_ms)
+		j->robots_started_ms = sent;
+	if (same_origin(u, j->robots_url))
+		j->robots_own_ms = sent;
+	char *loc = NULL;
+	if (cc == CURLE_OK && status >= 300 && status < 400 &&
+	    curl_easy_getinfo(x->easy, CURLINFO_REDIRECT_URL, &loc) ==
+		    CURLE_OK &&
+	    loc) {
+		if (j->robots_hops >= 5) {
+			robots_redirect_end(c, j);
+			return;
+		}
+		if (strlen(loc) < sizeof(j->robots_next) &&
+		    (!strncasecmp(loc, "http://", 7) ||
+		     !strncasecmp(loc, "https://", 8))) {
+			j->robots_hops++;
+			memmove(j->robots_next, loc, strlen(loc) + 1);
+			sc_dyn_reset(&j->body);
+			robots_request(c, j);
+			return;
+		}
+	}
 	j->fetched = true;
 	j->fetched_at = wall_ms();
-	j->status = status;
-	j->robots_started_ms = xfer_sent_ms(x);
 	j->robots_expires = (int64_t)(j->fetched_at + ROBOTS_TTL_MS);
 	bool answered = cc == CURLE_OK || x->truncated;
-	if ((answered && ((status >= 200 && status < 300) ||
-			  (status >= 400 && status < 500 && status != 429))) ||
-	    (cc == CURLE_TOO_MANY_REDIRECTS && status >= 300 && status < 400)) {
-		host_ok(c, j->lease.host_id);
+	if (answered && ((status >= 200 && status < 300) ||
+			 (status >= 400 && status < 500 && status != 429))) {
+		host_ok(c, host);
 		parse_submit(c, j, true);
 		return;
 	}
@@ -300,7 +547,8 @@ void robots_done(struct crawl *c, struct xfer *x, CURLcode cc)
 }
 
 /* A robots.txt job came back from a parser or the writer: install its
- * rules, or fetch the file when no earlier run kept an answer. */
+ * rules, or ask for the file when no answer was kept (robots_request()):
+ * by an earlier run, or by another host's job whose answer it borrows. */
 void robots_back(struct crawl *c, struct job *j)
 {
 	if (c->stopping) {
@@ -316,18 +564,9 @@ void robots_back(struct crawl *c, struct job *j)
 			      "robots.txt could not be read");
 		return;
 	}
-	struct xfer *x = calloc(1, sizeof(*x));
-	if (!x) {
-		crawl_die(c, SC_E_NOMEM, "robots.txt");
-		job_free(j);
-		return;
+	if (j->robots_from[0]) { /* the other host's answer was not kept */
+		j->robots_from[0] = '\0';
+		j->robots_take = true;
 	}
-	x->job = j;
-	x->limit = SC_ROBOTS_MAX_BYTES;
-	int rc = start_xfer(c, x, j->robots_url);
-	if (rc) {
-		free(x);
-		job_free(j);
-		crawl_die(c, rc, "starting a transfer");
-	}
+	robots_request(c, j);
 }

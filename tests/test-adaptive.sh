@@ -34,6 +34,9 @@ on_exit()
 }
 
 rules_json() { "$sigcrawl" rules --store "$1" --json; }
+# by_saved FILE — the short table of `rules` (FILE) lists its rules by
+# fetches saved (the sixth column), most first.
+by_saved() { awk '$1 == "active" || $1 == "retired" { print $6 }' "$1" | sort -n -r -c; }
 # rule_field STORE HOST RULE FIELD
 rule_field()
 {
@@ -107,8 +110,12 @@ done
 check_true "each /dN variant was fetched at most once ($dups requests for 12 URLs)" [ $dups -le 12 ]
 "$sigcrawl" export --store "$tmp/r.store" >"$tmp/r.export"
 check_true "export has the rule field" grep -q '"rule":' "$tmp/r.export"
-"$sigcrawl" rules --store "$tmp/r.store" >"$tmp/r.text"
-check_true "rules (text) lists the retired rule" grep -Eq 'retired +r.test +ignore parameter x' "$tmp/r.text"
+"$sigcrawl" rules --store "$tmp/r.store" --all >"$tmp/r.text"
+check_true "rules --all lists the retired rule" grep -Eq 'retired +r.test +ignore parameter x' "$tmp/r.text"
+"$sigcrawl" rules --store "$tmp/r.store" >"$tmp/r.table"
+check_true "rules (the short table) counts it" grep -q '^0 active, 0 candidates, 1 retired, 0 refuted; ' "$tmp/r.table"
+check_true "... and lists it, with support, audits/failed, held and saved" \
+	grep -Eq '^retired +r\.test +[0-9]+ +[0-9]+/[1-9][0-9]* +[0-9]+ +[1-9][0-9]*  ignore parameter x$' "$tmp/r.table"
 "$sigcrawl" report --store "$tmp/r.store" >"$tmp/r.report"
 check_true "report lists the retired rule" grep -Eq 'retired +r.test +ignore parameter x' "$tmp/r.report"
 "$sigcrawl" report --store "$tmp/r.store" --json >"$tmp/r.rjson"
@@ -160,6 +167,14 @@ state=$(rule_field "$tmp/c1.store" c.test "ignore parameter ref" state)
 support=$(rule_field "$tmp/c1.store" c.test "ignore parameter ref" support)
 check_true "depth 1: the hint proposed the rule, a candidate ('$state')" [ "$state" = candidate ]
 check_true "depth 1: the hint alone supports nothing ($support)" [ "$support" = 0 ]
+# `rules` shows a short table by default, without candidates; --all
+# lists them.
+"$sigcrawl" rules --store "$tmp/c1.store" >"$tmp/c1.table"
+check_true "rules: the short table counts the candidate" grep -q '^0 active, 1 candidates, 0 retired, 0 refuted; 0 fetches saved' "$tmp/c1.table"
+check_true "... and shows no line of it" test "$(grep -c 'ignore parameter ref' "$tmp/c1.table")" -eq 0
+"$sigcrawl" rules --store "$tmp/c1.store" --all >"$tmp/c1.all"
+check_true "rules --all lists the candidate" grep -Eq '^[0-9]+ +candidate +c\.test +ignore parameter ref$' "$tmp/c1.all"
+check_true "... with its evidence" grep -q '^      support 0, counter-examples 0, audits 0 (0 failed), held 0, saved 0$' "$tmp/c1.all"
 state=$(rule_field "$tmp/c2.store" c.test "ignore parameter ref" state)
 check_true "depth 2: fetched pairs earned it ('$state')" [ "$state" = active ]
 
@@ -341,9 +356,14 @@ check_true "xa: on less support than min_support ($support)" [ "${support:-9}" -
 xa_req=$(t4_requests "$tmp/xa.log")
 check_true "xa: t4's six documents cost at most one fetch more ($xa_req requests)" [ "$xa_req" -le 7 ]
 check_true "xa: every document of t4 is fetched ($(t4_docs "$tmp/xa.log") of 6)" [ "$(t4_docs "$tmp/xa.log")" -eq 6 ]
-"$sigcrawl" rules --store "$tmp/xa.store" >"$tmp/xa.rules"
-check_true "xa: rules marks it transferred" grep -Eq "active +t4.test +$sid \(transferred\)" "$tmp/xa.rules"
-check_true "xa: rules does not mark t1's" grep -Eq "active +t1.test +$sid\$" "$tmp/xa.rules"
+"$sigcrawl" rules --store "$tmp/xa.store" --all >"$tmp/xa.rules"
+check_true "xa: rules --all marks it transferred" grep -Eq "active +t4.test +$sid \(transferred\)" "$tmp/xa.rules"
+check_true "xa: rules --all does not mark t1's" grep -Eq "active +t1.test +$sid\$" "$tmp/xa.rules"
+"$sigcrawl" rules --store "$tmp/xa.store" >"$tmp/xa.table"
+check_true "xa: the short table marks it transferred" grep -Eq "^active +t4.test .*  $sid \(transferred\)\$" "$tmp/xa.table"
+check_true "xa: the short table has a line per active rule" \
+	test "$(grep -c '^active ' "$tmp/xa.table")" -eq "$(rules_json "$tmp/xa.store" | grep -c '"state":"active"')"
+check_true "xa: ... most fetches saved first" by_saved "$tmp/xa.table"
 "$sigcrawl" report --store "$tmp/xa.store" >"$tmp/xa.report"
 check_true "xa: report says so" grep -Eq "t4.test +$sid \(support [12], transferred" "$tmp/xa.report"
 
@@ -358,6 +378,11 @@ for h in u1 u2 u3; do
 	check_true "xc: $h refuted '$sid' ('$state')" [ "$state" = refuted ]
 done
 t4_earned xc "refuted on three hosts"
+"$sigcrawl" rules --store "$tmp/xc.store" >"$tmp/xc.table"
+n_ref=$(rules_json "$tmp/xc.store" | grep -c '"state":"refuted"')
+check_true "xc: the short table counts the refuted rules ($n_ref)" grep -Eq "^[0-9]+ active, [0-9]+ candidates, [0-9]+ retired, $n_ref refuted; " "$tmp/xc.table"
+check_true "... and shows none of them" test "$(grep -Ec '^(refuted|candidate) ' "$tmp/xc.table")" -eq 0
+check_true "rules --all lists them" test "$("$sigcrawl" rules --store "$tmp/xc.store" --all | grep -Ec '^[0-9]+ +refuted ')" -eq "$n_ref" -a "$n_ref" -ge 3
 
 # A transferred rule can be wrong on its new host: on t5, sid changes
 # nothing on /f1, the pair that transfers the rule, but picks the answer

@@ -198,6 +198,10 @@ check "crawl --help: --near-duplicate off|simhash:K" \
 check "crawl --help lists --check-config" grep -qF -- "--check-config" "$tmp/out"
 check "crawl --help: --seeds - reads standard input" \
 	grep -qF -- "- reads them from standard input" "$tmp/out"
+sc rules --help
+expect_rc "rules --help" 0
+check "rules --help: a short table by default, --all lists every rule" \
+	grep -qF -- "[--all | --json]" "$tmp/out"
 # No help text points to a file that an installed sigcrawl's user does
 # not have (the source tree's docs/, SPEC.md, README.md).
 for cmd in crawl serve submit status normalize export report search index rules; do
