@@ -84,10 +84,11 @@
  * rather than fetch it. */
 #define HOLD_LINKED 0x40
 /* A page's key byte and its value before its URL: signature, depth,
- * category, SimHash.  (Stores of the version before kept pages under 'p',
- * without the SimHash: they are not read, and their rules learn anew.) */
+ * category, SimHash, images (parse_page.media).  (Stores of the version before
+ * kept pages under 'p', without the SimHash: they are not read, and their rules
+ * learn anew.) */
 #define PAGE_BYTE 'q'
-#define PAGE_HEAD 28
+#define PAGE_HEAD 36
 /* Two texts whose SimHashes differ in at most this many bits are one
  * page for the rules' evidence, though their signatures differ: a
  * rotating advert line with a timestamp moves a page of 30 words 3 to 17
@@ -116,7 +117,7 @@ enum { SHAPE_ROOT, SHAPE_WORD, SHAPE_FILE, SHAPES };
 /* ---- A small open-addressing table of 64-bit keys ------------------- */
 
 struct tval {
-	uint64_t a, b, c;
+	uint64_t a, b, c, d;
 };
 
 struct tab {
@@ -914,7 +915,8 @@ static void note_counter(struct arule *r, const char *x, size_t xl,
  * of the image's first page are not kept: a counter-example names the
  * page and the image. */
 static int eval_page(struct adapt *a, struct arule *r, const char *url,
-		     size_t len, uint64_t uh, uint64_t sig, uint64_t sh)
+		     size_t len, uint64_t uh, uint64_t sig, uint64_t sh,
+		     uint64_t media)
 {
 	if (r->state == ADAPT_REFUTED || r->state == ADAPT_RETIRED)
 		return 0;
@@ -953,12 +955,15 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 		v->a = sig;
 		v->b = uh;
 		v->c = sh;
+		v->d = media;
 		return 0;
 	}
 	if ((v->b | 1) == (uh | 1) || !((v->b | uh) & 1))
 		return 0;
 	if (v->a == sig) {
-		if (generic(a, sig))
+		/* One text with other images (a gallery's photos): maybe
+		 * another page, maybe a rotating banner; no evidence. */
+		if (generic(a, sig) || v->d != media)
 			return 0;
 		/* The shapes it holds on grow with its support, in replay
 		 * too (they are saved only with the rule). */
@@ -1023,7 +1028,8 @@ static int load_rule(void *arg, const void *key, size_t klen, const void *val,
 /* The rules one host's page goes through: the host's own, and alias rules
  * that name it (as alias or as site). */
 static int page_rules(struct adapt *a, const char *url, size_t len,
-		      const struct norm_url *u, uint64_t sig, uint64_t sh)
+		      const struct norm_url *u, uint64_t sig, uint64_t sh,
+		      uint64_t media)
 {
 	pthread_mutex_lock(&a->mu);
 	struct ahost *h = host_find(a, url + u->host_off, u->host_len);
@@ -1033,7 +1039,7 @@ static int page_rules(struct adapt *a, const char *url, size_t len,
 	uint64_t uh = hash_str(url, len);
 	for (size_t i = 0; i < h->n_rules; i++) {
 		int rc = eval_page(a, &a->rules[h->rules[i]], url, len, uh, sig,
-				   sh);
+				   sh, media);
 		if (rc < -1)
 			return rc;
 	}
@@ -1055,7 +1061,9 @@ static int replay_page(void *arg, const void *key, size_t klen, const void *val,
 		return SC_E_CORRUPT;
 	uint64_t sig = sig64(v);
 	int rc = group_note(a, sig, fold_hash(url, &u));
-	return rc ? rc : page_rules(a, url, len, &u, sig, get_be64(v + 20));
+	return rc ? rc
+		  : page_rules(a, url, len, &u, sig, get_be64(v + 20),
+			       get_be64(v + 28));
 }
 
 static int load_noisy(void *arg, const void *key, size_t klen, const void *val,
@@ -1868,12 +1876,14 @@ static int cover_one_as(struct adapt *a, MDB_txn *txn, const char *url,
 	size_t n = changing_rules(a, url, len, false, ids);
 	if (!n)
 		return 0;
+	/* Its found form names the record that holds the document: the
+	 * key the page was recorded under (adapt_cover_of()). */
 	struct frontier_url fu = {
 		.url = k,
 		.url_len = ku.len,
 		.u = &ku,
-		.found = url,
-		.found_len = len,
+		.found = own ? own : url,
+		.found_len = own ? own_len : len,
 		.depth = depth,
 		.category = cat,
 	};
@@ -2046,7 +2056,7 @@ static int backfill_page(void *arg, const void *key, size_t klen,
 	const char *url = (const char *)v + PAGE_HEAD;
 	size_t len = vlen - PAGE_HEAD;
 	int rc = eval_page(b->a, b->r, url, len, hash_str(url, len), sig64(v),
-			   get_be64(v + 20));
+			   get_be64(v + 20), get_be64(v + 28));
 	return rc < -1 ? rc : 0;
 }
 
@@ -2496,6 +2506,7 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 	put_be16(val + 16, f->depth);
 	put_be16(val + 18, f->category);
 	put_be64(val + 20, sh);
+	put_be64(val + 28, f->media);
 	memcpy(val + PAGE_HEAD, url, len);
 	if ((rc = store_adapt_put(a->s, txn, key, sizeof(key), val,
 				  PAGE_HEAD + len)))
@@ -2529,7 +2540,7 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 		aids[n_aids] = (uint32_t)(r - a->rules);
 		before[n_aids++] = r->counters;
 	}
-	if ((rc = page_rules(a, url, len, &u, s, sh)))
+	if ((rc = page_rules(a, url, len, &u, s, sh, f->media)))
 		return rc;
 	bool failed = false;
 	for (size_t i = 0; i < n_aids; i++) {

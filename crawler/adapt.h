@@ -137,6 +137,7 @@ struct adapt_fetch {
 	const unsigned char *sig; /* body-text signature (16 bytes) */
 	uint64_t simhash;         /* of the body text, when has_simhash */
 	bool has_simhash;
+	uint64_t media; /* parse_page.media: its images */
 	/* When the page duplicates another: the representative's fetched
 	 * form (strict), else NULL; the pair is evidence. */
 	const char *rep;

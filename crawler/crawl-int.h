@@ -215,6 +215,7 @@ struct job {
 					 * text */
 					unsigned char sig[16];
 					uint64_t simhash;
+					uint64_t media; /* parse_page.media */
 					bool has_relevance;
 					double relevance;
 					/* From the writer: the representative

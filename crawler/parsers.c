@@ -208,6 +208,7 @@ static void parse_job(struct crawl *c, struct job *j)
 				 * (adapt.c, NOISE_BITS). */
 				j->rules_simhash = c->adapt != NULL;
 				j->simhash = pg->simhash;
+				j->media = pg->media;
 				/* text_empty counts words, and only
 				 * the SimHash tokenizer counts them. */
 				j->text_empty = pg->text_bytes == 0;

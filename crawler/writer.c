@@ -544,6 +544,7 @@ static int adapt_evidence(struct crawl *c, MDB_txn *txn, struct job *j)
 		.sig = j->sig,
 		.simhash = j->simhash,
 		.has_simhash = j->has_simhash || j->rules_simhash,
+		.media = j->media,
 		.rep = rep_len ? rep : NULL,
 		.rep_len = rep_len,
 		.near = j->dup == DUP_NEAR,
@@ -603,6 +604,18 @@ static int write_held(struct crawl *c, MDB_txn *txn, struct job *j)
 				&fu, ADAPT_HOLD_LEASED, &audit);
 		if (rc < 0)
 			return rc;
+		/* A key known only as a cover has no record of its own:
+		 * the duplicate is of the record its document was fetched
+		 * under. */
+		char rec[NORM_URL_MAX + 1];
+		if ((rc = adapt_cover_of(c->adapt, txn, j->dup_of,
+					 strlen(j->dup_of), rec,
+					 sizeof(rec))) == 0) {
+			memcpy(j->dup_of, rec, strlen(rec) + 1);
+			fu.url_len = strlen(j->dup_of);
+		} else if (rc != SC_E_NOTFOUND) {
+			return rc;
+		}
 		adapt_why(c->adapt, j->lease.url, j->lease.url_len, why,
 			  sizeof(why));
 	}

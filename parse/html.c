@@ -741,6 +741,13 @@ static size_t scan_page(struct walk *w, const GumboNode *root)
 			continue;
 		if (link_attr(n, &kind))
 			links++;
+		if (is_html(n, GUMBO_TAG_IMG) && (v = attr(n, "src"))) {
+			/* FNV-1a of each, summed: order does not matter. */
+			uint64_t h = 0xcbf29ce484222325ull;
+			for (const char *s = v; *s; s++)
+				h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+			page->media += h | 1;
+		}
 		if (!have_base && is_html(n, GUMBO_TAG_BASE) &&
 		    (v = attr(n, "href"))) {
 			/* HTML: the first <base> with an href decides; one

@@ -138,9 +138,14 @@ struct parse_page {
 	unsigned char md5[16];      /* PARSE_MD5 */
 	unsigned char md5_size[16]; /* PARSE_MD5_SIZE */
 	uint64_t simhash;           /* PARSE_SIMHASH */
-	bool has_relevance;         /* popts->keywords had a keyword */
-	double relevance;           /* 0.0..1.0, see parse_keywords_new() */
-	size_t n_words;             /* distinct words in popts->words */
+	/* The page's images: a hash of its <img src> values as written,
+	 * whatever their order (0: none).  Two pages of one text whose
+	 * images differ (a gallery's photos) are different pages for the
+	 * learned rules, which the text signature alone cannot tell. */
+	uint64_t media;
+	bool has_relevance; /* popts->keywords had a keyword */
+	double relevance;   /* 0.0..1.0, see parse_keywords_new() */
+	size_t n_words;     /* distinct words in popts->words */
 };
 
 /* Extract the links of an HTML page.
