@@ -4,40 +4,58 @@
  * the interface, crawler/README.md the story.
  *
  * Evidence.  Every fetched page with body text is kept as (host, strict
- * URL, signature).  Two pages of one site with one signature are a pair:
- * the rules that would map one URL onto the other (norm_rules_derive())
- * become candidates.  A candidate sees every page of its host through its
- * image: the URL it would rewrite the page's URL to.  Two pages with one
- * image and one signature support it; with one image and two signatures
- * they are a counter-example.  Support counts documents (signatures), not
- * pairs: ten session-id variants of one page are one piece of evidence.
- * A signature that many unrelated URLs share (three paths that no step
- * folds together: a soft-404, a login wall) supports nothing.
+ * URL as fetched, signature, SimHash, images).  Two pages of one site
+ * with one signature are a pair: the rules that would map one URL onto
+ * the other (norm_rules_derive()) become candidates.  A candidate sees
+ * every page of its host through its image: the URL it would rewrite the
+ * page's URL to.  Two pages with one image, one signature and the same
+ * images support it; with one image and texts clearly different (their
+ * SimHashes more than NOISE_BITS apart) they are a counter-example; a
+ * pair the rule did not make meet (it changed neither URL) says nothing.
+ * Support counts documents (signatures), not pairs: ten session-id
+ * variants of one page are one piece of evidence.  A signature that many
+ * unrelated URLs share (three paths that no step folds together: a
+ * soft-404, a login wall) supports nothing; one whose URL was fetched
+ * twice with two texts ('n') refutes nothing.
  *
- * The gate.  A candidate applies once its support reaches min_support,
- * it has no counter-example, and the Wilson lower bound of its precision
- * at the configured one-sided confidence is above one half.  A
- * counter-example refutes a candidate and retires an active rule.
+ * The gate.  A candidate applies once its support reaches min_support and
+ * the Wilson lower bound of its precision at the configured one-sided
+ * confidence is above one half; a candidate is refuted and an active rule
+ * retired once the Wilson upper bound falls below retire_below.
  * Transfer (o.transfer): a rule of a kind that holds on other hosts
  * (kind_prior(): the same Wilson bound, over hosts where the kind is
  * active against hosts where it was refuted or retired) needs only one
- * supporting document of its own; its audits still test it.
+ * supporting document of its own; its audits still test it.  A scoped
+ * step (add_trailing_slash) applies to the shapes and routes it held on
+ * (rule_covers()).
  *
  * Application.  A new URL of the host is keyed by its active rules
- * (adapt_key()); when that key is known the URL is held back (kept with
- * the rules that held it), except the audits (audit_due(): the first URL
- * held onto an audit_share of the keys, and one URL of the first key that
- * collects many), fetched under their own form: their page is evidence
- * like any other, so a rule that was wrong meets its counter-example.
+ * (adapt_key()): the key is its frontier entry and its record, but what
+ * is fetched is the form linked (crawl-int.h, job_url()).  When the key
+ * is known the URL is held back (kept with the rules that held it),
+ * except the audits (audit_due(): the first URL held onto an audit_share
+ * of the keys, each rule's first key and one in audit_every, and one URL
+ * of the first key that collects many), fetched under their own form:
+ * their page is evidence like any other, so a rule that was wrong meets
+ * its counter-example.  A key whose page is gone, a soft 404 or a
+ * redirect elsewhere has held URLs fetched to test it (release_key()).
  * A retired rule's held URLs are queued again.
  *
  * The "adapt" database (store.h), keys by their first byte:
  *   'm'                        -> next rule id (4)
- *   'r' id(4)                  -> a rule (rule_encode())
- *   'p' host hash(8) key(16)   -> a fetched page: signature(16), depth(2),
- *                                 category(2), strict URL
- *   'h' key(16)                -> a held URL (held_encode())
+ *   'r' id(4)                  -> a rule (rule_save())
+ *   'q' host hash(8) key(16)   -> a fetched page: signature(16), depth(2),
+ *                                 category(2), SimHash(8), images(8),
+ *                                 strict URL as fetched
+ *   'n' signature(8)           -> a text seen to change by itself (empty)
+ *   'h' key(16)                -> a held URL (held_put())
+ *   'H' key(16) key(16)        -> the rules' key a held URL is held onto,
+ *                                 then the held URL's (empty)
  *   'a' key(16)                -> an audit under way: rule ids (4 each)
+ *   'A' key(16)                -> an audit of a bad key: its answer
+ *                                 (BAD_LEN)
+ *   'b' key(16)                -> a bad key: its answer, URLs released,
+ *                                 proven wrong (BAD_VAL)
  *   'k' key(16)                -> a rules' key: URLs held onto it (4),
  *                                 and whether its sampled audit was made (1)
  * key is sc_url_key() of the strict URL; integers are big-endian.  The
@@ -270,10 +288,6 @@ struct adapt {
 	 * (adapt_claim()).  In memory only: a restart forgets them, and
 	 * the seen set says the rest. */
 	struct tab claims;
-	/* Keys (XXH3) that links were queued under (adapt_keyed()): b, a
-	 * page has linked the key's own form since (adapt_linked()), which
-	 * is then the form fetched.  In memory only. */
-	struct tab keyed;
 	/* Rule kinds (kind_hash()): a, hosts where the kind is active; b,
 	 * hosts where it was refuted or retired. */
 	struct tab kinds;
@@ -1183,24 +1197,6 @@ static int load_cover(void *arg, const void *key, size_t klen, const void *val,
 	return 0;
 }
 
-int adapt_keyed(struct adapt *a, const char *key, size_t len)
-{
-	bool added;
-	pthread_mutex_lock(&a->mu);
-	struct tval *t = tab_put(&a->keyed, hash_str(key, len), &added);
-	pthread_mutex_unlock(&a->mu);
-	return t ? 0 : SC_E_NOMEM;
-}
-
-bool adapt_key_linked(struct adapt *a, const char *key, size_t len)
-{
-	pthread_mutex_lock(&a->mu);
-	const struct tval *t = tab_get(&a->keyed, hash_str(key, len));
-	bool linked = t && t->b;
-	pthread_mutex_unlock(&a->mu);
-	return linked;
-}
-
 int adapt_linked(struct adapt *a, MDB_txn *txn, const char *url, size_t len)
 {
 	unsigned char hkey[17] = { 'h' };
@@ -1208,9 +1204,6 @@ int adapt_linked(struct adapt *a, MDB_txn *txn, const char *url, size_t len)
 	pthread_mutex_lock(&a->mu);
 	const struct tval *t = tab_get(&a->cover_ix, get_be64(hkey + 1));
 	bool covered = t && t->a;
-	struct tval *k = tab_get(&a->keyed, hash_str(url, len));
-	if (k)
-		k->b = 1;
 	pthread_mutex_unlock(&a->mu);
 	if (!covered)
 		return 0;
@@ -1329,7 +1322,6 @@ void adapt_close(struct adapt *a)
 	tab_free(&a->kinds);
 	tab_free(&a->cover_ix);
 	tab_free(&a->claims);
-	tab_free(&a->keyed);
 	pthread_mutex_destroy(&a->mu);
 	free(a);
 }
@@ -1857,9 +1849,11 @@ static int cover_one_as(struct adapt *a, MDB_txn *txn, const char *url,
 	int rc = frontier_mark_seen(a->fr, txn, k, ku.len, cat);
 	if (rc < 0)
 		return rc;
-	/* Queued already: a page linked it. */
-	unsigned flags = ADAPT_HOLD_LEASED | HOLD_COVER |
-			 (rc == 0 ? HOLD_LINKED : 0);
+	/* Known already, as a form linked or as the key of other forms:
+	 * which, the seen set does not say.  A link to it marks it linked
+	 * (adapt_linked()); a lease of it under another form found keeps
+	 * that form held (the writer's write_held()). */
+	unsigned flags = ADAPT_HOLD_LEASED | HOLD_COVER;
 	if (rc == 0) {
 		/* Known: fetched itself (then nothing to do), or queued and
 		 * not fetched yet (then it is not to be). */
@@ -2207,8 +2201,6 @@ static int pair(struct adapt *a, MDB_txn *txn, const char *x, size_t xl,
 	return 0;
 }
 
-/* ---- The writer's calls ----------------------------------------------- */
-
 /* ---- Keys whose page is gone ---------------------------------------- */
 
 struct ix_scan {
@@ -2464,6 +2456,31 @@ static size_t key_of(struct adapt *a, const char *url, size_t len, char *key)
 	return adapt_key(a, url, len, key, &ku) == 1 ? ku.len : 0;
 }
 
+/* Where the record of key (a rules' key) redirected, as the rules key it
+ * now (the target itself when none changes it), into out (NORM_URL_MAX +
+ * 1): its length, or 0 when key has no record that redirects.  Keys
+ * compare under the rules of the moment: a target keyed when an alias or
+ * a case rule was not yet active still meets its twin. */
+static size_t key_target(struct adapt *a, MDB_txn *txn, const char *key,
+			 size_t kl, char *out)
+{
+	unsigned char rk[SC_KEY_LEN];
+	struct store_record r;
+	sc_url_key(key, kl, rk);
+	if (store_get(a->s, txn, rk, &r) || !r.redirect || !r.redirect_len ||
+	    r.redirect_len > NORM_URL_MAX)
+		return 0;
+	char t[NORM_URL_MAX + 1];
+	memcpy(t, r.redirect, r.redirect_len);
+	t[r.redirect_len] = '\0';
+	size_t n = key_of(a, t, r.redirect_len, out);
+	if (!n) {
+		memcpy(out, t, r.redirect_len + 1);
+		n = r.redirect_len;
+	}
+	return n;
+}
+
 /* ---- The writer's calls ----------------------------------------------- */
 
 int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
@@ -2576,16 +2593,25 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 			const unsigned char *b = bv;
 			unsigned st = get_be16(b);
 			bool counter = st == 404 || st == 410 || st == 200;
-			static const unsigned char zero[16];
+			/* The key redirected: this form's text against
+			 * the target's page. */
+			char k0[NORM_URL_MAX + 1], kt[NORM_URL_MAX + 1];
+			size_t k0l = key_of(a, url, len, k0), ktl = 0;
+			unsigned char tk[SC_KEY_LEN];
 			struct store_record tr;
-			if (st >= 300 && st < 400 && memcmp(b + 2, zero, 16) &&
-			    store_get(a->s, txn, b + 2, &tr) == 0 &&
-			    tr.has_signature)
-				counter = memcmp(tr.signature, f->sig, 16) &&
-					  !(sh && tr.has_simhash &&
-					    (unsigned)__builtin_popcountll(
-						    sh ^ tr.simhash) <=
-						    NOISE_BITS);
+			if (st >= 300 && st < 400 && k0l &&
+			    (ktl = key_target(a, txn, k0, k0l, kt)) != 0) {
+				sc_url_key(kt, ktl, tk);
+				if (store_get(a->s, txn, tk, &tr) == 0 &&
+				    tr.has_signature)
+					counter =
+						memcmp(tr.signature, f->sig,
+						       16) &&
+						!(sh && tr.has_simhash &&
+						  (unsigned)__builtin_popcountll(
+							  sh ^ tr.simhash) <=
+							  NOISE_BITS);
+			}
 			if (counter) {
 				const void *ids;
 				size_t il;
@@ -2684,20 +2710,25 @@ int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
 		memcpy(bk + 1, akey + 1, 16);
 		const void *bv;
 		size_t bl;
-		/* Targets compare by the keys the rules give them; an
+		/* Targets compare by the keys the rules give them now; an
 		 * audit redirected onto its own key (a chain's first hop)
-		 * agrees too. */
-		unsigned char tk[SC_KEY_LEN];
+		 * agrees, and so does one whose key's redirect is not on
+		 * record. */
 		char k[NORM_URL_MAX + 1], tkey[NORM_URL_MAX + 1];
+		char kt[NORM_URL_MAX + 1];
 		size_t kl = key_of(a, from, from_len, k);
 		size_t tl = key_of(a, to, to_len, tkey);
-		sc_url_key(tl ? tkey : to, tl ? tl : to_len, tk);
+		if (!tl) {
+			memcpy(tkey, to, to_len);
+			tkey[to_len] = '\0';
+			tl = to_len;
+		}
+		size_t ktl = kl ? key_target(a, txn, k, kl, kt) : 0;
 		if (store_adapt_get(a->s, txn, bk, sizeof(bk), &bv, &bl) == 0 &&
 		    bl == BAD_LEN && get_be16(bv) >= 300 &&
-		    get_be16(bv) < 400 &&
-		    memcmp((const unsigned char *)bv + 2, tk, 16) != 0 &&
-		    !(kl && (tl ? tl : to_len) == kl &&
-		      memcmp(tl ? tkey : to, k, kl) == 0)) {
+		    get_be16(bv) < 400 && ktl &&
+		    !(ktl == tl && memcmp(kt, tkey, tl) == 0) &&
+		    !(tl == kl && memcmp(tkey, k, kl) == 0)) {
 			audit_counter(a, v, vl, from, kl ? k : from);
 			if (kl &&
 			    (rc = release_key(a, txn, k, kl, get_be16(bv),

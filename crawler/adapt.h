@@ -104,17 +104,6 @@ SC_WUR int adapt_claim(struct adapt *a, const char *key, size_t len);
 SC_WUR int adapt_cover_of(struct adapt *a, MDB_txn *txn, const char *key,
 			  size_t len, char *out, size_t cap);
 
-/* Links were queued under key (a rules' key, not a form linked): noted,
- * so that a link to the key's own form later makes that form the one
- * fetched (adapt_key_linked()).  Returns 0 or SC_E_NOMEM.  The
- * writer's. */
-SC_WUR int adapt_keyed(struct adapt *a, const char *key, size_t len);
-
-/* Has a page linked key's own form since links were queued under it?
- * Then it is what a lease of the key fetches: a directory's slash form,
- * say, rather than the form that redirects to it.  Any thread. */
-bool adapt_key_linked(struct adapt *a, const char *key, size_t len);
-
 /* A link to url (strict), queued under its own form: if the seen set
  * holds it only because its document was fetched under another form (a
  * cover), the cover is marked linked, so that a retirement fetches it.

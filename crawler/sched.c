@@ -32,9 +32,7 @@ static void start_lease(struct crawl *c, struct job *j)
 		if (norm_url(&o->norm, NULL, j->lease.found, j->lease.found_len,
 			     src, sizeof(src), &su) == 0 &&
 		    (su.len != j->lease.url_len ||
-		     memcmp(src, j->lease.url, su.len) != 0) &&
-		    !adapt_key_linked(c->adapt, j->lease.url,
-				      j->lease.url_len)) {
+		     memcmp(src, j->lease.url, su.len) != 0)) {
 			if (!(j->src = malloc((size_t)su.len + 1))) {
 				crawl_die(c, SC_E_NOMEM, "scheduling");
 				job_free(j);

@@ -466,8 +466,6 @@ static int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
 			b->fu[out++] = f;
 			continue;
 		}
-		if ((rc = adapt_keyed(c->adapt, key, ku.len)))
-			return rc;
 		char *kp = malloc((size_t)ku.len + 1);
 		if (!kp)
 			return SC_E_NOMEM;
@@ -589,7 +587,28 @@ static int write_held(struct crawl *c, MDB_txn *txn, struct job *j)
 	if (fu.url_len == j->lease.url_len &&
 	    memcmp(fu.url, j->lease.url, fu.url_len) == 0) {
 		/* Its own key, whose document was fetched under another
-		 * form: held already (adapt_cover_of()). */
+		 * form: held already (adapt_cover_of()).  The form it was
+		 * queued under is held too, by the rules that map it onto
+		 * the key, so that their retirement fetches that form, which
+		 * a page linked, and not the key, which maybe none did. */
+		char src[NORM_URL_MAX + 1];
+		struct norm_url su;
+		if (norm_url(&o->norm, NULL, j->lease.found, j->lease.found_len,
+			     src, sizeof(src), &su) == 0 &&
+		    (su.len != j->lease.url_len ||
+		     memcmp(src, j->lease.url, su.len) != 0)) {
+			struct frontier_url kf = fu;
+			kf.url = j->lease.url;
+			kf.url_len = j->lease.url_len;
+			kf.u = &j->lease_u;
+			rc = adapt_hold(c->adapt, txn, src, su.len, &kf,
+					ADAPT_HOLD_LEASED, &audit);
+			if (rc < 0)
+				return rc;
+		} else if ((rc = adapt_linked(c->adapt, txn, j->lease.url,
+					      j->lease.url_len))) {
+			return rc;
+		}
 		rc = adapt_cover_of(c->adapt, txn, j->lease.url,
 				    j->lease.url_len, j->dup_of,
 				    sizeof(j->dup_of));
