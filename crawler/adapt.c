@@ -228,6 +228,9 @@ struct arule {
 	uint16_t shapes;
 	uint32_t routes[SHAPES][ROUTES_KEPT];
 	uint64_t keys; /* keys it held URLs onto (audit_due()) */
+	/* Active, and its scope grew since its host's pages were last
+	 * covered (gate()).  In memory. */
+	bool rescoped;
 	int64_t created, changed;
 	char *ca, *cb;  /* the first counter-example (malloc'd), or NULL */
 	struct tab img; /* image hash -> signature, URL hash */
@@ -459,6 +462,9 @@ static bool rule_covers(const struct arule *r, const char *url,
 	return false;
 }
 
+static struct ahost *host_find(struct adapt *a, const char *name, size_t n);
+static void host_compile(struct adapt *a, struct ahost *h);
+
 /* r was seen to hold on url: its scope takes in url's shape and route
  * (under a->mu: adapt_key() reads it).  Returns whether that changed
  * it. */
@@ -485,6 +491,14 @@ static bool scope_note(struct adapt *a, struct arule *r, const char *url,
 	}
 	if (i == ROUTES_KEPT)
 		r->shapes = (uint16_t)(r->shapes | SHAPE_ANY(k));
+	if (changed && r->state == ADAPT_ACTIVE) {
+		/* Keys change with the scope: the host's compiled set, and
+		 * (at the gate) the keys of the pages fetched before. */
+		struct ahost *h = host_find(a, r->scope, strlen(r->scope));
+		if (h)
+			host_compile(a, h);
+		r->rescoped = true;
+	}
 	pthread_mutex_unlock(&a->mu);
 	return changed;
 }
@@ -1576,7 +1590,7 @@ static int held_put(struct adapt *a, MDB_txn *txn, const unsigned char *key,
 /* URLs held onto a bad key fetched to test it, until one proves it
  * wrong: a key whose page is gone because the rules are right (every
  * form of it gone) costs this many fetches, not one per form. */
-#define RELEASE_MAX 2
+#define RELEASE_MAX 1
 static int key_bad(struct adapt *a, MDB_txn *txn, const char *key, size_t klen,
 		   unsigned char *bad);
 static int audit_mark(struct adapt *a, MDB_txn *txn, const char *strict,
@@ -1964,6 +1978,19 @@ static int gate(struct adapt *a, MDB_txn *txn)
 		struct arule *r = &a->rules[a->dirty_all ? k : a->dirty_ix[k]];
 		if (!r->dirty)
 			continue;
+		if (r->rescoped && r->state == ADAPT_ACTIVE) {
+			/* Its scope grew: pages fetched before whose keys
+			 * it now changes cover their new keys, as at its
+			 * activation. */
+			r->rescoped = false;
+			int rc = cover_host(a, txn, r->scope);
+			if (!rc)
+				rc = rejudge(a, txn, r->scope);
+			if (!rc)
+				rc = cover_aliases(a, txn, r->scope);
+			if (rc)
+				return rc;
+		}
 		uint8_t old = r->state;
 		/* Refuted or retired when even the upper bound of its
 		 * precision is under the gate: one counter-example ends a
