@@ -2508,6 +2508,27 @@ static size_t key_target(struct adapt *a, MDB_txn *txn, const char *key,
 	return n;
 }
 
+/* Do the images of the page fetched as url (its 'q' entry) equal media?
+ * One text under two URLs with other images (a gallery's photos) is no
+ * pair: it proposes and supports nothing.  A page not kept counts as the
+ * same. */
+static bool same_media(struct adapt *a, MDB_txn *txn, const char *url,
+		       size_t len, uint64_t media)
+{
+	struct norm_url u;
+	if (norm_split(url, len, &u))
+		return true;
+	unsigned char key[25] = { PAGE_BYTE };
+	put_be64(key + 1, hash_str(url + u.host_off, u.host_len));
+	sc_url_key(url, len, key + 9);
+	const void *v;
+	size_t vl;
+	if (store_adapt_get(a->s, txn, key, sizeof(key), &v, &vl) ||
+	    vl < PAGE_HEAD)
+		return true;
+	return get_be64((const unsigned char *)v + 28) == media;
+}
+
 /* ---- The writer's calls ----------------------------------------------- */
 
 int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
@@ -2660,6 +2681,7 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 			return rc;
 	}
 	if (f->rep && !f->near && !generic(a, s) &&
+	    same_media(a, txn, f->rep, f->rep_len, f->media) &&
 	    (rc = pair(a, txn, url, len, f->rep, f->rep_len, s, true)))
 		return rc;
 	/* The page of a key that a soft 404 answers: the URLs held onto

@@ -86,6 +86,10 @@ static void test_apply_one(void)
 				.step = NORM_RULE_PATH_SESSION };
 	CHECK_STR(apply1(&r, "http://a.test/a;jsessionid=AB12/b?sid=3"),
 		  "http://a.test/a/b?sid=3");
+	CHECK_STR(apply1(&r, "http://a.test/;jsessionid=AB12"),
+		  "http://a.test/");
+	CHECK_STR(apply1(&r, "http://a.test/;jsessionid=AB12?x=1"),
+		  "http://a.test/?x=1");
 	CHECK(derives("http://a.test/x;jsessionid=99AF?id=2",
 		      "http://a.test/x?id=2", "step remove_path_session_ids"));
 	/* The file's slash: after a name with a dot, not after a
