@@ -227,6 +227,11 @@ struct job {
 					 * onto a key the frontier knows
 					 * (dup_of holds that key). */
 					bool held;
+					/* Not fetched: a learned rule maps it
+					 * onto a key of another host (dup_of),
+					 * under which it is queued again
+					 * (sched.c). */
+					bool rehome;
 					/* The page's words (a set of
 					 * FOCUS_WORDS_CAP slots, see
 					 * parse_doc_opts.words), for the link

@@ -42,6 +42,25 @@ static void start_lease(struct crawl *c, struct job *j)
 			j->src_u = su;
 		}
 	}
+	/* The form linked names another host than the key (a www.
+	 * alias's): that host's own slot paces it too, so that the two
+	 * slots never ask one name for pages closer than its delay. */
+	if (!rc && j->src &&
+	    (j->src_u.host_len != j->lease_u.host_len ||
+	     memcmp(j->src + j->src_u.host_off,
+		    j->lease.url + j->lease_u.host_off,
+		    j->src_u.host_len) != 0)) {
+		uint64_t ready;
+		int p = frontier_host_pace(c->fr, j->src + j->src_u.host_off,
+					   j->src_u.host_len, mono_ms(),
+					   &ready);
+		if (p == 1) {
+			frontier_return(c->fr, &j->lease);
+			frontier_hold(c->fr, j->lease.host_id, ready);
+			job_free(j);
+			return;
+		}
+	}
 	if (!rc)
 		rc = norm_fetch_url(job_url(j), job_url_u(j), fetch,
 				    sizeof(fetch));
@@ -70,6 +89,21 @@ static void start_lease(struct crawl *c, struct job *j)
 				adapt_claim(c->adapt, key, ku.len) == 0))) {
 			memcpy(j->dup_of, key, (size_t)ku.len + 1);
 			j->held = true;
+			frontier_release(c->fr, j->lease.host_id);
+			parse_submit(c, j, false);
+			return;
+		}
+		/* A key on another host (a www. alias's site): the URL is
+		 * queued again under it, not fetched from this host's
+		 * slot.  The key's host paces every request for its keys,
+		 * whichever of the two names the form linked names, so the
+		 * two slots never ask one name for a page at once. */
+		if (k == 1 && (ku.host_len != j->lease_u.host_len ||
+			       memcmp(key + ku.host_off,
+				      j->lease.url + j->lease_u.host_off,
+				      ku.host_len) != 0)) {
+			memcpy(j->dup_of, key, (size_t)ku.len + 1);
+			j->rehome = true;
 			frontier_release(c->fr, j->lease.host_id);
 			parse_submit(c, j, false);
 			return;

@@ -665,6 +665,41 @@ static int write_held(struct crawl *c, MDB_txn *txn, struct job *j)
 	return rc == SC_E_NOTFOUND ? 0 : rc;
 }
 
+/* A leased URL whose key is on another host (sched.c): queued again
+ * under that key, to be fetched (under its own form) from the key's
+ * host's slot, and kept with the rules that map it there, so that their
+ * retirement queues its own form again.  If the key is known by now, it
+ * is held as any other. */
+static int write_rehome(struct crawl *c, MDB_txn *txn, struct job *j)
+{
+	int rc = frontier_done(c->fr, txn, &j->lease);
+	if (rc && rc != SC_E_NOTFOUND)
+		return rc;
+	size_t kl = strlen(j->dup_of);
+	struct norm_url ku;
+	if (norm_split(j->dup_of, kl, &ku))
+		return 0; /* a key the rules wrote always splits */
+	struct frontier_url fu = {
+		.url = j->dup_of,
+		.url_len = kl,
+		.u = &ku,
+		.found = j->lease.found,
+		.found_len = j->lease.found_len,
+		.depth = j->lease.depth,
+		.category = j->lease.category,
+		.offtopic = j->lease.offtopic,
+	};
+	rc = frontier_add(c->fr, txn, &fu);
+	if (rc == 0)
+		return write_held(c, txn, j);
+	if (rc < 0)
+		return rc == SC_E_INVAL ? 0 : rc;
+	bool audit;
+	rc = adapt_hold(c->adapt, txn, j->lease.url, j->lease.url_len, &fu,
+			ADAPT_HOLD_LEASED | ADAPT_HOLD_QUEUED, &audit);
+	return rc < 0 ? rc : 0;
+}
+
 /* Did the response carry a Content-Encoding (other than identity), which
  * libcurl then decoded? */
 static bool head_has_encoding(const char *h, size_t len)
@@ -1107,6 +1142,8 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		return recrawl_move(c, txn, j);
 	if (j->held)
 		return write_held(c, txn, j);
+	if (j->rehome)
+		return write_rehome(c, txn, j);
 	if (j->pruned) {
 		focus_count(c->focus, j->lease.category,
 			    STORE_FOCUS_PRUNED_PREDICTED, 1);

@@ -1276,6 +1276,38 @@ void frontier_sent(struct frontier *f, uint32_t host_id, uint64_t sent_ms)
 	pthread_mutex_unlock(&f->lock);
 }
 
+int frontier_host_pace(struct frontier *f, const char *name, size_t len,
+		       uint64_t now_ms, uint64_t *ready_ms)
+{
+	pthread_mutex_lock(&f->lock);
+	int rc = fresh_rtxn(f);
+	MDB_val key = { len, (void *)name }, val;
+	if (!rc) {
+		rc = mdb_get(f->rtxn, f->hosts, &key, &val);
+		rc = rc == MDB_NOTFOUND ? 1 : rc ? db_fail(rc) : 0;
+	}
+	if (rc) {
+		pthread_mutex_unlock(&f->lock);
+		return rc < 0 ? rc : 0;
+	}
+	uint32_t id = val.mv_size == 4 ? get_be32(val.mv_data) : UINT32_MAX;
+	if (id >= f->n_host || f->host[id].drain) {
+		pthread_mutex_unlock(&f->lock);
+		return 0;
+	}
+	const struct host *h = &f->host[id];
+	if (h->ready_ms > now_ms) {
+		*ready_ms = h->ready_ms;
+		pthread_mutex_unlock(&f->lock);
+		return 1;
+	}
+	hold_locked(f, id,
+		    now_ms + (h->delay_ms ? h->delay_ms
+					  : f->opts.per_host_delay_ms));
+	pthread_mutex_unlock(&f->lock);
+	return 0;
+}
+
 void frontier_drain(struct frontier *f, uint32_t host_id, bool on,
 		    uint64_t now_ms)
 {

@@ -368,6 +368,16 @@ void frontier_hold(struct frontier *f, uint32_t host_id, uint64_t until_ms);
  * requests are never shorter than the delay. */
 void frontier_sent(struct frontier *f, uint32_t host_id, uint64_t sent_ms);
 
+/* A fetch from another host's slot is about to go to host name (an
+ * adaptive crawl fetches the form linked of a URL keyed onto a www.
+ * alias's site): returns 1, with *ready_ms, when name's own slot allows
+ * no request before then (the caller gives its lease back and waits);
+ * else 0, having held name's slot for its delay from now_ms, as if it had
+ * fetched.  A name the frontier has no host for returns 0.  Any thread.
+ * Returns SC_E_DB as well. */
+SC_WUR int frontier_host_pace(struct frontier *f, const char *name, size_t len,
+			      uint64_t now_ms, uint64_t *ready_ms);
+
 /* Drain a host (on) or stop draining it: a drained host's URLs are
  * recorded by the caller, not fetched (a host given up, or over its page
  * budget), so they are offered one after another without its delay, and
