@@ -52,10 +52,9 @@
  *   'H' key(16) key(16)        -> the rules' key a held URL is held onto,
  *                                 then the held URL's (empty)
  *   'a' key(16)                -> an audit under way: rule ids (4 each)
- *   'A' key(16)                -> an audit of a bad key: its answer
- *                                 (BAD_LEN)
- *   'b' key(16)                -> a bad key: its answer, URLs released,
- *                                 proven wrong (BAD_VAL)
+ *   'A' key(16)                -> an audit of a bad key: its status (2)
+ *   'b' key(16)                -> a bad key: its status (2), URLs
+ *                                 released (1), proven wrong (1)
  *   'k' key(16)                -> a rules' key: URLs held onto it (4),
  *                                 and whether its sampled audit was made (1)
  * key is sc_url_key() of the strict URL; integers are big-endian.  The
@@ -1094,35 +1093,35 @@ static int replay_page(void *arg, const void *key, size_t klen, const void *val,
 			       get_be64(v + 28));
 }
 
+/* A store key of klen bytes, marked in t by the 8 bytes after its first
+ * (a signature's or a URL key's): SC_E_CORRUPT for another length. */
+static int mark_key(struct tab *t, const void *key, size_t klen, size_t want)
+{
+	if (klen != want)
+		return SC_E_CORRUPT;
+	bool added;
+	struct tval *v = tab_put(t, get_be64((const unsigned char *)key + 1),
+				 &added);
+	if (!v)
+		return SC_E_NOMEM;
+	v->a = 1;
+	return 0;
+}
+
 static int load_noisy(void *arg, const void *key, size_t klen, const void *val,
 		      size_t vlen)
 {
-	struct adapt *a = arg;
 	(void)val;
 	(void)vlen;
-	if (klen != 9)
-		return SC_E_CORRUPT;
-	bool added;
-	struct tval *t = tab_put(
-		&a->noisy, get_be64((const unsigned char *)key + 1), &added);
-	return t ? 0 : SC_E_NOMEM;
+	return mark_key(&((struct adapt *)arg)->noisy, key, klen, 9);
 }
 
 static int load_audit(void *arg, const void *key, size_t klen, const void *val,
 		      size_t vlen)
 {
-	struct adapt *a = arg;
 	(void)val;
 	(void)vlen;
-	if (klen != 17)
-		return SC_E_CORRUPT;
-	bool added;
-	struct tval *t = tab_put(
-		&a->audit_ix, get_be64((const unsigned char *)key + 1), &added);
-	if (!t)
-		return SC_E_NOMEM;
-	t->a = 1;
-	return 0;
+	return mark_key(&((struct adapt *)arg)->audit_ix, key, klen, 17);
 }
 
 static int load_audited(void *arg, const void *key, size_t klen,
@@ -1579,13 +1578,13 @@ static int held_put(struct adapt *a, MDB_txn *txn, const unsigned char *key,
 	return store_adapt_put(a->s, txn, ix, sizeof(ix), "", 0);
 }
 
-/* A key's bad answer ('b' and 'A' values): its status (404, 410, 200 for
- * a soft 404, 3xx for a redirect elsewhere) and, for a redirect, the
- * target's sc_url_key() (zeros otherwise). */
-#define BAD_LEN 18
-/* A 'b' value: the bad answer, then how many URLs held onto the key were
- * released to test it, and whether one of them proved the key wrong (a
- * page of its own), which releases them all. */
+/* A key's bad answer ('A' values and the head of 'b' ones): its status,
+ * 404, 410, 200 for a soft 404, 3xx for a redirect elsewhere (where it
+ * led is its record's: key_target()), 0 for a key an audit proved wrong.
+ * A 'b' value adds how many URLs held onto the key were released to
+ * test it, and whether one of them proved it wrong (a page of its own),
+ * which releases them all. */
+#define BAD_LEN 2
 #define BAD_VAL (BAD_LEN + 2)
 /* URLs held onto a bad key fetched to test it, until one proves it
  * wrong: a key whose page is gone because the rules are right (every
@@ -2338,14 +2337,13 @@ static int release_one(struct adapt *a, MDB_txn *txn,
 }
 
 /* The page of key (a rules' key) was bad: gone (404, 410), a soft 404
- * (status 200, its text generic), or a redirect elsewhere (target, a
- * sc_url_key(), else NULL).  URLs the rules held onto it are fetched
+ * (status 200, its text generic), or a redirect elsewhere (3xx).  URLs
+ * the rules held onto it are fetched
  * under their own forms, as audits whose answers are judged against that
  * (adapt_page(), adapt_failed(), adapt_redirect()): RELEASE_MAX of them,
  * or all once one proved the key wrong (all: a counter-example did). */
 static int release_key(struct adapt *a, MDB_txn *txn, const char *key,
-		       size_t klen, int status, const unsigned char *target,
-		       bool all)
+		       size_t klen, int status, bool all)
 {
 	unsigned char bkey[17] = { 'b' };
 	unsigned char bad[BAD_VAL] = { 0 };
@@ -2357,8 +2355,6 @@ static int release_key(struct adapt *a, MDB_txn *txn, const char *key,
 		memcpy(bad, v, BAD_VAL); /* its first answer stands */
 	} else if (rc == 0 || rc == SC_E_NOTFOUND) {
 		put_be16(bad, (uint16_t)status);
-		if (target)
-			memcpy(bad + 2, target, 16);
 	} else {
 		return rc;
 	}
@@ -2452,6 +2448,25 @@ static void audit_counter(struct adapt *a, const void *ids, size_t vl,
 		note_counter(r, url, strlen(url), key);
 		mark_dirty(a, r);
 	}
+}
+
+/* The status of the bad key an audit (akey: 'a' and its key) was
+ * released to test (its 'A' entry): 1 with *status, 0 when it was a
+ * plain audit, or a store error. */
+static int audit_bad(struct adapt *a, MDB_txn *txn,
+		     const unsigned char akey[17], unsigned *status)
+{
+	unsigned char bk[17] = { 'A' };
+	memcpy(bk + 1, akey + 1, 16);
+	const void *bv;
+	size_t bl;
+	int rc = store_adapt_get(a->s, txn, bk, sizeof(bk), &bv, &bl);
+	if (rc)
+		return rc == SC_E_NOTFOUND ? 0 : rc;
+	if (bl != BAD_LEN)
+		return SC_E_CORRUPT;
+	*status = get_be16(bv);
+	return 1;
 }
 
 /* The end of an audit of url: its 'a' entry and its key's bad answer
@@ -2623,23 +2638,17 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 		 * text alone). */
 		char k[NORM_URL_MAX + 1];
 		size_t kl = key_of(a, url, len, k);
-		if (kl && (rc = release_key(a, txn, k, kl, 0, NULL, true)))
+		if (kl && (rc = release_key(a, txn, k, kl, 0, true)))
 			return rc;
 	}
 	if (audit) {
 		/* Held onto a key whose page was bad: this form is a page
 		 * of its own (gone against a page, or another page than
 		 * the redirect's target), a counter-example. */
-		unsigned char bk[17] = { 'A' };
-		memcpy(bk + 1, akey + 1, 16);
-		const void *bv;
-		size_t bl;
-		rc = store_adapt_get(a->s, txn, bk, sizeof(bk), &bv, &bl);
-		if (rc && rc != SC_E_NOTFOUND)
+		unsigned st;
+		if ((rc = audit_bad(a, txn, akey, &st)) < 0)
 			return rc;
-		if (rc == 0 && bl == BAD_LEN && !generic(a, s)) {
-			const unsigned char *b = bv;
-			unsigned st = get_be16(b);
+		if (rc == 1 && !generic(a, s)) {
 			bool counter = st == 404 || st == 410 || st == 200;
 			/* The key redirected: this form's text against
 			 * the target's page. */
@@ -2672,8 +2681,8 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 						      kl ? k : url);
 				/* The key is proven wrong: every URL
 				 * held onto it is fetched. */
-				if (kl && (rc = release_key(a, txn, k, kl, st,
-							    NULL, true)))
+				if (kl &&
+				    (rc = release_key(a, txn, k, kl, st, true)))
 					return rc;
 			}
 		}
@@ -2687,7 +2696,7 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 	/* The page of a key that a soft 404 answers: the URLs held onto
 	 * it are fetched after all. */
 	if (f->key && generic(a, s) &&
-	    (rc = release_key(a, txn, f->key, f->key_len, 200, NULL, false)))
+	    (rc = release_key(a, txn, f->key, f->key_len, 200, false)))
 		return rc;
 	if ((rc = gate(a, txn)))
 		return rc;
@@ -2712,16 +2721,12 @@ int adapt_failed(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
 		/* An audit.  Held onto a bad key, and bad too: the two
 		 * agree.  Else gone where its key answered with a page: the
 		 * rule mapped a dead form onto a live page. */
-		unsigned char bk[17] = { 'A' };
-		memcpy(bk + 1, akey + 1, 16);
-		const void *bv;
-		size_t bl;
-		rc = store_adapt_get(a->s, txn, bk, sizeof(bk), &bv, &bl);
-		if (rc && rc != SC_E_NOTFOUND)
+		unsigned st;
+		if ((rc = audit_bad(a, txn, akey, &st)) < 0)
 			return rc;
 		char k[NORM_URL_MAX + 1];
 		size_t kl = key_of(a, url, len, k);
-		if (rc == SC_E_NOTFOUND && gone && kl) {
+		if (rc == 0 && gone && kl) {
 			unsigned char rk[SC_KEY_LEN];
 			struct store_record r;
 			sc_url_key(k, kl, rk);
@@ -2735,7 +2740,7 @@ int adapt_failed(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
 	}
 	if (!gone || !key)
 		return 0;
-	rc = release_key(a, txn, key, key_len, status, NULL, false);
+	rc = release_key(a, txn, key, key_len, status, false);
 	return rc ? rc : gate(a, txn);
 }
 
@@ -2755,34 +2760,29 @@ int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
 	size_t vl;
 	if ((rc = store_adapt_get(a->s, txn, akey, sizeof(akey), &v, &vl)) ==
 	    0) {
-		unsigned char bk[17] = { 'A' };
-		memcpy(bk + 1, akey + 1, 16);
-		const void *bv;
-		size_t bl;
 		/* Targets compare by the keys the rules give them now; an
 		 * audit redirected onto its own key (a chain's first hop)
 		 * agrees, and so does one whose key's redirect is not on
 		 * record. */
+		unsigned st;
+		if ((rc = audit_bad(a, txn, akey, &st)) < 0)
+			return rc;
 		char k[NORM_URL_MAX + 1], tkey[NORM_URL_MAX + 1];
 		char kt[NORM_URL_MAX + 1];
-		size_t kl = key_of(a, from, from_len, k);
-		size_t tl = key_of(a, to, to_len, tkey);
-		if (!tl) {
+		size_t kl = rc == 1 && st >= 300 && st < 400
+				    ? key_of(a, from, from_len, k)
+				    : 0;
+		size_t tl = kl ? key_of(a, to, to_len, tkey) : 0;
+		if (kl && !tl) {
 			memcpy(tkey, to, to_len);
 			tkey[to_len] = '\0';
 			tl = to_len;
 		}
 		size_t ktl = kl ? key_target(a, txn, k, kl, kt) : 0;
-		if (store_adapt_get(a->s, txn, bk, sizeof(bk), &bv, &bl) == 0 &&
-		    bl == BAD_LEN && get_be16(bv) >= 300 &&
-		    get_be16(bv) < 400 && ktl &&
-		    !(ktl == tl && memcmp(kt, tkey, tl) == 0) &&
+		if (ktl && !(ktl == tl && memcmp(kt, tkey, tl) == 0) &&
 		    !(tl == kl && memcmp(tkey, k, kl) == 0)) {
-			audit_counter(a, v, vl, from, kl ? k : from);
-			if (kl &&
-			    (rc = release_key(a, txn, k, kl, get_be16(bv),
-					      (const unsigned char *)bv + 2,
-					      true)))
+			audit_counter(a, v, vl, from, k);
+			if ((rc = release_key(a, txn, k, kl, (int)st, true)))
 				return rc;
 		}
 		if ((rc = audit_end(a, txn, akey)))
@@ -2795,13 +2795,9 @@ int adapt_redirect(struct adapt *a, MDB_txn *txn, const char *from,
 	if (key && !(to_len == key_len && memcmp(to, key, key_len) == 0)) {
 		char k[NORM_URL_MAX + 1];
 		size_t kl = key_of(a, to, to_len, k);
-		if (!(kl == key_len && memcmp(k, key, key_len) == 0)) {
-			unsigned char tk[SC_KEY_LEN];
-			sc_url_key(kl ? k : to, kl ? kl : to_len, tk);
-			if ((rc = release_key(a, txn, key, key_len, 301, tk,
-					      false)))
-				return rc;
-		}
+		if (!(kl == key_len && memcmp(k, key, key_len) == 0) &&
+		    (rc = release_key(a, txn, key, key_len, 301, false)))
+			return rc;
 	}
 	/* Support: the rules that map the two together, the target standing
 	 * for the document. */

@@ -555,15 +555,11 @@ static int adapt_evidence(struct crawl *c, MDB_txn *txn, struct job *j)
 static void adapt_rule_of(struct crawl *c, const struct job *j, char *out,
 			  size_t cap)
 {
-	char strict[NORM_URL_MAX + 1];
-	struct norm_url su;
+	/* The URL as found, strict, is the job's source when it is not its
+	 * key (sched.c worked it out at the lease). */
 	out[0] = '\0';
-	if (norm_url(&c->o->norm, NULL, j->lease.found, j->lease.found_len,
-		     strict, sizeof(strict), &su) ||
-	    (su.len == j->lease.url_len &&
-	     memcmp(strict, j->lease.url, su.len) == 0))
-		return;
-	adapt_why(c->adapt, strict, su.len, out, cap);
+	if (j->src)
+		adapt_why(c->adapt, j->src, j->src_u.len, out, cap);
 }
 
 /* A leased URL that a learned rule maps onto a known key (sched.c): held
@@ -591,18 +587,13 @@ static int write_held(struct crawl *c, MDB_txn *txn, struct job *j)
 		 * queued under is held too, by the rules that map it onto
 		 * the key, so that their retirement fetches that form, which
 		 * a page linked, and not the key, which maybe none did. */
-		char src[NORM_URL_MAX + 1];
-		struct norm_url su;
-		if (norm_url(&o->norm, NULL, j->lease.found, j->lease.found_len,
-			     src, sizeof(src), &su) == 0 &&
-		    (su.len != j->lease.url_len ||
-		     memcmp(src, j->lease.url, su.len) != 0)) {
+		if (j->src) {
 			struct frontier_url kf = fu;
 			kf.url = j->lease.url;
 			kf.url_len = j->lease.url_len;
 			kf.u = &j->lease_u;
-			rc = adapt_hold(c->adapt, txn, src, su.len, &kf,
-					ADAPT_HOLD_LEASED, &audit);
+			rc = adapt_hold(c->adapt, txn, j->src, j->src_u.len,
+					&kf, ADAPT_HOLD_LEASED, &audit);
 			if (rc < 0)
 				return rc;
 		} else if ((rc = adapt_linked(c->adapt, txn, j->lease.url,
@@ -824,6 +815,19 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 	if ((rc = batch_grow(b, b->n + j->n_links + 1)))
 		return rc;
 	uint64_t refused = 0;
+	/* The redirect's target, one hop further, at the same depth. */
+	struct frontier_url rfu = {
+		.url = j->redirect,
+		.url_len = j->redirect_u.len,
+		.u = &j->redirect_u,
+		.found = j->redirect_found ? j->redirect_found : j->redirect,
+		.found_len = j->redirect_found ? strlen(j->redirect_found)
+					       : j->redirect_u.len,
+		.depth = j->lease.depth,
+		.category = j->lease.category,
+		.redirects = (uint8_t)(j->lease.redirects + 1),
+		.offtopic = j->lease.offtopic,
+	};
 	/* A redirect out of scope is recorded, not followed. */
 	if (j->has_redirect && !j->error &&
 	    !focus_in_scope(c->focus, j->lease.category, j->lease.url,
@@ -842,20 +846,9 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 		 * the seen set, as this very lease: it is queued again,
 		 * to be fetched under the target's form, which the
 		 * Location header named. */
-		struct frontier_url fu = {
-			.url = j->lease.url,
-			.url_len = j->lease.url_len,
-			.u = &j->lease_u,
-			.found = j->redirect_found ? j->redirect_found
-						   : j->redirect,
-			.found_len = j->redirect_found
-					     ? strlen(j->redirect_found)
-					     : j->redirect_u.len,
-			.depth = j->lease.depth,
-			.category = j->lease.category,
-			.redirects = (uint8_t)(j->lease.redirects + 1),
-			.offtopic = j->lease.offtopic,
-		};
+		struct frontier_url fu = rfu;
+		fu.url = j->lease.url;
+		fu.u = &j->lease_u;
 		if ((rc = frontier_requeue(c->fr, txn, &fu)) < 0 &&
 		    rc != SC_E_INVAL)
 			return rc;
@@ -874,20 +867,7 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 				 (ku.len == job_url_len(j) &&
 				  memcmp(key, job_url(j), ku.len) == 0));
 		}
-		b->fu[b->n++] = (struct frontier_url){
-			.url = j->redirect,
-			.url_len = j->redirect_u.len,
-			.u = &j->redirect_u,
-			.found = j->redirect_found ? j->redirect_found
-						   : j->redirect,
-			.found_len = j->redirect_found
-					     ? strlen(j->redirect_found)
-					     : j->redirect_u.len,
-			.depth = j->lease.depth,
-			.category = j->lease.category,
-			.redirects = (uint8_t)(j->lease.redirects + 1),
-			.offtopic = j->lease.offtopic,
-		};
+		b->fu[b->n++] = rfu;
 	}
 	uint8_t off;
 	bool follow = focus_follow(c->focus, j->lease.category,

@@ -23,16 +23,23 @@ import tempfile
 import time
 
 
-def crawl(sigcrawl, fixture, web, seeds, profile, work, extra):
-    log = os.path.join(work, "log-" + profile)
-    port_file = os.path.join(work, "port-" + profile)
+def start_fixture(fixture, web, port_file, log):
+    """sc-fixture serving web, logging to log: (process, port)."""
+    if os.path.exists(port_file):
+        os.unlink(port_file)
     fx = subprocess.Popen([fixture, "--web", web, "--port-file", port_file,
                            "--log", log])
     for _ in range(200):
         if os.path.exists(port_file) and open(port_file).read().strip():
             break
         time.sleep(0.05)
-    port = open(port_file).read().strip()
+    return fx, open(port_file).read().strip()
+
+
+def crawl(sigcrawl, fixture, web, seeds, profile, work, extra):
+    log = os.path.join(work, "log-" + profile)
+    fx, port = start_fixture(fixture, web,
+                             os.path.join(work, "port-" + profile), log)
     conf = os.path.join(work, "conf-" + profile)
     with open(conf, "w") as f:
         f.write("[crawl]\nper_host_delay_ms = 0\nmax_depth = 6\n"

@@ -25,6 +25,10 @@ import tempfile
 import time
 import urllib.parse
 
+sys.dont_write_bytecode = True  # no __pycache__ in the source tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import measure  # noqa: E402 (start_fixture)
+
 SITES = [
     ("python.test", "/usr/share/doc/python3.11/html", "python3.11-doc"),
     ("postgresql.test", "/usr/share/doc/postgresql-doc-15/html",
@@ -49,16 +53,8 @@ def crawl(sigcrawl, fixture, host, root, profile, work):
     with open(web, "w") as f:
         f.write("host %s\nroot %s\ndefault 404\n" % (host, root))
     log = os.path.join(work, "%s-%s.log" % (host, profile))
-    port_file = os.path.join(work, "port")
-    if os.path.exists(port_file):
-        os.unlink(port_file)
-    fx = subprocess.Popen([fixture, "--web", web, "--port-file", port_file,
-                           "--log", log])
-    for _ in range(200):
-        if os.path.exists(port_file) and open(port_file).read().strip():
-            break
-        time.sleep(0.05)
-    port = open(port_file).read().strip()
+    fx, port = measure.start_fixture(fixture, web,
+                                     os.path.join(work, "port"), log)
     seeds = os.path.join(work, host + ".seeds")
     with open(seeds, "w") as f:
         f.write("http://%s/index.html\n" % host)
