@@ -1,7 +1,8 @@
 #!/bin/bash
 # test-install.sh BUILDDIR — `meson install --destdir` puts the executable,
-# the systemd unit, the default config and its seeds folder in place, and
-# `systemd-analyze verify` finds nothing to say about the unit.
+# the systemd unit, the default config and its seeds folder, and the manual
+# pages sigcrawl(1) and sigcrawl.conf(5) in place, and `systemd-analyze
+# verify` finds nothing to say about the unit.
 set -u
 build=$1
 . "$(dirname "$0")/lib.sh"
@@ -20,6 +21,13 @@ check_true "the unit goes to a systemd unit folder" bash -c 'case "$1" in */syst
 check_true "the config is installed (${conf#"$root"})" [ -f "$conf" ]
 check_true "the seeds folder is installed" [ -f "$(dirname "$conf")/seeds/demo.txt" ]
 check_true "the installed config is valid" "$exe" serve -c "$conf" --check-config
+# The manual pages, in mandir's man1 and man5, as man(7) source.
+man1=$(find "$root" -path '*/man/man1/sigcrawl.1' -type f | head -1)
+man5=$(find "$root" -path '*/man/man5/sigcrawl.conf.5' -type f | head -1)
+check_true "sigcrawl(1) is installed (${man1#"$root"})" [ -s "$man1" ]
+check_true "sigcrawl.conf(5) is installed (${man5#"$root"})" [ -s "$man5" ]
+check_true "the installed sigcrawl(1) is a man page" grep -q '^\.TH "sigcrawl" "1"' "$man1"
+check_true "the installed sigcrawl.conf(5) is a man page" grep -q '^\.TH "sigcrawl.conf" "5"' "$man5"
 # ExecStart names the installed executable and config, as seen from /.
 start=$(sed -n 's/^ExecStart=//p' "$unit")
 check_true "ExecStart runs the installed executable ($start)" [ -x "$root${start%% *}" ]
