@@ -1,13 +1,16 @@
 #!/bin/bash
-# test-readme.sh SIGCRAWL FIXTURE SRCDIR — the README's walk-through ("Your
-# own crawl, step by step"), steps 1 to 4, run as written: the block is
-# read from README.md, split at its "# N." comments, and each step runs in
+# test-readme.sh SIGCRAWL FIXTURE SRCDIR — the walk-through of
+# docs/tutorial.md ("Your own crawl, step by step"), steps 1 to 4, run as
+# written: the block is read from docs/tutorial.md, split at its "# N."
+# comments, and each step runs in
 # a shell of its own in a scratch directory where build/crawler/sigcrawl
 # is the binary under test.  Between steps 1 and 2 the test points the
 # config at its own www.example.org (a connect_to line) and writes http
 # for https in the seed; nothing else is changed.  Step 5 (installing the
 # service as root) is not run here: tests/test-install.sh installs into a
-# DESTDIR and verifies the unit.
+# DESTDIR and verifies the unit.  README.md's "A first crawl of your own
+# site" is steps 1 and 2 in short: each of its lines must be a line of
+# those steps, so that the README runs as the tested walk-through does.
 set -u
 sigcrawl=$1
 fixture=$2
@@ -24,13 +27,25 @@ on_exit()
 awk '/<!-- walk-through:/ { on = 1; next }
      on && /^```sh$/ { inblock = 1; next }
      inblock && /^```$/ { exit }
-     inblock { print }' "$srcdir/README.md" >"$tmp/block"
-check_true "README has the walk-through block" grep -q "^# 4\\." "$tmp/block"
+     inblock { print }' "$srcdir/docs/tutorial.md" >"$tmp/block"
+check_true "docs/tutorial.md has the walk-through block" grep -q "^# 4\\." "$tmp/block"
 for n in 1 2 3 4 5; do
 	awk -v n="$n" '/^# [0-9]\./ { cur = substr($2, 1, length($2) - 1) }
 		cur == n { print }' "$tmp/block" >"$tmp/step$n"
 	check_true "step $n is in the block" test -s "$tmp/step$n"
 done
+
+# README's first crawl: the sh block under its heading, every line found
+# in steps 1 and 2.
+awk '/^## A first crawl of your own site/ { on = 1; next }
+     on && /^```sh$/ { inblock = 1; next }
+     inblock && /^```$/ { exit }
+     inblock { print }' "$srcdir/README.md" >"$tmp/readme-first"
+check_true "README has its first crawl" test -s "$tmp/readme-first"
+cat "$tmp/step1" "$tmp/step2" >"$tmp/steps12"
+missing=$(grep -vxFf "$tmp/steps12" "$tmp/readme-first")
+check_true "every line of README's first crawl is in steps 1 and 2" test -z "$missing"
+[ -z "$missing" ] || printf '      not in steps 1 and 2: %s\n' "$missing"
 
 cat >"$tmp/web" <<'WEB'
 host www.example.org
