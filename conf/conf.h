@@ -174,7 +174,7 @@ struct conf {
 		bool follow_duplicate_links;
 	} dedup;
 
-	/* [adaptive]: when a learned rule applies (SPEC §7, crawler/adapt.c).
+	/* [adaptive]: when a learned rule applies (SPEC §7, learn/adapt.c).
 	 * A rule needs min_support independent supporting pairs, no
 	 * counter-example, and a Wilson lower bound on its precision, at
 	 * this one-sided confidence, above one half; audit_share of the URLs

@@ -413,7 +413,7 @@ void frontier_stats(struct frontier *f, struct frontier_stats *ret);
  * with these steps (and this tracking list when remove_tracking_params is
  * among them), and every key stays as it was written.  Kept in "meta" when
  * the store is created, so that a later run with other steps, which would
- * write other keys for the same URLs, can be told so (crawler/keys.c). */
+ * write other keys for the same URLs, can be told so (learn/keys.c). */
 struct frontier_norm {
 	uint8_t profile; /* enum norm_profile the run named (for messages
 			    and adaptive) */

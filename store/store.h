@@ -555,7 +555,7 @@ int store_robots_get(struct store *s, MDB_txn *txn, const char *url, size_t len,
  *
  * A key-value table for what the crawl learns about its hosts' URLs: the
  * rules, their evidence, the URLs they hold back.  The layout is the
- * learner's (crawler/adapt.c); the store bounds and keeps it.  Written
+ * learner's (learn/adapt.c); the store bounds and keeps it.  Written
  * only in the writer's transactions, so it commits with the records it
  * concerns and survives a kill -9 as they do.  A store written before it
  * existed reads as empty. */

@@ -1,5 +1,5 @@
 /* test-focus-policy.c — unit tests of the link prediction of
- * crawler/focus-policy.c (docs/focus.md, "Prediction"): pages parsed as the
+ * learn/focus-policy.c (docs/focus.md, "Prediction"): pages parsed as the
  * crawl parses them teach it words, and every link to a URL counts, not
  * only the one that queued it. */
 #include <math.h>
@@ -8,7 +8,13 @@
 #include <string.h>
 
 #include "check.h"
-#include "focus-policy.h"
+#include "learn.h"
+
+/* The categories focus_open() takes, as the engine's options hold them. */
+struct topics {
+	const struct crawl_category *categories;
+	size_t n_categories;
+};
 
 static const char *const keywords[] = { "football", "goal", "striker",
 					"league" };
@@ -113,10 +119,10 @@ static const char stars_page[] =
 
 /* A focus on sports that learned from 6 pages of it and 6 of astronomy,
  * each on a host of its own (seeds: no prediction). */
-static struct focus *focus_taught(const struct crawl_opts *o)
+static struct focus *focus_taught(const struct topics *o)
 {
 	struct focus *f;
-	CHECK(focus_open(o, &f) == 0);
+	CHECK(focus_open(o->categories, o->n_categories, &f) == 0);
 	char url[128];
 	for (int i = 0; i < 6; i++) {
 		snprintf(url, sizeof(url), "http://sports%d.test/a", i);
@@ -132,7 +138,7 @@ static struct focus *focus_taught(const struct crawl_opts *o)
  * pages none of whose links did led to pages off topic; the same "Read
  * more" is then predicted by the kind of page it is on, and every link
  * to a URL counts (its in-link slot keeps the best kind). */
-static void test_kinds(const struct crawl_opts *o)
+static void test_kinds(const struct topics *o)
 {
 	struct focus *f = focus_taught(o);
 	struct focus_link pl;
@@ -206,7 +212,7 @@ static void roots_gave(struct focus *f, int first, int n, unsigned gain)
 	}
 }
 
-static void test_bridge(const struct crawl_opts *o)
+static void test_bridge(const struct topics *o)
 {
 	struct focus *f = focus_taught(o);
 	struct focus_link pl;
@@ -252,7 +258,7 @@ static void test_bridge(const struct crawl_opts *o)
 	 * pages on topic: only its site's pages on topic count for it. */
 	struct crawl_category deep = sports;
 	deep.tunnel = 2;
-	struct crawl_opts o2 = *o;
+	struct topics o2 = *o;
 	o2.categories = &deep;
 	f = focus_taught(&o2);
 	roots_gave(f, 0, 4, 0);
@@ -279,10 +285,10 @@ static const char midfield_page[] =
  * topic (it is in few pages off topic), while a word in most pages of
  * each kind ("the") says nothing.  30 pages on topic with "midfielder"
  * (not a keyword), 5 off topic without it. */
-static void test_topic_words(const struct crawl_opts *o)
+static void test_topic_words(const struct topics *o)
 {
 	struct focus *f;
-	CHECK(focus_open(o, &f) == 0);
+	CHECK(focus_open(o->categories, o->n_categories, &f) == 0);
 	char url[128];
 	for (int i = 0; i < 30; i++) {
 		snprintf(url, sizeof(url), "http://sports%d.test/a", i);
@@ -328,7 +334,7 @@ static void learn_through(struct focus *f, const char *prefix, int n,
 	}
 }
 
-static double quiet_after(const struct crawl_opts *o, const char *off_anchor,
+static double quiet_after(const struct topics *o, const char *off_anchor,
 			  double *titled)
 {
 	struct focus *f = focus_taught(o);
@@ -347,7 +353,7 @@ static double quiet_after(const struct crawl_opts *o, const char *off_anchor,
 /* Two pages off topic first through a class leave it at its prior:
  * a crawl that pruned every link of the class then would never learn
  * otherwise (a blog platform's crawl stopped at 51 pages of 287 so). */
-static void test_rate_min(const struct crawl_opts *o)
+static void test_rate_min(const struct topics *o)
 {
 	struct focus *f = focus_taught(o);
 	struct focus_link pl;
@@ -360,7 +366,7 @@ static void test_rate_min(const struct crawl_opts *o)
 	focus_close(f);
 }
 
-static void test_quiet(const struct crawl_opts *o)
+static void test_quiet(const struct topics *o)
 {
 	double ta, tb;
 	double a = quiet_after(o, "The", &ta);
@@ -376,10 +382,10 @@ static void test_quiet(const struct crawl_opts *o)
  * the words to be ready (pages of both kinds learned from), or for a few
  * hundred pages when almost every page is on topic; never for a category
  * that prunes nothing at the lease (tunnel 0). */
-static void test_learning(const struct crawl_opts *o)
+static void test_learning(const struct topics *o)
 {
 	struct focus *f;
-	CHECK(focus_open(o, &f) == 0);
+	CHECK(focus_open(o->categories, o->n_categories, &f) == 0);
 	CHECK(!focus_learning(f)); /* nothing learned, nothing queued */
 	char url[128];
 	for (int i = 0; i < 6; i++) {
@@ -396,7 +402,7 @@ static void test_learning(const struct crawl_opts *o)
 	focus_close(f);
 
 	/* On topic only. */
-	CHECK(focus_open(o, &f) == 0);
+	CHECK(focus_open(o->categories, o->n_categories, &f) == 0);
 	int n = 0;
 	learn(f, "http://sports.test/", sports_page);
 	while (focus_learning(f) && n < 1000) {
@@ -409,9 +415,9 @@ static void test_learning(const struct crawl_opts *o)
 	/* Tunnel 0. */
 	struct crawl_category t0 = sports;
 	t0.tunnel = 0;
-	struct crawl_opts o0 = *o;
+	struct topics o0 = *o;
 	o0.categories = &t0;
-	CHECK(focus_open(&o0, &f) == 0);
+	CHECK(focus_open(o0.categories, o0.n_categories, &f) == 0);
 	learn(f, "http://sports.test/", sports_page);
 	CHECK(!focus_learning(f));
 	/* Nor does it bound the crawl's lead (focus_lead()). */
@@ -421,10 +427,10 @@ static void test_learning(const struct crawl_opts *o)
 
 /* focus_lead(): 4 pages fetched and not yet learned from at the start,
  * one more for each 8 pages learned from. */
-static void test_lead(const struct crawl_opts *o)
+static void test_lead(const struct topics *o)
 {
 	struct focus *f;
-	CHECK(focus_open(o, &f) == 0);
+	CHECK(focus_open(o->categories, o->n_categories, &f) == 0);
 	CHECK(focus_lead(f) == 4);
 	char url[128];
 	for (int i = 0; i < 40; i++) {
@@ -456,7 +462,7 @@ static void predict_shown(struct focus *f, const char *url, double rel,
 		      strlen(anchor), 0, pl);
 }
 
-static void test_self_links(const struct crawl_opts *o)
+static void test_self_links(const struct topics *o)
 {
 	struct focus *f = focus_taught(o);
 	struct focus_link pl;
@@ -554,7 +560,7 @@ static void learn_hub(struct focus *f, int i, unsigned page_hits,
  * other kinds counts at no more than a class's prior.  Once three such
  * links led off topic, the article's kind has its own rate, and the
  * lists' links keep theirs. */
-static void test_quiet_kinds(const struct crawl_opts *o)
+static void test_quiet_kinds(const struct topics *o)
 {
 	struct focus *f = focus_taught(o);
 	struct focus_link pl;
@@ -584,11 +590,11 @@ static void test_quiet_kinds(const struct crawl_opts *o)
 
 int main(void)
 {
-	struct crawl_opts o = { 0 };
+	struct topics o = { 0 };
 	o.categories = &sports;
 	o.n_categories = 1;
 	struct focus *f;
-	CHECK(focus_open(&o, &f) == 0);
+	CHECK(focus_open(o.categories, o.n_categories, &f) == 0);
 	CHECK(focus_predicts(f, 0));
 
 	/* Six pages on topic on one host, six of astronomy on another. */

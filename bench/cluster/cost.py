@@ -21,7 +21,7 @@ the daemon is idle with every page committed.  Reported per mode: medians
 of pages/s over the run's wall time and CPU ms per page (user + sys of the
 daemon), and the ratio cluster / single.
 
-usage: cost.py --sigcrawl BUILD/crawler/sigcrawl
+usage: cost.py --sigcrawl BUILD/cli/sigcrawl
                --fixture BUILD/tests/fixture/sc-fixture
                [--sites 8] [--pages 1000] [--delay-ms 0] [--reps 3]
                [--work DIR]

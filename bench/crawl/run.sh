@@ -25,7 +25,7 @@ done
 	exit 1
 }
 [ -d "$build" ] || meson setup "$build" "$top" --buildtype=release >/dev/null
-meson compile -C "$build" -j2 crawler/sigcrawl bench/bench-parse >/dev/null
+meson compile -C "$build" -j2 cli/sigcrawl bench/bench-parse >/dev/null
 
 # run.py stops nginx itself; the trap covers a run.py killed outright
 # and removes the work directory unless --work named one.
@@ -48,5 +48,5 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-python3 "$top/bench/crawl/run.py" --sigcrawl "$build/crawler/sigcrawl" \
+python3 "$top/bench/crawl/run.py" --sigcrawl "$build/cli/sigcrawl" \
 	--bench-parse "$build/bench/bench-parse" --work "$work" "$@"

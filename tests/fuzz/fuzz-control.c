@@ -1,5 +1,5 @@
 /* fuzz-control.c — libFuzzer target for the control API's request layer
- * (crawler/control.c): the HTTP framing, routing, POST /seeds parsing and
+ * (daemon/control.c): the HTTP framing, routing, POST /seeds parsing and
  * normalization, and every answer it builds.
  *
  * The whole input is first read as the bytes a connection sends: a
@@ -18,7 +18,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "control.h"
+#include "daemon.h"
 #include "fuzz.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);

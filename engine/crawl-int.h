@@ -1,0 +1,581 @@
+/* crawl-int.h — the crawl engine's private header: struct crawl, the job
+ * a leased URL travels in, and the functions the engine's files share.
+ * Only the files of engine/ include it (tests/check-layout.sh checks);
+ * crawl.h is the public side.  ARCHITECTURE.md follows a URL through the
+ * files. */
+#ifndef CRAWL_INT_H
+#define CRAWL_INT_H
+
+#include "crawl.h"
+
+#include <curl/curl.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <event2/event.h>
+#include <event2/thread.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/file.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "frontier.h"
+#include "learn.h"
+#include "log.h"
+#include "parse.h"
+#include "search.h"
+#include "store.h"
+#include "warc.h"
+
+/* Jobs the writer takes into one transaction at most. */
+#define WRITE_BATCH 512
+/* How long the writer waits for more jobs before it commits. */
+#define WRITE_LINGER_MS 20
+/* A robots.txt is trusted this long (RFC 9309 §2.4: up to 24 hours). */
+#define ROBOTS_TTL_MS (24ull * 3600 * 1000)
+/* 429/503: a page is tried again at most this often, and a host's pages
+ * at most this often in a row. */
+#define BACKOFF_MAX 3
+/* The pages of one host whose tries are counted (the oldest forgotten). */
+#define BACKOFF_URLS 8
+#define BACKOFF_CAP_MS (5 * 60 * 1000)
+
+static inline uint64_t mono_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_MONOTONIC, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000;
+}
+
+/* The offset of the crawl's clock from the system's, in ms: 0, unless a
+ * test drives it (recrawl.c, SIGCRAWL_TEST_CLOCK). */
+extern _Atomic int64_t crawl_clock_offset_ms;
+
+/* Unix time in ms, by the crawl's clock: fetch times, robots.txt
+ * expiry, the re-crawl schedule. */
+static inline uint64_t wall_ms(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_REALTIME, &t);
+	return (uint64_t)t.tv_sec * 1000 + (uint64_t)t.tv_nsec / 1000000 +
+	       (uint64_t)crawl_clock_offset_ms;
+}
+
+struct link {
+	uint32_t off;       /* of the normalized URL, in job.link_text */
+	uint32_t found_off; /* of the URL as found, likewise */
+	uint16_t found_len;
+	/* From a sitemap: its lastmod as an HTTP date, in job.link_text
+	 * (lastmod_len 0: none), its changefreq (enum parse_changefreq),
+	 * and whether it names a sitemap (of an index). */
+	uint32_t lastmod_off;
+	uint8_t lastmod_len;
+	uint8_t changefreq;
+	bool sitemap;
+	uint8_t hits; /* parse_link.hits: keywords the link itself shows */
+	uint16_t anchor_len; /* parse_link.anchor, in job.link_text */
+	uint32_t anchor_off;
+	int64_t lastmod_ms;
+	struct norm_url u;
+};
+
+enum dup_kind { DUP_EXACT = 1, DUP_NEAR = 2 };
+
+enum job_kind {
+	JOB_PAGE,   /* a leased URL */
+	JOB_ROBOTS, /* a host's robots.txt: looked up, fetched, parsed, kept */
+	JOB_SEEDS,  /* seeds submitted at run time (crawl_add_seeds()) */
+	JOB_RELOAD, /* the seed files read again after crawl_reload() */
+	JOB_DUE,    /* re-crawls: queue the pages that are due (recrawl.c) */
+};
+
+/* What a revisit found (recrawl.c), set by the writer. */
+enum visit_outcome {
+	VISIT_NONE,      /* not a revisit */
+	VISIT_UNCHANGED, /* same body-text signature, or a 304 */
+	VISIT_CHANGED,
+	VISIT_GONE,   /* 404 or 410 */
+	VISIT_FAILED, /* nothing learned: the record is kept */
+};
+
+/* A job: what one unit of work carries between the threads.  A tagged
+ * union: a page fetch and a robots.txt fetch share the transfer's part,
+ * and each has its own; a seeds job has neither.  job_new() allocates
+ * only the kind's part, so a field of another kind must never be read
+ * (AddressSanitizer catches it). */
+struct job {
+	struct job *next;
+	uint8_t kind; /* enum job_kind */
+	union {
+		/* JOB_SEEDS: the caller's batch; JOB_SEEDS, JOB_RELOAD and
+		 * JOB_DUE: the writer's result (an sc_err), and the seeds
+		 * queued. */
+		struct {
+			struct crawl_seeds *seeds;
+			int seeds_rc;
+			int seeds_added;
+			/* From the cluster, and another shard's. */
+			uint64_t seeds_misrouted;
+			/* JOB_DUE: what the writer did (recrawl_move()):
+			 * revisits queued, duplicates due and not queued
+			 * (saved) or queued to audit them, whether more are
+			 * due than were queued, the pages due now (when
+			 * counted) and scheduled. */
+			uint64_t due_moved, due_saved, due_audited;
+			bool due_more, due_counted;
+			uint64_t due_overdue, due_scheduled;
+		};
+		/* JOB_PAGE and JOB_ROBOTS: a fetch. */
+		struct {
+			struct frontier_lease lease; /* JOB_ROBOTS: host_id
+							and url only */
+			struct norm_url lease_u;
+			/* JOB_PAGE, adaptive: the URL fetched when it is not
+			 * the lease's key (malloc'd; NULL: the key itself).
+			 * A learned rule decides the key a URL is queued and
+			 * recorded under; what is requested, what relative
+			 * links resolve against and what the rules learn
+			 * from is always a URL some page linked: the key's
+			 * strict form as found (job_url()). */
+			char *src;
+			struct norm_url src_u;
+			bool fetched; /* a request was made */
+			long status;
+			int error; /* enum store_error */
+			bool truncated;
+			uint64_t fetched_at;
+			char content_type[128];
+			/* The body as received, capped at the fetch's
+			 * limit (fetch.c's write_cb). */
+			struct sc_dynbuf body;
+			/* Its length, kept after the body is freed (a page
+			 * not written to WARC files loses it once parsed). */
+			size_t bytes;
+			/* For the WARC files ([store] warc): the URL
+			 * requested, the request and response header
+			 * blocks as sent and received, the peer. */
+			char *fetch_url;
+			char *req_head;
+			size_t req_len;
+			struct sc_dynbuf resp_head; /* < WARC_HEAD_MAX */
+			bool head_overflow;
+			char ip[48];
+			union {
+				/* JOB_ROBOTS: the robots.txt URL, when its
+				 * fetch started, the rules once known and
+				 * until when they hold (unix ms). */
+				struct {
+					char robots_url[NORM_URL_MAX + 16];
+					uint64_t robots_started_ms;
+					struct parse_robots *rules;
+					int64_t robots_expires;
+					bool robots_cached; /* from the store */
+					/* Redirects are followed by the loop,
+					 * one request at a time
+					 * (robots-gate.c): the URL asked next
+					 * (empty: robots_url) and the redirects
+					 * followed; the URL whose kept answer a
+					 * parser looks up (empty: robots_url),
+					 * when another host's job has asked for
+					 * this one's; whether to ask for it
+					 * without waiting for another host
+					 * (that answer was not kept); and when
+					 * this job last sent a request to its
+					 * own host (mono_ms()). */
+					char robots_next[NORM_URL_MAX + 16];
+					uint8_t robots_hops;
+					char robots_from[NORM_URL_MAX + 16];
+					bool robots_take;
+					uint64_t robots_own_ms;
+				};
+				/* JOB_PAGE. */
+				struct {
+					/* The Location header, absolute as curl
+					 * resolved it (malloc'd; NULL: none).
+					 */
+					char *location;
+					/* From the parser. */
+					char title[PARSE_TITLE_MAX + 1];
+					bool has_sig, has_simhash, text_empty;
+					/* simhash was computed for the
+					 * learned rules alone. */
+					bool rules_simhash;
+					/* A cluster's claim of sig, made
+					 * before the batch's writes: 0 none,
+					 * 1 this page holds it (or the
+					 * cluster could not be asked), 2
+					 * dup_of holds it. */
+					uint8_t cluster_claim;
+					/* the [dedup] signature of the body
+					 * text */
+					unsigned char sig[16];
+					uint64_t simhash;
+					uint64_t media; /* parse_page.media */
+					bool has_relevance;
+					double relevance;
+					/* From the writer: the representative
+					 * it duplicates, if any. */
+					char dup_of[NORM_URL_MAX + 1];
+					uint8_t dup; /* 0, DUP_EXACT, DUP_NEAR
+						      */
+					/* Not fetched: a learned rule maps it
+					 * onto a key the frontier knows
+					 * (dup_of holds that key). */
+					bool held;
+					/* Not fetched: a learned rule maps it
+					 * onto a key of another host (dup_of),
+					 * under which it is queued again
+					 * (sched.c). */
+					bool rehome;
+					/* The page's words (a set of
+					 * FOCUS_WORDS_CAP slots, see
+					 * parse_doc_opts.words), for the link
+					 * prediction to learn; NULL: none. */
+					uint64_t *words;
+					/* Not fetched: its prediction fell
+					 * under predict_min while it waited
+					 * (focus_lease_keep()). */
+					bool pruned;
+					/* The host's lease is released by the
+					 * writer after the commit (fetch.c). */
+					bool release_at_commit;
+					/* Adaptive: the page's rel=canonical
+					 * when it names another URL (malloc'd;
+					 * NULL: none), a hint for the learned
+					 * rules. */
+					char *canonical;
+					/* The validators received, for the
+					 * next conditional request (empty:
+					 * none). */
+					char etag[FRONTIER_ETAG_MAX + 1];
+					char last_modified
+						[FRONTIER_LAST_MODIFIED_MAX +
+						 1];
+					/* Revisits: what the writer found
+					 * (enum visit_outcome). */
+					uint8_t visit;
+					/* An audited duplicate that is no
+					 * longer one of its representative. */
+					bool diverged;
+					bool has_redirect;
+					char redirect[NORM_URL_MAX + 1];
+					struct norm_url redirect_u;
+					/* The target as the Location header
+					 * wrote it, made absolute (malloc'd);
+					 * NULL if that form does not fit (then
+					 * the record keeps redirect). */
+					char *redirect_found;
+					/* With search_index: the body text
+					 * (PARSE_TEXT), NULL when the page was
+					 * not parsed, and whether it said
+					 * noindex. */
+					char *page_text;
+					size_t page_text_len;
+					bool noindex;
+					struct link *links;
+					size_t n_links, cap_links;
+					/* Each kept link's normalized URL and
+					 * URL as found, NUL-terminated. */
+					struct sc_dynbuf link_text;
+					unsigned links_bad;
+				};
+			};
+		};
+	};
+};
+
+/* The URL a page job fetches: its source, or its lease's key. */
+static inline const char *job_url(const struct job *j)
+{
+	return j->src ? j->src : j->lease.url;
+}
+
+static inline size_t job_url_len(const struct job *j)
+{
+	return j->src ? j->src_u.len : j->lease.url_len;
+}
+
+static inline const struct norm_url *job_url_u(const struct job *j)
+{
+	return j->src ? &j->src_u : &j->lease_u;
+}
+
+/* A queue of jobs between threads. */
+struct jobq {
+	struct job *head, *tail;
+	size_t n;
+};
+
+static inline void jobq_push(struct jobq *q, struct job *j)
+{
+	j->next = NULL;
+	if (q->tail)
+		q->tail->next = j;
+	else
+		q->head = j;
+	q->tail = j;
+	q->n++;
+}
+
+static inline struct job *jobq_pop(struct jobq *q)
+{
+	struct job *j = q->head;
+	if (j) {
+		q->head = j->next;
+		if (!q->head)
+			q->tail = NULL;
+		q->n--;
+	}
+	return j;
+}
+
+enum robots_state { R_NONE, R_FETCHING, R_READY };
+struct robots_req;
+
+/* A host that could not be reached (crawl.h): only such hosts have one,
+ * listed in the order they first failed. */
+struct trouble {
+	struct trouble *prev, *next;
+	uint32_t host_id;
+	uint64_t failed_ms; /* when the last failure was counted */
+	uint64_t retry_ms;  /* held until then */
+	struct crawl_host h;
+};
+
+/* A page that answered 429 or 503 with Retry-After: a hash of its URL,
+ * and how often it was tried again. */
+struct backoff_url {
+	uint64_t key;
+	uint8_t n;
+};
+
+/* The loop's state of one host, by host id. */
+struct robots_slot {
+	uint8_t state;
+	uint8_t backoffs;          /* 429/503 in a row */
+	uint64_t backoff_until_ms; /* by mono_ms(): the last backoff's end */
+	/* Its pages tried again (BACKOFF_URLS, made at the host's first
+	 * backoff), and the next one to give way. */
+	struct backoff_url *retried;
+	uint8_t retried_next;
+	struct parse_robots *rules;
+	uint64_t expires_ms;     /* unix ms, by wall_ms() */
+	struct jobq parked;      /* leases waiting for the rules */
+	struct trouble *trouble; /* NULL while the host answers */
+	/* The robots.txt jobs of other hosts whose redirects lead to a
+	 * URL this host's job has asked for, waiting for its answer; and
+	 * the host this one's job waits for so (0: none). */
+	struct jobq waiting;
+	uint32_t waiting_on;
+	/* The page budget: fetches committed in earlier runs (read from
+	 * the frontier at the host's first lease) plus those started by
+	 * this one and not given back; and whether the frontier drains the
+	 * host because it is spent. */
+	bool budget_known, drained;
+	uint64_t budget_used;
+};
+
+struct xfer {
+	struct xfer *prev, *next; /* the crawl's transfers in flight */
+	CURL *easy;
+	struct crawl *c;
+	struct job *job; /* a page or a robots.txt */
+	uint64_t started_ms;
+	size_t limit;
+	bool truncated;
+	struct curl_slist *headers; /* a revisit's conditional request */
+	char errbuf[CURL_ERROR_SIZE];
+};
+
+struct crawl {
+	int lock_fd; /* STORE/crawl.lock, held while the crawl runs */
+	/* Atomic: crawl_reload() swaps it on the loop while the parsers and
+	 * the writer read it; every version lives until the end. */
+	const struct crawl_opts *_Atomic o;
+	struct event_base *base;
+	CURLM *multi;
+	struct event *curl_timer, *sched_timer, *tick, *wakeup;
+	struct event *sigint, *sigterm;
+	struct curl_slist *connect_to;
+	/* [crawl] header lines, for every fetch (NULL: none), and the share
+	 * handle that keeps the crawl's cookies ([crawl] cookie_jar), with
+	 * whether the jar's file was loaded into it yet. */
+	struct curl_slist *headers;
+	CURLSH *share;
+	bool jar_loaded;
+	MDB_env *env;
+	struct store *store;
+	struct frontier *fr;
+	struct warc_writer *warc;    /* the writer thread's, or NULL */
+	struct search_index *search; /* the writer thread's, or NULL */
+	struct focus *focus;
+	/* focus_learning() as the frontier was last told it (the
+	 * writer's; false at the start, when nothing was learned). */
+	bool learning;
+	/* focus_lead() as the writer last computed it (under mu; 0: no
+	 * bound): sched_fill() starts no fetch while as many pages are
+	 * fetched or being fetched and not yet written. */
+	uint32_t lead;
+	struct adapt *adapt; /* profile adaptive only, else NULL */
+
+	struct robots_slot *robots;
+	size_t n_robots;
+	/* The robots.txt URLs this run has asked for, with the host whose
+	 * job asked (robots-gate.c): a hash table, on the loop. */
+	struct robots_req **robots_reqs;
+	size_t robots_reqs_cap, robots_reqs_n;
+	struct trouble *troubles, *troubles_tail; /* unreachable hosts */
+	uint32_t hosts_held, hosts_given_up;
+
+	unsigned running;     /* transfers in flight, pages and robots.txt */
+	struct xfer *xfers;   /* the same, listed */
+	unsigned parked;      /* leases waiting for a robots.txt */
+	uint64_t started;     /* page fetches started */
+	uint64_t in_pipeline; /* jobs not yet committed (under mu) */
+	/* Batches the writer committed (under mu).  A commit can queue
+	 * URLs that the loop has not yet been woken to see: frontier_dry
+	 * holds only while no commit came after the frontier_next() that
+	 * set it (dry_commits). */
+	uint64_t commits, dry_commits;
+	bool frontier_dry;  /* the last frontier_next() had nothing at all */
+	unsigned seed_jobs; /* seed and reload jobs not yet back */
+	bool stopping;
+	bool done; /* sched_check_done() ended the loop (or would have) */
+	uint64_t t0;
+
+	pthread_mutex_t mu;
+	/* Per category index (the first CRAWL_CATEGORIES_LISTED), under
+	 * mu: struct crawl_category_status's counters since the start. */
+	struct {
+		uint64_t pages, scored, on_topic;
+	} cat_since[CRAWL_CATEGORIES_LISTED];
+	pthread_cond_t parse_cv, write_cv;
+	struct jobq to_parse, to_write;
+	struct jobq to_loop; /* robots.txt jobs coming back to the loop */
+	bool quit_parsers, quit_writer;
+	pthread_t *parsers;
+	unsigned n_parsers;
+	pthread_t writer;
+	bool writer_started;
+	int fatal;                /* an error that ends the crawl (under mu) */
+	struct crawl_summary sum; /* under mu */
+	/* The one-second tick (progress.c): how many, and the pages
+	 * committed at each of the last CRAWL_RATE_WINDOW_S ticks for
+	 * crawl_rate(). */
+	uint64_t ticks;
+	uint64_t pages_ring[CRAWL_RATE_WINDOW_S];
+	double rate;
+
+	/* Re-crawls (recrawl.c).  On the loop: a JOB_DUE is with the
+	 * writer; the pass has queued every page it revisits; the counts of
+	 * the last JOB_DUE.  Under mu: revisits queued and not yet
+	 * committed.  The writer's own: the pass and where its scan is. */
+	bool due_outstanding;
+	bool due_more; /* the last JOB_DUE left pages due unqueued */
+	bool pass_scanned;
+	uint64_t due_scheduled, due_overdue;
+	uint64_t revisits_queued;
+	uint32_t pass;
+	bool due_cursor_set;
+	struct frontier_due due_cursor;
+	uint64_t due_runs;
+
+	/* Long-running mode (o->daemon), all on the loop's thread. */
+	bool paused;
+	struct curl_slist **old_connect_to; /* lists of earlier configs */
+	size_t n_old_connect_to;
+	uint64_t latency_count[CRAWL_LATENCY_BUCKETS + 1];
+	double latency_sum;
+};
+
+/* crawl.c */
+struct job *job_new(enum job_kind kind);
+void job_free(struct job *j);
+SC_PRINTF(3, 4)
+void crawl_say(const struct crawl *c, int level, const char *fmt, ...);
+void crawl_die(struct crawl *c, int rc, const char *what);
+
+/* sched.c */
+void robots_url(const char *fetch, char *out, size_t cap);
+void sched_fill(struct crawl *c);
+void sched_check_done(struct crawl *c);
+bool sched_idle(struct crawl *c);
+void on_sched_timer(evutil_socket_t fd, short kind, void *arg);
+void seeds_back(struct crawl *c, struct job *j);
+void on_wakeup(evutil_socket_t fd, short kind, void *arg);
+
+/* robots-gate.c */
+struct robots_slot *robots_slot(struct crawl *c, uint32_t host);
+void robots_reqs_free(struct crawl *c);
+bool host_failed(struct crawl *c, const struct job *j, uint64_t started_ms,
+		 int reason, const char *detail);
+void host_ok(struct crawl *c, uint32_t host);
+bool host_unreachable(CURL *e, CURLcode cc);
+bool host_skips(struct crawl *c, struct robots_slot *s, struct job *j);
+void robots_done(struct crawl *c, struct xfer *x, CURLcode cc);
+void robots_back(struct crawl *c, struct job *j);
+
+/* fetch.c */
+/* When x's request went out (CLOCK_MONOTONIC ms): its start, or later
+ * when libcurl waited for a connection.  Call once it is done. */
+uint64_t xfer_sent_ms(struct xfer *x);
+int start_xfer(struct crawl *c, struct xfer *x, const char *url);
+void xfer_unlink(struct crawl *c, struct xfer *x);
+int error_kind(CURLcode cc);
+int curl_socket_cb(CURL *e, curl_socket_t s, int what, void *cbp, void *sockp);
+void on_curl_timer(evutil_socket_t fd, short kind, void *arg);
+int curl_timer_cb(CURLM *m, long timeout_ms, void *arg);
+
+/* parsers.c */
+void *parser_main(void *arg);
+void parse_submit(struct crawl *c, struct job *j, bool parse);
+
+/* writer.c */
+void *writer_main(void *arg);
+
+/* seeds.c */
+int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat, const char *path,
+		 int *added);
+int add_seeds(struct crawl *c);
+
+/* recrawl.c */
+void recrawl_clock_refresh(void);
+int recrawl_start(struct crawl *c);
+int recrawl_end(struct crawl *c);
+void recrawl_post(struct crawl *c);
+void recrawl_back(struct crawl *c, struct job *j);
+void recrawl_refill(struct crawl *c);
+bool recrawl_busy(const struct crawl *c);
+int recrawl_move(struct crawl *c, MDB_txn *txn, struct job *j);
+int recrawl_sitemap_lastmod(struct crawl *c, MDB_txn *txn, const char *url,
+			    size_t len, int64_t lastmod_ms, bool sitemap);
+int recrawl_first(struct crawl *c, MDB_txn *txn, const struct job *j,
+		  struct store_record *r);
+int recrawl_record_copy(const struct store_record *r, unsigned char **buf,
+			struct store_record *out);
+uint64_t recrawl_interval_next(uint64_t interval_s, bool changed,
+			       uint64_t min_s, uint64_t max_s);
+uint64_t recrawl_interval_first(int64_t now_ms, int64_t last_modified_ms,
+				uint64_t min_s, uint64_t max_s);
+
+/* progress.c */
+void progress_show(struct crawl *c, bool final);
+void on_tick(evutil_socket_t fd, short kind, void *arg);
+
+/* After a batch's commit (ok) or abort: focus's counts of the batch
+ * into c->sum; the caller holds c->mu. */
+static inline void crawl_focus_end(struct crawl *c, bool ok)
+{
+	struct focus_tally t = { 0 };
+	focus_batch_end(c->focus, ok, &t);
+	c->sum.pruned_scope += t.pruned_scope;
+	c->sum.pruned_relevance += t.pruned_relevance;
+	c->sum.pruned_predicted += t.pruned_predicted;
+	c->sum.also += t.also;
+}
+
+#endif

@@ -1,0 +1,345 @@
+/* sched.c — the scheduler, on the loop: lease URLs from the frontier (fill),
+ * start a lease through the robots.txt gate, decide when the crawl is
+ * done, and take back what the other threads hand to the loop. */
+#include "crawl-int.h"
+
+/* scheme://authority/robots.txt of a URL to fetch: the authority ends at
+ * the first '/', '?' or '#' after "://" (the path may be empty when
+ * empty_path_slash is off). */
+void robots_url(const char *fetch, char *out, size_t cap)
+{
+	const char *a = strstr(fetch, "://");
+	a = a ? a + 3 : fetch;
+	int n = (int)((size_t)(a - fetch) + strcspn(a, "/?#"));
+	snprintf(out, cap, "%.*s/robots.txt", n, fetch);
+}
+
+/* A leased URL: fetch it, or its host's robots.txt first, or record it
+ * as disallowed. */
+static void start_lease(struct crawl *c, struct job *j)
+{
+	const struct crawl_opts *o = c->o;
+	char fetch[NORM_URL_MAX + 1];
+	/* The key as it was queued, split where it stands: normalizing it
+	 * again with this run's steps would rewrite it (frontier.h). */
+	j->lease_u = j->lease.u;
+	int rc = j->lease_u.len ? 0 : SC_E_CORRUPT;
+	/* Adaptive: a URL queued under a learned rule's key is fetched
+	 * under the form that was linked (crawl-int.h, job_url()). */
+	if (!rc && c->adapt && j->lease.found_len) {
+		char src[NORM_URL_MAX + 1];
+		struct norm_url su;
+		if (norm_url(&o->norm, NULL, j->lease.found, j->lease.found_len,
+			     src, sizeof(src), &su) == 0 &&
+		    (su.len != j->lease.url_len ||
+		     memcmp(src, j->lease.url, su.len) != 0)) {
+			if (!(j->src = malloc((size_t)su.len + 1))) {
+				crawl_die(c, SC_E_NOMEM, "scheduling");
+				job_free(j);
+				return;
+			}
+			memcpy(j->src, src, (size_t)su.len + 1);
+			j->src_u = su;
+		}
+	}
+	/* The form linked names another host than the key (a www.
+	 * alias's): that host's own slot paces it too, so that the two
+	 * slots never ask one name for pages closer than its delay. */
+	if (!rc && j->src &&
+	    (j->src_u.host_len != j->lease_u.host_len ||
+	     memcmp(j->src + j->src_u.host_off,
+		    j->lease.url + j->lease_u.host_off,
+		    j->src_u.host_len) != 0)) {
+		uint64_t ready;
+		int p = frontier_host_pace(c->fr, j->src + j->src_u.host_off,
+					   j->src_u.host_len, mono_ms(),
+					   &ready);
+		if (p == 1) {
+			frontier_return(c->fr, &j->lease);
+			frontier_hold(c->fr, j->lease.host_id, ready);
+			job_free(j);
+			return;
+		}
+	}
+	if (!rc)
+		rc = norm_fetch_url(job_url(j), job_url_u(j), fetch,
+				    sizeof(fetch));
+	if (rc) {
+		/* The queue holds only normalized URLs: this cannot
+		 * happen unless the entry was damaged.  Record and move
+		 * on. */
+		j->error = STORE_ERROR_OTHER;
+		frontier_release(c->fr, j->lease.host_id);
+		parse_submit(c, j, false);
+		return;
+	}
+
+	/* Queued before a learned rule applied to its host, and the rule
+	 * maps it onto a URL the frontier knows: not fetched, but held by
+	 * the rule (the writer keeps it, learn/learn.h).  Not a redirect
+	 * target: the URL a rule would map it onto may be the one that
+	 * redirected to it. */
+	if (c->adapt && !j->lease.redirects && !j->lease.revisit) {
+		char key[NORM_URL_MAX + 1];
+		struct norm_url ku;
+		int k = adapt_lease_key(c->adapt, j->lease.url,
+					j->lease.url_len, key, &ku);
+		if (k == 2 ||
+		    (k == 1 && (frontier_seen_now(c->fr, key, ku.len) == 1 ||
+				adapt_claim(c->adapt, key, ku.len) == 0))) {
+			memcpy(j->dup_of, key, (size_t)ku.len + 1);
+			j->held = true;
+			frontier_release(c->fr, j->lease.host_id);
+			parse_submit(c, j, false);
+			return;
+		}
+		/* A key on another host (a www. alias's site): the URL is
+		 * queued again under it, not fetched from this host's
+		 * slot.  The key's host paces every request for its keys,
+		 * whichever of the two names the form linked names, so the
+		 * two slots never ask one name for a page at once. */
+		if (k == 1 && (ku.host_len != j->lease_u.host_len ||
+			       memcmp(key + ku.host_off,
+				      j->lease.url + j->lease_u.host_off,
+				      ku.host_len) != 0)) {
+			memcpy(j->dup_of, key, (size_t)ku.len + 1);
+			j->rehome = true;
+			frontier_release(c->fr, j->lease.host_id);
+			parse_submit(c, j, false);
+			return;
+		}
+	}
+
+	/* Queued on a prediction that the pages of its host fetched since
+	 * have undone: not fetched (the writer drops it from the queue). */
+	if (!j->lease.redirects && !j->lease.revisit &&
+	    !focus_lease_keep(c->focus, &j->lease)) {
+		j->pruned = true;
+		frontier_release(c->fr, j->lease.host_id);
+		parse_submit(c, j, false);
+		return;
+	}
+
+	struct robots_slot *hs = robots_slot(c, j->lease.host_id);
+	if (!hs) {
+		crawl_die(c, SC_E_NOMEM, "host state");
+		job_free(j);
+		return;
+	}
+	if (host_skips(c, hs, j))
+		return;
+
+	if (o->obey_robots) {
+		struct robots_slot *s = hs;
+		if (s->state == R_READY && wall_ms() >= s->expires_ms)
+			s->state = R_NONE;
+		if (s->state != R_READY) {
+			jobq_push(&s->parked, j);
+			c->parked++;
+			if (s->state == R_NONE) {
+				/* Looked up in the store by a parser, then
+				 * fetched if need be (robots_back()). */
+				struct job *r = job_new(JOB_ROBOTS);
+				if (!r) {
+					crawl_die(c, SC_E_NOMEM, "robots");
+					return;
+				}
+				r->lease.host_id = j->lease.host_id;
+				/* The page's URL names the host in messages
+				 * if the robots.txt cannot be had. */
+				memcpy(r->lease.url, j->lease.url,
+				       j->lease.url_len + 1u);
+				r->lease.url_len = j->lease.url_len;
+				r->lease_u = j->lease_u;
+				/* The sitemaps it names go where the page
+				 * is. */
+				r->lease.category = j->lease.category;
+				r->lease.depth = j->lease.depth;
+				robots_url(fetch, r->robots_url,
+					   sizeof(r->robots_url));
+				s->state = R_FETCHING;
+				parse_submit(c, r, true);
+			}
+			return;
+		}
+		const struct norm_url *fu = job_url_u(j);
+		const char *pq = job_url(j) + fu->path_off;
+		size_t pql = fu->path_len +
+			     (fu->has_query ? 1u + fu->query_len : 0);
+		if (!parse_robots_allowed(s->rules, pq, pql)) {
+			j->error = STORE_ERROR_ROBOTS_DISALLOWED;
+			frontier_release(c->fr, j->lease.host_id);
+			parse_submit(c, j, false);
+			return;
+		}
+	}
+
+	struct xfer *x = calloc(1, sizeof(*x));
+	if (!x) {
+		crawl_die(c, SC_E_NOMEM, "transfer");
+		job_free(j);
+		return;
+	}
+	x->job = j;
+	x->limit = o->max_body_bytes;
+	if (c->warc && !(j->fetch_url = strdup(fetch))) {
+		free(x);
+		job_free(j);
+		crawl_die(c, SC_E_NOMEM, "transfer");
+		return;
+	}
+	c->started++;
+	/* The budget bounds a host's pages, not its revisits. */
+	if (!j->lease.revisit)
+		c->robots[j->lease.host_id].budget_used++;
+	if ((rc = start_xfer(c, x, fetch))) {
+		free(x);
+		job_free(j);
+		crawl_die(c, rc, "starting a transfer");
+	}
+}
+
+void sched_fill(struct crawl *c)
+{
+	const struct crawl_opts *o = c->o;
+	pthread_mutex_lock(&c->mu);
+	bool fatal = c->fatal != 0;
+	/* Parsed jobs waiting for the writer have dropped their bodies and
+	 * wait at most WRITE_LINGER_MS: they do not count.  (to_write also
+	 * holds robots.txt and seed jobs, which in_pipeline does not.) */
+	uint64_t pipeline = c->in_pipeline > c->to_write.n
+				    ? c->in_pipeline - c->to_write.n
+				    : 0;
+	/* The link prediction's lead (focus_lead()): every page fetched
+	 * and not yet written counts, parsed or not. */
+	uint64_t unlearned = c->in_pipeline, lead = c->lead;
+	uint64_t commits = c->commits;
+	pthread_mutex_unlock(&c->mu);
+	if (fatal)
+		c->stopping = true;
+
+	/* Backpressure: fetching outruns the parsers, and every finished
+	 * body waits in the pipeline with its job (some 30 KB): no new
+	 * fetch starts while transfers in flight and jobs not yet
+	 * committed reach twice `concurrency`, which bounds the heap.  The
+	 * writer's wakeup after each commit calls sched_fill() again. */
+	while (!c->stopping && !c->paused && c->running < o->concurrency &&
+	       c->running + pipeline < 2ull * o->concurrency &&
+	       (!lead || c->running + unlearned < lead) &&
+	       (!o->max_pages || c->started + c->parked < o->max_pages)) {
+		struct job *j = job_new(JOB_PAGE);
+		if (!j) {
+			crawl_die(c, SC_E_NOMEM, "scheduling");
+			return;
+		}
+		uint64_t wait;
+		int rc = frontier_next(c->fr, mono_ms(), &j->lease, &wait);
+		if (rc == SC_E_AGAIN) {
+			free(j);
+			c->frontier_dry = wait == UINT64_MAX;
+			c->dry_commits = commits;
+			if (!c->frontier_dry) {
+				struct timeval tv = {
+					(time_t)(wait / 1000),
+					(suseconds_t)(wait % 1000) * 1000
+				};
+				evtimer_add(c->sched_timer, &tv);
+			}
+			return;
+		}
+		if (rc) {
+			free(j);
+			crawl_die(c, rc, "reading the frontier");
+			return;
+		}
+		c->frontier_dry = false;
+		start_lease(c, j);
+	}
+}
+
+/* Nothing fetched, parked, being parsed or written, no seeds on their
+ * way, and the frontier had nothing at all when last asked, with no
+ * commit since that could have queued more. */
+bool sched_idle(struct crawl *c)
+{
+	if (c->running || c->parked || c->seed_jobs)
+		return false;
+	pthread_mutex_lock(&c->mu);
+	bool busy = c->in_pipeline || c->commits != c->dry_commits;
+	pthread_mutex_unlock(&c->mu);
+	return !busy && c->frontier_dry;
+}
+
+void sched_check_done(struct crawl *c)
+{
+	if (c->running || c->parked)
+		return;
+	pthread_mutex_lock(&c->mu);
+	uint64_t pending = c->in_pipeline;
+	bool fatal = c->fatal != 0;
+	pthread_mutex_unlock(&c->mu);
+	if (pending)
+		return;
+	bool limit = c->o->max_pages && c->started >= c->o->max_pages;
+	/* A re-crawl pass goes on until it has queued every page. */
+	if (!c->stopping && !fatal && !limit && recrawl_busy(c))
+		return;
+	/* Long-running mode waits for more seeds instead. */
+	if (c->o->daemon && !c->stopping && !fatal)
+		return;
+	if (c->stopping || fatal || limit || sched_idle(c)) {
+		/* A break before the loop runs would be forgotten by
+		 * libevent: the flag says it. */
+		c->done = true;
+		event_base_loopbreak(c->base);
+	}
+}
+
+void on_sched_timer(evutil_socket_t fd, short kind, void *arg)
+{
+	(void)fd;
+	(void)kind;
+	struct crawl *c = arg;
+	sched_fill(c);
+	sched_check_done(c);
+}
+
+/* A seed job is committed (or failed): tell its caller. */
+void seeds_back(struct crawl *c, struct job *j)
+{
+	c->seed_jobs--;
+	if (j->kind == JOB_SEEDS)
+		j->seeds->done(j->seeds, j->seeds_rc, j->seeds->arg);
+	else if (!c->o->quiet || j->seeds_rc)
+		crawl_say(c, j->seeds_rc ? LOG_WARNING : LOG_NOTICE,
+			  "reload: %s; %d new seeds queued",
+			  j->seeds_rc ? sc_strerror(j->seeds_rc)
+				      : "seed files read",
+			  j->seeds_added);
+	job_free(j);
+}
+
+/* The writer committed a batch (new URLs may be ready), or robots.txt
+ * and seed jobs came back. */
+void on_wakeup(evutil_socket_t fd, short kind, void *arg)
+{
+	(void)fd;
+	(void)kind;
+	struct crawl *c = arg;
+	for (;;) {
+		pthread_mutex_lock(&c->mu);
+		struct job *j = jobq_pop(&c->to_loop);
+		pthread_mutex_unlock(&c->mu);
+		if (!j)
+			break;
+		if (j->kind == JOB_ROBOTS)
+			robots_back(c, j);
+		else if (j->kind == JOB_DUE)
+			recrawl_back(c, j);
+		else
+			seeds_back(c, j);
+	}
+	recrawl_refill(c);
+	sched_fill(c);
+	sched_check_done(c);
+}
