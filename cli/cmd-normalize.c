@@ -2,7 +2,11 @@
  *
  * It streams: input is read in fixed blocks and a line longer than the
  * block is reported and skipped, so memory stays constant whatever the
- * input.  Exactly one output line is written per input line. */
+ * input.  Exactly one output line is written per input line.
+ *
+ * It prints the URL it normalized, a password in its userinfo included:
+ * masking (normalize.h, SPEC §4) is for what the crawl stores and logs,
+ * and --mask-passwords asks for it here too. */
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -69,6 +73,7 @@ static void usage(FILE *f)
 {
 	fprintf(f,
 		"usage: sigcrawl normalize [--profile P] [--steps LIST] [--base URL]\n"
+		"                          [--mask-passwords]\n"
 		"\n"
 		"Reads URLs from stdin, one per line, and writes each one normalized\n"
 		"on its own line to stdout.  An invalid URL gives an empty line and a\n"
@@ -77,6 +82,10 @@ static void usage(FILE *f)
 		"  -p, --profile P   strict, extended (default), aggressive, adaptive\n"
 		"  -s, --steps LIST  adjust the profile: \"+step,-step,...\"\n"
 		"  -b, --base URL    resolve relative references against URL\n"
+		"  -m, --mask-passwords\n"
+		"                    write a password in a URL as user:***@, as\n"
+		"                    the crawl stores and logs it (by default the\n"
+		"                    URL is written with its password)\n"
 		"  -h, --help        this text\n"
 		"\n"
 		"steps, in the order they apply (S strict, E extended, A aggressive):\n");
@@ -95,6 +104,43 @@ static void usage(FILE *f)
 
 /* Print at most 60 bytes of a rejected line, control bytes as '?', so that
  * a hostile line cannot write escape sequences to the terminal. */
+/* The password norm_url() masked in the line just normalized. */
+struct password {
+	bool got;
+	size_t len;
+	char s[NORM_PASSWORD_MAX + 1];
+};
+
+static void on_password(void *arg, const char *url, const struct norm_url *u,
+			const char *password, size_t len)
+{
+	struct password *p = arg;
+	(void)url;
+	(void)u;
+	if (len > NORM_PASSWORD_MAX)
+		return;
+	memcpy(p->s, password, len);
+	p->len = len;
+	p->got = true;
+}
+
+/* Write out (n bytes, its components u) with the masked password put
+ * back in its userinfo, which ends in ":" NORM_PASSWORD_MASK. */
+static void write_unmasked(const char *out, size_t n, const struct norm_url *u,
+			   const struct password *p)
+{
+	size_t ml = sizeof(NORM_PASSWORD_MASK) - 1;
+	size_t end = (size_t)u->user_off + u->user_len;
+	if (!u->has_user || u->user_len < ml + 1 || end > n ||
+	    memcmp(out + end - ml, NORM_PASSWORD_MASK, ml) != 0) {
+		fwrite(out, 1, n, stdout);
+		return;
+	}
+	fwrite(out, 1, end - ml, stdout);
+	fwrite(p->s, 1, p->len, stdout);
+	fwrite(out + end, 1, n - end, stdout);
+}
+
 static void print_excerpt(const char *s, size_t n)
 {
 	size_t k = n > 60 ? 60 : n;
@@ -112,19 +158,23 @@ int cmd_normalize(int argc, char **argv)
 		{ "profile", required_argument, NULL, 'p' },
 		{ "steps", required_argument, NULL, 's' },
 		{ "base", required_argument, NULL, 'b' },
+		{ "mask-passwords", no_argument, NULL, 'm' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
 	const char *profile_name = "extended", *steps_list = NULL,
 		   *base_url = NULL;
+	bool mask = false;
 	int c;
 
 	opterr = 0;
-	while ((c = getopt_long(argc, argv, "p:s:b:h", longopts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "p:s:b:mh", longopts, NULL)) !=
+	       -1) {
 		switch (c) {
 		case 'p': profile_name = optarg; break;
 		case 's': steps_list = optarg; break;
 		case 'b': base_url = optarg; break;
+		case 'm': mask = true; break;
 		case 'h': usage(stdout); return EXIT_OK;
 		default:
 			sc_errorf(CMD, "bad option '%s' (see --help)",
@@ -147,7 +197,12 @@ int cmd_normalize(int argc, char **argv)
 			profile_name);
 		return EXIT_USAGE;
 	}
+	static struct password pw;
 	struct norm_opts opts = { .steps = norm_profile_steps(profile) };
+	if (!mask) {
+		opts.on_password = on_password;
+		opts.on_password_arg = &pw;
+	}
 	if (steps_list) {
 		const char *bad;
 		size_t bad_len;
@@ -175,15 +230,17 @@ int cmd_normalize(int argc, char **argv)
 	setvbuf(stdout, outbuf, _IOFBF, sizeof(outbuf));
 
 	char out[NORM_URL_MAX + 2];
+	struct norm_url u;
 	const char *line;
 	size_t len, lineno = 0, bad = 0;
 	bool too_long;
 	while (read_line(&reader, &line, &len, &too_long)) {
 		lineno++;
+		pw.got = false;
 		int rc = too_long ? SC_E_TOOLONG
 				  : norm_url(&opts, base_url ? &base : NULL,
 					     line, len, out, sizeof(out) - 1,
-					     NULL);
+					     &u);
 		if (rc) {
 			bad++;
 			fprintf(stderr,
@@ -194,8 +251,11 @@ int cmd_normalize(int argc, char **argv)
 			continue;
 		}
 		size_t n = strlen(out);
-		out[n] = '\n';
-		fwrite(out, 1, n + 1, stdout);
+		if (pw.got)
+			write_unmasked(out, n, &u, &pw);
+		else
+			fwrite(out, 1, n, stdout);
+		fputc('\n', stdout);
 	}
 	if (ferror(stdin)) {
 		sc_errorf(CMD, "reading stdin failed");

@@ -219,6 +219,13 @@ static unsigned rel_bit(const char *tok, size_t len)
 		return PARSE_REL_STYLESHEET;
 	if (token_is(tok, len, "icon"))
 		return PARSE_REL_ICON;
+	static const char *const nav[] = { "next",   "prev",  "previous",
+					   "search", "index", "contents",
+					   "up",     "first", "last",
+					   "start",  "help",  "glossary" };
+	for (size_t i = 0; i < sizeof(nav) / sizeof(*nav); i++)
+		if (token_is(tok, len, nav[i]))
+			return PARSE_REL_NAV;
 	return 0;
 }
 
@@ -553,7 +560,8 @@ static int report(struct walk *w, const GumboNode *n, const char *href,
 	bool nofollow = (rel & PARSE_REL_NOFOLLOW) || page->nofollow;
 	bool follow = !nofollow &&
 		      (kind != PARSE_LINK_LINK ||
-		       (rel & (PARSE_REL_CANONICAL | PARSE_REL_ALTERNATE)));
+		       (rel & (PARSE_REL_CANONICAL | PARSE_REL_ALTERNATE |
+			       PARSE_REL_NAV)));
 	int r;
 
 	r = norm_url(w->opts, &w->base, href, len, w->url, sizeof(w->url), &u);
@@ -784,6 +792,18 @@ static void take_canonical(struct walk *w, const char *href)
 		page->has_canonical = true;
 }
 
+/* A <link type> that names an HTML page, or none (the page's own kind). */
+static bool html_type(const char *type)
+{
+	if (!type)
+		return true;
+	while (is_space(*type))
+		type++;
+	size_t n = strcspn(type, "; \t\r\n\f");
+	return (n == 9 && strncasecmp(type, "text/html", 9) == 0) ||
+	       (n == 21 && strncasecmp(type, "application/xhtml+xml", 21) == 0);
+}
+
 static int walk_links(struct walk *w, const GumboNode *root)
 {
 	for (const GumboNode *n = root; n; n = next_node(n)) {
@@ -804,6 +824,9 @@ static int walk_links(struct walk *w, const GumboNode *root)
 			   kind != PARSE_LINK_IFRAME) {
 			rel = (uint8_t)token_bits(attr(n, "rel"), false,
 						  rel_bit);
+			if ((rel & PARSE_REL_NAV) &&
+			    !html_type(attr(n, "type")))
+				rel &= (uint8_t)~PARSE_REL_NAV;
 		}
 		if (kind == PARSE_LINK_LINK && (rel & PARSE_REL_CANONICAL))
 			take_canonical(w, v);

@@ -49,6 +49,13 @@ enum parse_rel {
 	PARSE_REL_ALTERNATE = 1u << 2,
 	PARSE_REL_STYLESHEET = 1u << 3,
 	PARSE_REL_ICON = 1u << 4, /* "icon", also in "shortcut icon" */
+	/* A link to another page of the site's own navigation: next, prev,
+	 * previous, search, index, contents, up, first, last, start, help,
+	 * glossary (HTML's hyperlink link types and HTML 4's, which
+	 * document generators such as Sphinx chain their pages with); not
+	 * set when the element's type names something other than HTML (an
+	 * OpenSearch description, a feed). */
+	PARSE_REL_NAV = 1u << 5,
 };
 
 /* One extracted link, as passed to a parse_link_fn.  Every pointer is
@@ -68,9 +75,10 @@ struct parse_link {
 	 * <meta name=robots> nofollow/none anywhere in the page. */
 	uint8_t nofollow;
 	/* A link a crawler follows: not nofollow, and not a <link> other
-	 * than rel=canonical or rel=alternate (style sheets, icons and
-	 * metadata such as rel=author are not pages of the site's own
-	 * navigation; the <a> that names the same URL is). */
+	 * than rel=canonical, rel=alternate or a navigation rel
+	 * (PARSE_REL_NAV: Sphinx's search page is linked only so); style
+	 * sheets, icons and metadata such as rel=author are not pages of
+	 * the site's own navigation, the <a> that names the same URL is. */
 	uint8_t follow;
 	/* With keywords (parse_doc_opts.keywords): how many distinct
 	 * keywords the link itself shows: in its text (anchor, below) and

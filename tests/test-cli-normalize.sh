@@ -66,6 +66,15 @@ fi
 printf 'HTTP://Example.COM:80/a/./b/../c\n' >"$tmp/in"
 expect_one "strict" "http://example.com/a/c" --profile strict
 
+
+# A password: the URL normalized is written with it; --mask-passwords
+# writes it as the crawl stores it.
+printf 'HTTP://User:p%%40ss@Example.COM:80/a\n' >"$tmp/in"
+expect_one "password kept" "http://User:p%40ss@example.com/a"
+expect_one "password masked" "http://User:***@example.com/a" --mask-passwords
+expect_one "password masked (-m)" "http://User:***@example.com/a" -m
+printf 'http://user@example.com/\n' >"$tmp/in"
+expect_one "user without password" "http://user@example.com/"
 printf 'http://example.com/?utm_source=x&b=2&a=1\n' >"$tmp/in"
 expect_one "extended" "http://example.com/?a=1&b=2" --profile extended
 expect_one "default profile is extended" "http://example.com/?a=1&b=2"

@@ -237,8 +237,8 @@ static void test_nofollow(void)
 }
 
 /* Followability is decided before deduplication: a <link> that is not
- * followed (rel=author, next, stylesheet) naming a URL before the <a> that
- * names it does not hide the <a>, as in every Sphinx head. */
+ * followed (rel=author, stylesheet) naming a URL before the <a> that names
+ * it does not hide the <a>, as in every Sphinx head. */
 static void test_follow_before_dedup(void)
 {
 	struct got g;
@@ -273,13 +273,46 @@ static void test_follow_before_dedup(void)
 	CHECK(i >= 0 && g.follow[i] && g.kind[i] == PARSE_LINK_LINK);
 	i = find(&g, "http://example.com/dir/de.html");
 	CHECK(i >= 0 && g.follow[i]);
-	/* n.html: link, a (reported again), link (a duplicate). */
+	/* n.html: <link rel=next> is navigation, followed: the <a> and the
+	 * later <link rel=author> to it are duplicates. */
 	size_t n_next = 0;
 	for (size_t k = 0; k < g.n; k++)
 		n_next += strcmp(g.url[k], "http://example.com/dir/n.html") ==
 			  0;
-	CHECK(n_next == 2);
-	CHECK(g.n == 7);
+	CHECK(n_next == 1);
+	i = find(&g, "http://example.com/dir/n.html");
+	CHECK(i >= 0 && g.follow[i] && g.kind[i] == PARSE_LINK_LINK);
+	CHECK(g.n == 6);
+
+	/* Sphinx's head: search.html is linked only by <link rel=search>
+	 * (and a form), genindex.html by rel=index; an OpenSearch
+	 * description or a feed named by its type is not a page. */
+	CHECK(run("<head><link rel=index title=Index href=genindex.html>"
+		  "<link rel=search title=Search href=search.html>"
+		  "<link rel=Prev href=p.html>"
+		  "<link rel=search type='application/opensearchdescription+xml'"
+		  " href=os.xml>"
+		  "<link rel=next type='text/html; charset=utf-8' href=n2.html>"
+		  "<link rel=preload href=f.woff2><link rel=license href=l.html>"
+		  "</head><body><form action=search.html method=get></form>",
+		  &g, &p) == 0);
+	static const struct {
+		const char *url;
+		bool follow;
+	} nav[] = {
+		{ "http://example.com/dir/genindex.html", true },
+		{ "http://example.com/dir/search.html", true },
+		{ "http://example.com/dir/p.html", true },
+		{ "http://example.com/dir/os.xml", false },
+		{ "http://example.com/dir/n2.html", true },
+		{ "http://example.com/dir/f.woff2", false },
+		{ "http://example.com/dir/l.html", false },
+	};
+	for (size_t k = 0; k < sizeof(nav) / sizeof(*nav); k++) {
+		i = find(&g, nav[k].url);
+		CHECK(i >= 0 && (bool)g.follow[i] == nav[k].follow);
+	}
+	CHECK(g.n == sizeof(nav) / sizeof(*nav));
 
 	/* Only occurrences not to follow: reported once, not followed. */
 	CHECK(run("<link rel=author href=/x><a rel=nofollow href=/x></a>"
