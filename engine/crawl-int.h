@@ -534,8 +534,45 @@ int curl_timer_cb(CURLM *m, long timeout_ms, void *arg);
 void *parser_main(void *arg);
 void parse_submit(struct crawl *c, struct job *j, bool parse);
 
+/* ---- The writer thread: writer.c, write-adapt.c, write-archive.c ----- */
+
 /* writer.c */
 void *writer_main(void *arg);
+
+/* The new URLs of one batch, as the writer collects them: the frontier's
+ * entries, and (adaptive) which of them are redirect targets that the
+ * learned rules must not touch, and the keys the rules gave them. */
+struct batch_urls {
+	struct frontier_url *fu;
+	uint8_t *asis; /* 1: queue under its own form */
+	size_t n, cap;
+	/* A cluster: the URLs of other shards, for crawl_cluster.send(). */
+	struct crawl_cluster_link *out;
+	size_t n_out, cap_out;
+	/* Keys made by adapt_links(): each malloc'd with its components,
+	 * freed after the batch. */
+	char **keys;
+	struct norm_url *key_u;
+	size_t n_keys, cap_keys;
+	uint64_t *set; /* open addressing: the batch's keys, 0 empty */
+	size_t set_cap;
+};
+
+/* write-adapt.c: adaptive normalization's side of the writer, called only
+ * when c->adapt is set (write_held() and write_rehome(): for the leases
+ * sched.c marked held or rehome). */
+int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b);
+int adapt_evidence(struct crawl *c, MDB_txn *txn, struct job *j);
+void adapt_rule_of(struct crawl *c, const struct job *j, char *out, size_t cap);
+int write_held(struct crawl *c, MDB_txn *txn, struct job *j);
+int write_rehome(struct crawl *c, MDB_txn *txn, struct job *j);
+
+/* write-archive.c */
+int write_warc(struct crawl *c, const struct job *j, struct store_record *r,
+	       struct warc_capture *cap);
+int index_batch(struct crawl *c, struct job **batch, size_t n);
+
+/* ---- End of the writer's files ---------------------------------------- */
 
 /* seeds.c */
 int add_seeds_of(struct crawl *c, MDB_txn *txn, uint16_t cat, const char *path,
