@@ -1,0 +1,71 @@
+/* focus-int.h — the focus policy's private header: what its two files
+ * share.  focus-policy.c holds the categories of each config version (the
+ * view: keywords, include and exclude patterns), relevance, scope, the
+ * tunnel and the writer's counters; focus-predict.c holds the link
+ * prediction (its model, the hosts' and words' tables, the in-links).
+ * Only the files of learn/ include it (tests/check-layout.sh); learn.h is
+ * the public side. */
+#ifndef FOCUS_INT_H
+#define FOCUS_INT_H
+
+#include "learn.h"
+
+#include <libpsl.h>
+#include <pthread.h>
+#include <regex.h>
+#include <stdatomic.h>
+
+/* The categories of one config version and their compiled keywords.
+ * A reload (focus_reload()) publishes a new view; the old ones stay until
+ * focus_close(), since a parser may still hold one. */
+struct view {
+	const struct crawl_category *cats;
+	size_t n;
+	struct parse_keywords **kw; /* per category; NULL: none */
+	/* Per category: its include patterns, then its exclude ones,
+	 * compiled (regexec() on a compiled pattern is thread-safe). */
+	regex_t **re;
+	struct view *prev;
+};
+
+struct focus {
+	_Atomic(struct view *) view;
+	psl_ctx_t *psl_own; /* psl_latest()'s, freed at the end */
+	const psl_ctx_t *psl;
+	/* The writer's batch: counters per category, grown as reloads
+	 * add categories (the writer's alone). */
+	uint64_t (*batch)[STORE_FOCUS_COUNTERS];
+	size_t n_batch;
+	bool dirty;
+	/* Link prediction, the writer's: per category the pages fetched
+	 * through each class of link and those on topic, and per host and
+	 * category the pages scored and those on topic (a link to a host
+	 * none of whose pages was scored is a guess, the root of one that
+	 * gave pages on topic a bridge; memory grows with the hosts, as the
+	 * frontier's does). */
+	struct model *model;
+	size_t n_model;
+	struct hstat *hs;
+	size_t hs_mask, hs_used;
+	/* Per word and category: the pages fetched whose text or URL, or a
+	 * link to which, has the word, and those on topic (at most
+	 * TOKENS_MAX words). */
+	struct hstat *ts;
+	size_t ts_mask, ts_used;
+	/* Per URL and category, the words of every link to it seen so far
+	 * and the best kind of page among those linking to it
+	 * (INLINKS slots, direct-mapped: a URL whose slot another takes
+	 * keeps the words of its queue entry only). */
+	struct inlink *inl;
+	/* The scheduler reads the model too (focus_lease_keep()). */
+	pthread_mutex_t mu;
+};
+
+/* The view published last (the parsers may still hold an older one). */
+static inline const struct view *view_of(const struct focus *f)
+{
+	return atomic_load_explicit(&((struct focus *)f)->view,
+				    memory_order_acquire);
+}
+
+#endif

@@ -1,0 +1,918 @@
+/* focus-predict.c — the focus policy's link prediction (learn.h,
+ * docs/focus.md "Prediction"): per category a model of the classes of
+ * link (the linking page on topic or not, the keywords the link shows,
+ * same host or not) and of the kinds of linking page, with their pages
+ * fetched and on topic; tables of counts per host and per word; and the
+ * words of the links seen to each URL (the in-links).  The writer
+ * predicts each new link (focus_predict()), learns from each page
+ * fetched (focus_learn()) and from the tunnel's roots (focus_bridge());
+ * the scheduler asks again at the lease (focus_lease_keep()).  The
+ * model is under focus.mu; struct focus is in focus-int.h. */
+#include "focus-int.h"
+
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* The kinds of page a link is on, by how many of the page's links show a
+ * keyword: none, 1, 2-3, 4-7, 8 or more (a list of the topic, a hub). */
+#define SRC_KINDS 5
+static unsigned src_kind(unsigned links_with_hits)
+{
+	unsigned n = links_with_hits;
+	return n == 0 ? 0 : n == 1 ? 1 : n < 4 ? 2 : n < 8 ? 3 : 4;
+}
+
+/* A queue entry's pred_class: 1 + the link's class + STORE_FOCUS_CLASSES
+ * * (1 + the kind of its linking page); 0: no prediction. */
+#define PRED_CLASSES (STORE_FOCUS_CLASSES * (SRC_KINDS + 1))
+static bool pred_known(uint8_t pc)
+{
+	return pc && pc <= PRED_CLASSES;
+}
+static unsigned class_of(uint8_t pc)
+{
+	return (pc - 1u) % STORE_FOCUS_CLASSES;
+}
+/* The kind of a pred_class's page, -1 when it did not say. */
+static int kind_of(uint8_t pc)
+{
+	return (int)((pc - 1u) / STORE_FOCUS_CLASSES) - 1;
+}
+
+struct model {
+	uint64_t n[STORE_FOCUS_CLASSES], on[STORE_FOCUS_CLASSES];
+	uint64_t all_n, all_on; /* every page scored */
+	/* The pages whose words were learned, and those on topic (in
+	 * memory, like the words: learned again after a restart). */
+	uint64_t wn, won;
+	/* Per kind of the pages linking to them (src_kind()), the pages
+	 * fetched and those on topic (in memory too). */
+	uint64_t kn[SRC_KINDS], kon[SRC_KINDS];
+	/* The off-topic roots fetched in the tunnel (focus_bridge()), and
+	 * the new keyword links they gave. */
+	uint64_t bn, bg;
+	/* Per class, the pages fetched through quiet links (none of whose
+	 * words said anything: words_locked()), and those on topic; and
+	 * all of them, whose words are learned apart (quiet_locked()). */
+	uint64_t qn[STORE_FOCUS_CLASSES], qon[STORE_FOCUS_CLASSES];
+	uint64_t qwn, qwon;
+	/* The same per class and kind of the linking page (quiet_rate()). */
+	uint64_t qkn[STORE_FOCUS_CLASSES][SRC_KINDS];
+	uint64_t qkon[STORE_FOCUS_CLASSES][SRC_KINDS];
+};
+
+struct hstat {
+	uint64_t key; /* 0: empty */
+	uint32_t n, on;
+	uint32_t text; /* of n, the pages that had a word in their text */
+};
+
+#define INLINKS 32768
+struct inlink {
+	uint64_t key;                   /* 0: empty */
+	uint32_t w[FRONTIER_WORDS_MAX]; /* 0: none */
+	uint8_t kind; /* 1 + the largest src_kind() of the pages linking */
+};
+
+/* How many pages' worth of weight the prior of a rate has: a class
+ * starts at its prior below, a host or a word at the category's rate, and
+ * each moves off it as pages come. */
+#define PRIOR_PAGES 2.0
+/* A class of link the crawl has not learned yet: likely on topic from
+ * a page on topic, likely not from one off topic (topical locality). */
+#define CLASS_PRIOR_ON 0.75
+#define CLASS_PRIOR_OFF 0.25
+/* Pages fetched through a class (or its quiet links) before its rate may
+ * fall under its prior: two pages off topic first must not stop the
+ * crawl from following the class ever again. */
+#define RATE_MIN 8
+/* Under this, a link from a page on topic that shows a keyword is pruned
+ * all the same (shown_kept()).  The wiki's edit and history links came
+ * at 0.003-0.016; at 0.05, a three-topic magazine's home (relevance
+ * 0.33, on topic) lost its link to /section/sports at 0.032 in 3 of 32
+ * loaded runs of portals seed 1, and with it the site's sports. */
+#define SHOWN_MIN 0.02
+
+static struct model *model_of(struct focus *f, uint16_t cat)
+{
+	if (cat >= f->n_model) {
+		size_t n = (size_t)cat + 1;
+		struct model *m = realloc(f->model, n * sizeof(*m));
+		if (!m)
+			return NULL;
+		memset(m + f->n_model, 0, (n - f->n_model) * sizeof(*m));
+		f->model = m;
+		f->n_model = n;
+	}
+	return &f->model[cat];
+}
+
+static uint64_t host_key(uint16_t cat, const char *host, size_t len)
+{
+	uint64_t h = 0xcbf29ce484222325ull ^ cat;
+	for (size_t i = 0; i < len; i++)
+		h = (h ^ (unsigned char)host[i]) * 0x100000001b3ull;
+	return h ? h : 1;
+}
+
+/* The most words learned; later ones are not (6 MiB of counts). */
+#define TOKENS_MAX (1u << 18)
+
+/* A table of counts: the entry of key, added when add is set (and there
+ * is room); NULL when absent, or when memory or room runs out (the key
+ * then goes unlearned). */
+static struct hstat *stat_of(struct hstat **tab, size_t *mask, size_t *used,
+			     size_t max, uint64_t key, bool add)
+{
+	if (add && 2 * (*used + 1) > *mask + 1 && *used < max) {
+		size_t cap = *tab ? 2 * (*mask + 1) : 256;
+		struct hstat *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return NULL;
+		for (size_t i = 0; *tab && i <= *mask; i++) {
+			if (!(*tab)[i].key)
+				continue;
+			size_t k = (*tab)[i].key & (cap - 1);
+			while (v[k].key)
+				k = (k + 1) & (cap - 1);
+			v[k] = (*tab)[i];
+		}
+		free(*tab);
+		*tab = v;
+		*mask = cap - 1;
+	}
+	if (!*tab)
+		return NULL;
+	for (size_t i = key & *mask;; i = (i + 1) & *mask) {
+		if ((*tab)[i].key == key)
+			return &(*tab)[i];
+		if (!(*tab)[i].key) {
+			if (!add || *used >= max || 2 * (*used + 1) > *mask + 1)
+				return NULL;
+			(*tab)[i].key = key;
+			(*used)++;
+			return &(*tab)[i];
+		}
+	}
+}
+
+static struct hstat *hstat_of(struct focus *f, uint64_t key, bool add)
+{
+	return stat_of(&f->hs, &f->hs_mask, &f->hs_used, SIZE_MAX, key, add);
+}
+
+static struct hstat *tstat_of(struct focus *f, uint64_t key, bool add)
+{
+	return stat_of(&f->ts, &f->ts_mask, &f->ts_used, TOKENS_MAX, key, add);
+}
+
+/* The most words of one link looked at. */
+#define TOKENS_PER_TEXT 48
+
+/* A word as a queue entry keeps it: its hash (parse_words()) folded to
+ * 32 bits (among 2^18 words learned at most, a few collide). */
+static uint32_t word32(uint64_t h)
+{
+	return (uint32_t)(h ^ (h >> 32));
+}
+
+/* A word's key in the table: its 32 bits and the category. */
+static uint64_t word_key(uint16_t cat, uint32_t w)
+{
+	uint64_t k = ((uint64_t)(cat + 1) << 32 | w) * 0x9e3779b97f4a7c15ull;
+	return k ? k : 1;
+}
+
+/* Adds w to the set t[n] unless it is there or the set has max words;
+ * returns the new count. */
+static size_t word_add(uint32_t *t, size_t n, size_t max, uint32_t w)
+{
+	for (size_t k = 0; k < n; k++)
+		if (t[k] == w)
+			return n;
+	if (n < max)
+		t[n++] = w;
+	return n;
+}
+
+/* Is url (components u) its host's root ("/", no query), the page a
+ * site shows first, its map? */
+static bool is_root(const char *url, const struct norm_url *u)
+{
+	size_t end = u->has_fragment ? (size_t)u->frag_off - 1 : u->len;
+	return end == u->path_off + 1u && url[u->path_off] == '/';
+}
+
+/* A word no text has (as parse_words() would hash it): the URL is a
+ * root. */
+#define ROOT_WORD 0x2f2f726f6f742f2full
+
+/* The words of the path and query of url (components u), and ROOT_WORD
+ * for a root, into h[max]; returns how many. */
+static size_t url_words(const char *url, const struct norm_url *u, uint64_t *h,
+			size_t max)
+{
+	size_t end = u->has_fragment ? (size_t)u->frag_off - 1 : u->len, n = 0;
+	if (end > u->path_off)
+		n = parse_words(url + u->path_off, end - u->path_off, h, max);
+	if (n < max && is_root(url, u))
+		h[n++] = ROOT_WORD;
+	return n;
+}
+
+/* The words of a link: its text, and its URL's path and query. */
+static size_t link_words(const char *anchor, size_t anchor_len, const char *url,
+			 const struct norm_url *u, uint32_t *out)
+{
+	uint64_t h[TOKENS_PER_TEXT];
+	size_t n = parse_words(anchor, anchor_len, h, TOKENS_PER_TEXT / 2);
+	n += url_words(url, u, h + n, TOKENS_PER_TEXT - n);
+	size_t m = 0;
+	for (size_t i = 0; i < n; i++)
+		m = word_add(out, m, TOKENS_PER_TEXT, word32(h[i]));
+	return m;
+}
+
+static double logit(double p)
+{
+	return log(p / (1.0 - p));
+}
+
+static double clamp_p(double p)
+{
+	return p < 0.001 ? 0.001 : p > 0.999 ? 0.999 : p;
+}
+
+/* The link's class: the linking page on topic or not, the keywords the
+ * link shows (0, 1, 2 or more), on the same host or not. */
+static unsigned link_class(bool page_on, unsigned hits, bool same_host)
+{
+	return (page_on ? 6u : 0u) + (hits > 2 ? 2u : hits) * 2u +
+	       (same_host ? 1u : 0u);
+}
+
+/* The category's rate of pages on topic, as a prior. */
+static double base_rate(const struct model *m)
+{
+	return ((double)m->all_on + 1.0) / ((double)m->all_n + 2.0);
+}
+
+/* What the words of a link say, in log odds: for each word, how much
+ * more often the pages on topic that the crawl learned from have it than
+ * those off topic (a likelihood ratio, as naive Bayes has it, with one
+ * page of each kind added: (on_w + 1) / (N_on + 2) against (off_w + 1) /
+ * (N_off + 2)), each word's bounded to +-WORD_MAX and the sum to
+ * +-WORDS_MAX.  It counts the pages that lack the word too: a word of
+ * another topic seen in one page off topic and in none of 40 on topic
+ * says so.  A word no page had counts as one seen once in each kind of
+ * page would.  Nothing is said before a few pages of each kind were
+ * learned from (words_ready()).  With the lock held. */
+#define WORDS_MAX 6.0
+#define WORD_MAX 2.5
+/* A word whose evidence is this much or more says something; a link none
+ * of whose words does is quiet. */
+#define SAYS_MIN 1.0
+/* Pages of each kind learned from quiet links before their words say
+ * anything. */
+#define QUIET_MIN 3
+#define LEARNED_ON_MIN 5
+#define LEARNED_OFF_MIN 3
+/* Pages learned from before a word in over half of them counts as
+ * common. */
+#define COMMON_MIN 20
+
+/* Have enough pages been learned from for the words to say anything? */
+static bool words_ready(const struct model *m)
+{
+	return m->won >= LEARNED_ON_MIN && m->wn - m->won >= LEARNED_OFF_MIN;
+}
+
+static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
+			   const uint32_t *t, size_t n, double *share,
+			   bool *says)
+{
+	double non = (double)m->won, noff = (double)(m->wn - m->won), z = 0.0;
+	*says = false;
+	bool ready = words_ready(m);
+	for (size_t i = 0; i < n; i++) {
+		const struct hstat *w = ready ? tstat_of(f, word_key(cat, t[i]),
+							 false)
+					      : NULL;
+		if (share)
+			share[i] = -1.0;
+		if (ready && (!w || !w->n) && f->ts_used < TOKENS_MAX) {
+			/* A word no page learned from had: as likely in a
+			 * page of either kind as a word seen once would be
+			 * (one page added to each), so the kind with more
+			 * pages, whose words are better known, is the less
+			 * likely to have it. */
+			double d = log((noff + 2.0) / (non + 2.0));
+			z += d < -WORD_MAX  ? -WORD_MAX
+			     : d > WORD_MAX ? WORD_MAX
+					    : d;
+			continue;
+		}
+		if (!w || !w->n)
+			continue;
+		/* A word in most pages tells pages apart no better than
+		 * the class does.  In a text, that is a word in most pages
+		 * of each kind (the "and"): a word of the topic is in most
+		 * of a focused crawl's pages too, and says the most.  In
+		 * URLs and links (the "item" and "id" of every URL of a
+		 * site, the "read" of every "Read more"), it is a word in
+		 * most pages at all, since what the crawl chose to fetch can
+		 * make it lean either way. */
+		if (m->wn >= COMMON_MIN && 2 * (uint64_t)w->n > m->wn &&
+		    (2 * (uint64_t)w->text < w->n ||
+		     (2 * (uint64_t)w->on > m->won &&
+		      2 * (uint64_t)(w->n - w->on) > m->wn - m->won)))
+			continue;
+		double d = log(((double)w->on + 1.0) / (non + 2.0)) -
+			   log(((double)(w->n - w->on) + 1.0) / (noff + 2.0));
+		d = d < -WORD_MAX ? -WORD_MAX : d > WORD_MAX ? WORD_MAX : d;
+		if (share)
+			share[i] = fabs(d);
+		*says |= fabs(d) >= SAYS_MIN;
+		z += d;
+	}
+	return z < -WORDS_MAX ? -WORDS_MAX : z > WORDS_MAX ? WORDS_MAX : z;
+}
+
+/* A word key of the words of quiet links (quiet_locked()), apart from
+ * the same word's in pages. */
+static uint64_t quiet_key(uint16_t cat, uint32_t w)
+{
+	return word_key(cat, w) ^ 0x9b05688c2b3e6c1full;
+}
+
+/* What the words t[n] of a quiet link say, as learned from the pages
+ * that quiet links led to: "#friend" or "Sign in" and "Next post" say
+ * nothing about sports in a page, and a link's "tag", "next" or "post"
+ * says little among all links (most are titles, which say the rest), but
+ * among quiet links they tell a common word's tag page from the next
+ * post.  Nothing before 3 pages of each kind.  With the lock held. */
+static double quiet_locked(struct focus *f, const struct model *m, uint16_t cat,
+			   const uint32_t *t, size_t n)
+{
+	double non = (double)m->qwon, noff = (double)(m->qwn - m->qwon), z = 0;
+	if (m->qwon < QUIET_MIN || m->qwn - m->qwon < QUIET_MIN)
+		return 0.0;
+	for (size_t i = 0; i < n; i++) {
+		const struct hstat *w = tstat_of(f, quiet_key(cat, t[i]),
+						 false);
+		if (!w || !w->n)
+			continue;
+		double d = log(((double)w->on + 1.0) / (non + 2.0)) -
+			   log(((double)(w->n - w->on) + 1.0) / (noff + 2.0));
+		z += d < -WORD_MAX ? -WORD_MAX : d > WORD_MAX ? WORD_MAX : d;
+	}
+	return z < -WORDS_MAX ? -WORDS_MAX : z > WORDS_MAX ? WORDS_MAX : z;
+}
+
+/* What the words t[n] of a link say (words_locked(), then
+ * quiet_locked() if they said nothing), and whether any said something
+ * (*says).  With the lock held. */
+static double link_z_locked(struct focus *f, const struct model *m,
+			    uint16_t cat, const uint32_t *t, size_t n,
+			    double *share, bool *says)
+{
+	double z = words_locked(f, m, cat, t, n, share, says);
+	return *says ? z : z + quiet_locked(f, m, cat, t, n);
+}
+
+/* The words a queue entry keeps of t[n] (shares as words_locked() gave
+ * them): those not learned yet first, since what the crawl learns of
+ * them before the URL is leased may change its prediction, then those
+ * that say most. */
+static uint8_t keep_words(const uint32_t *t, const double *share, size_t n,
+			  uint32_t *out)
+{
+	uint8_t m = 0;
+	bool taken[TOKENS_PER_TEXT] = { false };
+	while (m < FRONTIER_WORDS_MAX) {
+		size_t best = n;
+		for (size_t i = 0; i < n; i++) {
+			if (taken[i])
+				continue;
+			/* Unknown (share < 0) first, then the largest. */
+			if (best == n || ((share[i] < 0) != (share[best] < 0)
+						  ? share[i] < 0
+						  : share[i] > share[best]))
+				best = i;
+		}
+		if (best == n)
+			break;
+		taken[best] = true;
+		out[m++] = t[best];
+	}
+	return m;
+}
+
+/* The slot of a URL's in-link words in category cat, or NULL when the
+ * table is not there (made when add, if it can be).  With the lock
+ * held. */
+static struct inlink *inlink_of(struct focus *f, uint16_t cat, const char *url,
+				size_t len, bool add, uint64_t *key)
+{
+	if (!f->inl && (!add || !(f->inl = calloc(INLINKS, sizeof(*f->inl)))))
+		return NULL;
+	uint64_t k = XXH3_64bits_withSeed(url, len, cat + 1u);
+	*key = k ? k : 1;
+	return &f->inl[*key & (INLINKS - 1)];
+}
+
+/* Adds to t[n] (at most max) the words of e that it lacks, when e is
+ * the slot of key; returns the new count. */
+static size_t inlink_words(const struct inlink *e, uint64_t key, uint32_t *t,
+			   size_t n, size_t max)
+{
+	if (!e || e->key != key)
+		return n;
+	for (size_t i = 0; i < FRONTIER_WORDS_MAX && e->w[i]; i++)
+		n = word_add(t, n, max, e->w[i]);
+	return n;
+}
+
+/* The most new keyword links counted of one page (a bridge's gain). */
+#define GAIN_MAX 8
+/* What a root (a link to url, components u, on the host of key hk,
+ * carrying offtopic: focus_follow()'s *child) is expected to open if it
+ * is off topic, in a tunnel of tunnel hops; 0 for a URL that is not a
+ * root, or whose links would not be followed if it is off topic.  A site's
+ * root is its map: off topic as a page (a portal, a magazine of several
+ * topics), it may be the one way to the topic's section.  The root of a
+ * site some of whose pages were on topic opens its section as surely as
+ * anything does (1).  Another root linked from a page on topic: what the
+ * roots the crawl fetched off topic gave in new keyword links, a page
+ * each, with one more root that gave one (so roots are followed until
+ * they are seen to give less).  Linked from a page off topic (a portal's
+ * list of every site, deeper in a tunnel of 2 or more), nothing: those
+ * roots are not the ones the mean was learned from, and following them
+ * drove it down (portals, tunnel 2: coverage 0.886 with them, 0.954
+ * without).  With the lock held. */
+static double bridge_locked(struct focus *f, const struct model *m, uint64_t hk,
+			    const char *url, const struct norm_url *u,
+			    unsigned offtopic, unsigned tunnel)
+{
+	if (offtopic + 1u > tunnel || !is_root(url, u))
+		return 0.0;
+	const struct hstat *h = hstat_of(f, hk, false);
+	if (h && h->on)
+		return 1.0;
+	if (offtopic)
+		return 0.0;
+	return ((double)m->bg + 1.0) / ((double)m->bn + 1.0);
+}
+
+/* The rate of a quiet link of class k from a page of kind kind (-1: not
+ * known), the class's rate p so far; clears *kind when the rate is the
+ * kind's own.  What the quiet links of the class led to (the class's
+ * rate is mostly that of links whose words said on topic, which the
+ * crawl fetches, and a quiet link does not share it).  A quiet "Read
+ * more" means one thing on a list of the topic and another on an
+ * article: a portal's section of the topic, whose every "Read more" led
+ * on topic, taught the class 24 of 24 in a traced crawl, and then the
+ * "Read more" of related articles on a magazine of three topics came at
+ * 0.94-0.999, a dozen of them off topic.  So once QUIET_MIN quiet links
+ * of the kind were learned, the kind's own rate (with the class's as
+ * prior) is the rate, and the kind's evidence is in it; before, the
+ * class's rate from other kinds is taken at no more than a class on
+ * topic starts at (CLASS_PRIOR_ON). */
+static double quiet_rate(const struct model *m, unsigned k, int *kind, double p)
+{
+	if (m->qn[k] >= RATE_MIN)
+		p = ((double)m->qon[k] + PRIOR_PAGES * p) /
+		    ((double)m->qn[k] + PRIOR_PAGES);
+	if (*kind < 0)
+		return p;
+	uint64_t n = m->qkn[k][*kind], on = m->qkon[k][*kind];
+	if (n >= QUIET_MIN) {
+		*kind = -1;
+		return ((double)on + PRIOR_PAGES * p) /
+		       ((double)n + PRIOR_PAGES);
+	}
+	return m->qn[k] >= QUIET_MIN && p > CLASS_PRIOR_ON ? CLASS_PRIOR_ON : p;
+}
+
+/* The prediction for a link of class k from a page of kind kind (-1: not
+ * known) whose words say z, with the lock held: the class's rate, and
+ * what the pages linked from pages of the kind were, as evidence over the
+ * category's rate (naive Bayes, in log odds).  The rate of the pages of
+ * the link's host is not: the crawl fetches the pages of a host that it
+ * predicted on topic, so the host's fetched pages overstate it (a site of
+ * three topics stood at 37 of 43 on topic in a traced crawl). */
+static double predict_locked(const struct model *m, unsigned k, int kind,
+			     double z, bool says)
+{
+	double prior = k >= 6 ? CLASS_PRIOR_ON : CLASS_PRIOR_OFF;
+	double p = ((double)m->on[k] + PRIOR_PAGES * prior) /
+		   ((double)m->n[k] + PRIOR_PAGES);
+	if (m->n[k] < RATE_MIN && p < prior)
+		p = prior;
+	if (!says)
+		p = quiet_rate(m, k, &kind, p);
+	if (kind >= 0 && m->kn[kind]) {
+		double base = base_rate(m);
+		double pk = ((double)m->kon[kind] + PRIOR_PAGES * base) /
+			    ((double)m->kn[kind] + PRIOR_PAGES);
+		z += logit(clamp_p(pk)) - logit(clamp_p(base));
+	}
+	p = 1.0 / (1.0 + exp(-(logit(clamp_p(p)) + z)));
+	return clamp_p(p);
+}
+
+/* The keywords shown (0, 1 or 2 for 2+) of link class k. */
+static unsigned link_hits_of(unsigned k)
+{
+	return k % 6 / 2;
+}
+
+/* Is a link of class k predicted p kept for the keywords it shows,
+ * whatever predict_min says?  The operator named what it shows, so it
+ * is, with one exception: a link from a page on topic whose own words
+ * (says: words_locked() spoke, not only the words of quiet links) have
+ * the crawl all but certain it is off topic (p under SHOWN_MIN).  On
+ * the words of quiet links alone, an article of the topics web linked
+ * from another site's article was dropped at 0.027 in three runs of
+ * ten.  On a page on topic, keywords are everywhere, in the links the
+ * page has to itself too: its edit, history, print or discussion pages
+ * name it in
+ * their URLs (/w/index.php?action=edit&title=Striker_and_goal), and
+ * after a few such pages fetched off topic their words say so.  From a
+ * page off topic a keyword is what the tunnel looks for, the way back
+ * to the topic, and stays a reason to follow (a portal's section
+ * /topic/sports, whose words the portal's other pages had taught as off
+ * topic, was pruned at p 0.03 without this, and the crawl lost half its
+ * topic). */
+static bool shown_kept(unsigned k, double p, bool says)
+{
+	return link_hits_of(k) > 0 && (k < 6 || p >= SHOWN_MIN || !says);
+}
+
+void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
+		   double relevance, unsigned hits, unsigned page_hits,
+		   bool same_host, const char *url, const struct norm_url *lu,
+		   const char *anchor, size_t anchor_len, uint8_t offtopic,
+		   struct focus_link *ret)
+{
+	const struct view *v = view_of(f);
+	*ret = (struct focus_link){ .keep = true,
+				    .priority = offtopic ? 1 : 0 };
+	if (cat >= v->n || !v->kw[cat] || !has_relevance)
+		return;
+	const struct crawl_category *c = &v->cats[cat];
+	if (!c->predict)
+		return;
+	unsigned k = link_class(relevance >= c->min_relevance, hits, same_host);
+	/* The words other links to the URL showed first (what the crawl
+	 * saw of it so far), then this link's. */
+	uint32_t t[TOKENS_PER_TEXT], lw[TOKENS_PER_TEXT];
+	double share[TOKENS_PER_TEXT];
+	size_t nl = link_words(anchor, anchor_len, url, lu, lw), n = 0;
+	double p = -1.0, z = 0.0, gain = 0.0;
+	bool unknown = false, says = false;
+	uint64_t hk = host_key(cat, url + lu->host_off, lu->host_len), ik = 0;
+	unsigned kind = src_kind(page_hits);
+	pthread_mutex_lock(&f->mu);
+	struct model *m = model_of(f, cat);
+	struct inlink *e = m ? inlink_of(f, cat, url, lu->len, true, &ik)
+			     : NULL;
+	if (m) {
+		n = inlink_words(e, ik, t, 0, TOKENS_PER_TEXT);
+		for (size_t i = 0; i < nl; i++)
+			n = word_add(t, n, TOKENS_PER_TEXT, lw[i]);
+		if (e && e->key == ik && e->kind > kind + 1)
+			kind = e->kind - 1u;
+		z = link_z_locked(f, m, cat, t, n, share, &says);
+		p = predict_locked(m, k, (int)kind, z, says);
+		gain = bridge_locked(f, m, hk, url, lu, offtopic, c->tunnel);
+		ret->fresh = !e || e->key != ik;
+		const struct hstat *h = hstat_of(f, hk, false);
+		unknown = !h || !h->n || (hits == 0 && !words_ready(m));
+		ret->n_words = keep_words(t, share, n, ret->words);
+		if (e) {
+			e->key = ik;
+			memset(e->w, 0, sizeof(e->w));
+			memcpy(e->w, ret->words,
+			       ret->n_words * sizeof(*ret->words));
+			e->kind = (uint8_t)(kind + 1);
+		}
+	}
+	pthread_mutex_unlock(&f->mu);
+	if (p < 0)
+		return;
+	/* A link that shows a keyword is not pruned (shown_kept()): it
+	 * waits its turn by its prediction.  Nor is any link at tunnel 0:
+	 * there an off-topic page is a dead end (its links are not
+	 * followed), so fetching one in vain costs a page, while a page
+	 * wrongly pruned costs every page behind it.  A root counts what
+	 * it is expected to open if off topic (gain, in the tunnel). */
+	ret->keep = p + (1.0 - p) * gain >= c->predict_min ||
+		    shown_kept(k, p, says) || c->tunnel == 0;
+	ret->priority = p >= 0.75 ? 0 : p >= 0.5 ? 1 : p >= 0.25 ? 2 : 3;
+	/* A host none of whose pages was fetched yet is a guess: after
+	 * the links the crawl knows more about, and its first pages tell
+	 * the rest of its links whether to come (focus_lease_keep()).  So
+	 * is a link that shows no keyword before the words can say
+	 * anything: it waits for what the crawl learns meanwhile. */
+	if (unknown && ret->priority < 2)
+		ret->priority = 2;
+	ret->predicted = (uint8_t)(1 + lround(p * 254.0));
+	ret->pred_class = (uint8_t)(1 + k + STORE_FOCUS_CLASSES * (1 + kind));
+}
+
+/* What the links to the URL of lease l showed: its queue entry's words
+ * and those the links found since showed (its in-link slot's), into t
+ * (at most 2 * FRONTIER_WORDS_MAX), and the best kind of the pages that
+ * linked it (-1 when none said) into *kind; returns how many words.
+ * With the lock held. */
+static size_t lease_words(struct focus *f, uint16_t cat,
+			  const struct frontier_lease *l, uint32_t *t,
+			  int *kind)
+{
+	size_t n = l->n_words <= FRONTIER_WORDS_MAX ? l->n_words : 0;
+	memcpy(t, l->words, n * sizeof(*t));
+	uint64_t ik = 0;
+	const struct inlink *e = inlink_of(f, cat, l->url, l->u.len, false,
+					   &ik);
+	*kind = pred_known(l->pred_class) ? kind_of(l->pred_class) : -1;
+	if (e && e->key == ik && (int)e->kind - 1 > *kind)
+		*kind = (int)e->kind - 1;
+	return inlink_words(e, ik, t, n, 2 * FRONTIER_WORDS_MAX);
+}
+
+/* Does category i of view v prune at the lease (keywords, the prediction
+ * on with a predict_min, a tunnel)? */
+static bool lease_prunes(const struct view *v, size_t i)
+{
+	const struct crawl_category *c = &v->cats[i];
+	return v->kw[i] && c->predict && c->predict_min > 0.0 && c->tunnel;
+}
+
+bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
+{
+	const struct view *v = view_of(f);
+	uint16_t cat = l->category;
+	if (!pred_known(l->pred_class) || cat >= v->n || !l->u.len ||
+	    !lease_prunes(v, cat))
+		return true;
+	const struct crawl_category *c = &v->cats[cat];
+	pthread_mutex_lock(&f->mu);
+	double p = 1.0;
+	bool says = false;
+	if (cat < f->n_model) {
+		const struct model *m = &f->model[cat];
+		uint32_t t[2 * FRONTIER_WORDS_MAX];
+		int kind;
+		size_t n = lease_words(f, cat, l, t, &kind);
+		double z = link_z_locked(f, m, cat, t, n, NULL, &says);
+		p = predict_locked(m, class_of(l->pred_class), kind, z, says);
+		p += (1.0 - p) *
+		     bridge_locked(f, m,
+				   host_key(cat, l->url + l->u.host_off,
+					    l->u.host_len),
+				   l->url, &l->u, l->offtopic, c->tunnel);
+	}
+	pthread_mutex_unlock(&f->mu);
+	return p >= c->predict_min ||
+	       shown_kept(class_of(l->pred_class), p, says);
+}
+
+/* Of the words of the links to a page, lw[nl], those neither in its word
+ * set (words, as focus_learn() has it) nor among its URL's (keys[n]) are
+ * kept in lw; returns how many. */
+static size_t anchor_words(uint16_t cat, const uint64_t *words,
+			   const uint64_t *keys, size_t n, uint32_t *lw,
+			   size_t nl)
+{
+	for (size_t i = 0; words && i < FOCUS_WORDS_CAP && nl; i++) {
+		if (!words[i])
+			continue;
+		uint32_t w = word32(words[i]);
+		for (size_t j = 0; j < nl; j++)
+			if (lw[j] == w) {
+				lw[j] = lw[--nl];
+				break;
+			}
+	}
+	for (size_t i = 0; i < n && nl; i++)
+		for (size_t j = 0; j < nl; j++)
+			if (keys[i] && word_key(cat, lw[j]) == keys[i]) {
+				lw[j] = lw[--nl];
+				break;
+			}
+	return nl;
+}
+
+void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
+		 const uint64_t *words, bool has_relevance, double relevance)
+{
+	const struct view *v = view_of(f);
+	if (cat >= v->n || !v->kw[cat] || !has_relevance || !l->u.len)
+		return;
+	const struct crawl_category *c = &v->cats[cat];
+	bool on = relevance >= c->min_relevance;
+	bool known = pred_known(l->pred_class) && l->predicted;
+	unsigned k = known ? class_of(l->pred_class) : 0;
+	/* The words of its URL that its text lacks count too. */
+	uint64_t t[TOKENS_PER_TEXT];
+	size_t n = url_words(l->url, &l->u, t, TOKENS_PER_TEXT);
+	for (size_t i = 0; i < n; i++) {
+		bool in_text = false;
+		for (size_t k2 = (size_t)(t[i] ^ (t[i] >> 31)) &
+				 (FOCUS_WORDS_CAP - 1);
+		     words && words[k2]; k2 = (k2 + 1) & (FOCUS_WORDS_CAP - 1))
+			if (words[k2] == t[i]) {
+				in_text = true;
+				break;
+			}
+		t[i] = in_text ? 0 : word_key(cat, word32(t[i]));
+	}
+	pthread_mutex_lock(&f->mu);
+	struct model *m = model_of(f, cat);
+	if (m) {
+		m->all_n++;
+		m->all_on += on;
+		struct hstat *h = hstat_of(
+			f, host_key(cat, l->url + l->u.host_off, l->u.host_len),
+			true);
+		if (h && h->n < UINT32_MAX) {
+			h->n++;
+			h->on += on;
+		}
+		/* The page's words, its URL's, and those of the links to
+		 * it that neither has (the anchors' own words: "Read more",
+		 * or the title of another topic a link showed). */
+		size_t nw = words ? FOCUS_WORDS_CAP : 0;
+		uint32_t lw[2 * FRONTIER_WORDS_MAX];
+		int kind;
+		size_t nl = lease_words(f, cat, l, lw, &kind);
+		/* A page a quiet link led to: counted for its class, and the
+		 * link's words learned apart (quiet_locked()). */
+		bool says = true;
+		if (known)
+			(void)words_locked(f, m, cat, lw, nl, NULL, &says);
+		if (!says) {
+			m->qn[k]++;
+			m->qon[k] += on;
+			if (kind >= 0) {
+				m->qkn[k][kind]++;
+				m->qkon[k][kind] += on;
+			}
+			m->qwn++;
+			m->qwon += on;
+			for (size_t i = 0; i < nl; i++) {
+				struct hstat *w = tstat_of(
+					f, quiet_key(cat, lw[i]), true);
+				if (w && w->n < UINT32_MAX) {
+					w->n++;
+					w->on += on;
+				}
+			}
+		}
+		nl = anchor_words(cat, words, t, n, lw, nl);
+		m->wn++;
+		m->won += on;
+		if (known && kind >= 0) {
+			m->kn[kind]++;
+			m->kon[kind] += on;
+		}
+		for (size_t i = 0; i < nw + n + nl; i++) {
+			uint64_t key = i < nw ? words[i]
+				       : i < nw + n
+					       ? t[i - nw]
+					       : word_key(cat, lw[i - nw - n]);
+			if (!key)
+				continue;
+			if (i < nw)
+				key = word_key(cat, word32(key));
+			struct hstat *w = tstat_of(f, key, true);
+			if (w && w->n < UINT32_MAX) {
+				w->n++;
+				w->on += on;
+				w->text += i < nw;
+			}
+		}
+		if (known) {
+			m->n[k]++;
+			m->on[k] += on;
+		}
+	}
+	pthread_mutex_unlock(&f->mu);
+	if (!m || !known)
+		return;
+	focus_count(f, cat, STORE_FOCUS_CLASS_N + k, 1);
+	focus_count(f, cat, STORE_FOCUS_CLASS_ON + k, on);
+	double p = (l->predicted - 1) / 254.0;
+	bool pred_on = p >= 0.5;
+	focus_count(f, cat, STORE_FOCUS_PRED_SCORED, 1);
+	focus_count(f, cat, STORE_FOCUS_PRED_SUM_P,
+		    (uint64_t)lround(p * 1000.0));
+	focus_count(f, cat,
+		    pred_on ? (on ? STORE_FOCUS_PRED_ON_ON
+				  : STORE_FOCUS_PRED_ON_OFF)
+			    : STORE_FOCUS_PRED_OFF_ON,
+		    pred_on || on ? 1 : 0);
+}
+
+void focus_bridge(struct focus *f, uint16_t cat, const struct frontier_lease *l,
+		  bool has_relevance, double relevance, unsigned gain)
+{
+	const struct view *v = view_of(f);
+	if (cat >= v->n || !v->kw[cat] || !has_relevance || !l->u.len ||
+	    relevance >= v->cats[cat].min_relevance || !v->cats[cat].predict)
+		return;
+	if (!is_root(l->url, &l->u))
+		return;
+	pthread_mutex_lock(&f->mu);
+	struct model *m = model_of(f, cat);
+	if (m) {
+		m->bn++;
+		m->bg += gain > GAIN_MAX ? GAIN_MAX : gain;
+	}
+	pthread_mutex_unlock(&f->mu);
+}
+
+/* Pages learned from after which a category whose words are still not
+ * ready (almost every page on topic) no longer holds the guesses back.
+ * A category none of whose pages was learned from has queued nothing
+ * to hold back (its seeds' links come with its first pages). */
+#define LEARNING_MAX 200
+
+bool focus_learning(struct focus *f)
+{
+	const struct view *v = view_of(f);
+	bool learning = false;
+	pthread_mutex_lock(&f->mu);
+	for (size_t i = 0; i < v->n && !learning; i++) {
+		if (!lease_prunes(v, i))
+			continue;
+		const struct model *m = i < f->n_model ? &f->model[i] : NULL;
+		learning = m && m->wn && !words_ready(m) &&
+			   m->wn < LEARNING_MAX;
+	}
+	pthread_mutex_unlock(&f->mu);
+	return learning;
+}
+
+/* The lead: LEAD_MIN pages, and one more for each LEAD_PAGES pages
+ * learned from (a slow start: it passes the scheduler's own bound, twice
+ * `concurrency`, after some 480 pages with 32 connections and 4,060 with
+ * 256). */
+#define LEAD_MIN 4
+#define LEAD_PAGES 8
+
+uint32_t focus_lead(struct focus *f)
+{
+	const struct view *v = view_of(f);
+	uint64_t learned = 0;
+	bool bound = false;
+	pthread_mutex_lock(&f->mu);
+	for (size_t i = 0; i < v->n; i++) {
+		if (!lease_prunes(v, i))
+			continue;
+		bound = true;
+		if (i < f->n_model)
+			learned += f->model[i].wn;
+	}
+	pthread_mutex_unlock(&f->mu);
+	if (!bound)
+		return 0;
+	uint64_t lead = LEAD_MIN + learned / LEAD_PAGES;
+	return lead > UINT32_MAX ? UINT32_MAX : (uint32_t)lead;
+}
+
+bool focus_predicts(const struct focus *f, uint16_t cat)
+{
+	const struct view *v = view_of(f);
+	return cat < v->n && v->kw[cat] && v->cats[cat].predict;
+}
+
+int focus_load(struct focus *f, struct store *s, MDB_txn *txn)
+{
+	const struct view *v = view_of(f);
+	for (size_t i = 0; i < v->n; i++) {
+		const char *name = v->cats[i].name;
+		uint64_t cnt[STORE_FOCUS_COUNTERS];
+		int rc = store_focus_count_get(s, txn, name, strlen(name), cnt);
+		if (rc)
+			return rc;
+		pthread_mutex_lock(&f->mu);
+		struct model *m = model_of(f, (uint16_t)i);
+		if (m) {
+			memset(m, 0, sizeof(*m));
+			for (size_t k = 0; k < STORE_FOCUS_CLASSES; k++) {
+				m->n[k] = cnt[STORE_FOCUS_CLASS_N + k];
+				m->on[k] = cnt[STORE_FOCUS_CLASS_ON + k];
+				m->all_n += m->n[k];
+				m->all_on += m->on[k];
+			}
+		}
+		pthread_mutex_unlock(&f->mu);
+		if (!m)
+			return SC_E_NOMEM;
+	}
+	return 0;
+}
