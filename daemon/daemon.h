@@ -1,10 +1,11 @@
-/* daemon.h — the daemon: `sigcrawl serve` (serve.c: the control
- * listener, reloads, systemd), its control API's requests and answers
- * (control.c) and, with [cluster], its node (cluster-node.c, private to
- * this room).
+/* daemon.h — the daemon: `sigcrawl serve` (serve.c: reloads, systemd,
+ * the engine's hooks; serve-conn.c: the control listener and its
+ * connections), its control API's requests and answers (control.c,
+ * control-answer.c) and, with [cluster], its node (cluster-node.c,
+ * private to this room).
  *
  * The control API's requests and answers come without sockets: the
- * daemon (serve.c) reads requests from its control connections
+ * daemon (serve-conn.c) reads requests from its control connections
  * and hands their bytes to these functions: the HTTP/1.1 framing (the
  * request head, a chunked body), then the routing, the parsing and
  * normalization of submitted seeds, and the JSON and Prometheus answers.

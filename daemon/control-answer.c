@@ -1,0 +1,420 @@
+/* control-answer.c — the control API's answers about the crawl
+ * (daemon.h): GET /status as JSON (the counters, the learned rules, the
+ * re-crawls and, in detail, the store's totals, the hosts held and
+ * waiting and the categories) and GET /metrics in Prometheus' text
+ * exposition format 0.0.4, both from a struct crawl_status the daemon
+ * took (crawl_status()), and the names of the crawl's states.  No socket,
+ * no crawl, no database (of the store, only its error names): the fuzzer
+ * compiles this file with control.c. */
+#include "daemon.h"
+
+#include <jansson.h>
+#include <stdio.h>
+#include <stdlib.h>
+
+#include "control-int.h"
+#include "store.h"
+
+#define METRICS_TYPE "text/plain; version=0.0.4; charset=utf-8"
+
+const char *control_state_name(enum crawl_state s)
+{
+	switch (s) {
+	case CRAWL_RUNNING: return "running";
+	case CRAWL_PAUSED: return "paused";
+	case CRAWL_IDLE: return "idle";
+	case CRAWL_STOPPING: return "stopping";
+	}
+	return "unknown";
+}
+
+/* ---------------------------------------------------------------------
+ * GET /status and GET /metrics
+ */
+
+/* A fixed-size string of a crawl_host as JSON: up to its NUL or its
+ * size, bytes outside printable ASCII as '?' (host names are ASCII
+ * already; curl's messages need not be). */
+static json_t *host_string(const char *p, size_t cap)
+{
+	char t[CRAWL_HOST_NAME_MAX + 1];
+	size_t n = 0;
+	while (n < cap && n < sizeof(t) - 1 && p[n]) {
+		t[n] = p[n] >= 0x20 && p[n] < 0x7f ? p[n] : '?';
+		n++;
+	}
+	return json_stringn(t, n);
+}
+
+/* v (>= 0) to the nearest multiple of 1/scale, for figures that mean
+ * nothing past a decimal or three; jansson then prints it short
+ * (JSON_FLAGS).  Done without libm, and 0 for anything not a number. */
+static double rounded(double v, double scale)
+{
+	if (!(v > 0))
+		return 0;
+	if (v > 1e12)
+		return 1e12;
+	return (double)(uint64_t)(v * scale + 0.5) / scale;
+}
+
+/* obj with key set to v (taken), or NULL when either is missing or the
+ * member cannot be set (out of memory); obj is dropped then. */
+static json_t *with(json_t *obj, const char *key, json_t *v)
+{
+	if (obj && (!v || json_object_set_new(obj, key, v))) {
+		json_decref(obj);
+		return NULL;
+	}
+	if (!obj)
+		json_decref(v);
+	return obj;
+}
+
+/* The hosts held because they could not be reached (crawl.h). */
+static json_t *held_hosts(const struct crawl_status *st)
+{
+	json_t *a = json_array();
+	size_t n = st->n_held_listed < CRAWL_HOSTS_LISTED ? st->n_held_listed
+							  : CRAWL_HOSTS_LISTED;
+	for (size_t i = 0; a && i < n; i++) {
+		const struct crawl_host *h = &st->held[i];
+		const char *why = store_error_name((enum store_error)h->reason);
+		double in = h->retry_in_s >= 0 && h->retry_in_s < 1e9
+				    ? rounded(h->retry_in_s, 10)
+				    : 0;
+		json_t *o = json_pack("{s:o?,s:s,s:o?,s:I,s:f}", "host",
+				      host_string(h->name, sizeof(h->name)),
+				      "reason", why ? why : "other", "detail",
+				      host_string(h->detail, sizeof(h->detail)),
+				      "tries", (json_int_t)h->tries,
+				      "retry_in_s", in);
+		if (!o || json_array_append_new(a, o)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* The hosts held back on purpose (crawl.h, struct crawl_waiting). */
+static json_t *waiting_hosts(const struct crawl_status *st)
+{
+	json_t *a = json_array();
+	size_t n = st->n_waiting_listed < CRAWL_HOSTS_LISTED
+			   ? st->n_waiting_listed
+			   : CRAWL_HOSTS_LISTED;
+	for (size_t i = 0; a && i < n; i++) {
+		const struct crawl_waiting *w = &st->waiting[i];
+		bool robots = w->reason == CRAWL_WAIT_ROBOTS;
+		char detail[128];
+		if (robots)
+			snprintf(detail, sizeof(detail),
+				 "%u URLs wait for its robots.txt", w->count);
+		else
+			snprintf(detail, sizeof(detail),
+				 "answered 429 or 503 with Retry-After, %u "
+				 "times in a row; held %u s more",
+				 w->count, w->seconds_left);
+		json_t *o = json_pack(
+			"{s:o?,s:s,s:s,s:I}", "host",
+			host_string(w->name, sizeof(w->name)), "reason",
+			robots ? "robots_txt" : "retry_after", "detail", detail,
+			"count", (json_int_t)w->count);
+		if (o && !robots &&
+		    json_object_set_new(o, "seconds_left",
+					json_integer(w->seconds_left))) {
+			json_decref(o);
+			o = NULL;
+		}
+		if (!o || json_array_append_new(a, o)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+/* The categories' figures (crawl.h, struct crawl_category_status). */
+static json_t *categories(const struct crawl_status *st)
+{
+	json_t *a = json_array();
+	size_t n = st->n_cats_listed < CRAWL_CATEGORIES_LISTED
+			   ? st->n_cats_listed
+			   : CRAWL_CATEGORIES_LISTED;
+	for (size_t i = 0; a && i < n; i++) {
+		const struct crawl_category_status *c = &st->cats[i];
+		json_t *o = json_pack(
+			"{s:o?,s:I,s:I,s:I,s:I,s:I}", "name",
+			host_string(c->name, sizeof(c->name)), "keywords",
+			(json_int_t)c->keywords, "pruned_scope",
+			(json_int_t)c->pruned_scope, "pruned_relevance",
+			(json_int_t)c->pruned_relevance, "pruned_predicted",
+			(json_int_t)c->pruned_predicted, "also",
+			(json_int_t)c->also);
+		/* Since the start; harvest is null without keywords or a
+		 * scored page. */
+		o = with(o, "pages", json_integer((json_int_t)c->pages));
+		o = with(o, "on_topic", json_integer((json_int_t)c->on_topic));
+		o = with(o, "harvest",
+			 c->keywords && c->scored
+				 ? json_real(rounded((double)c->on_topic /
+							     (double)c->scored,
+						     1000))
+				 : json_null());
+		if (!o || json_array_append_new(a, o)) {
+			json_decref(a);
+			return NULL;
+		}
+	}
+	return a;
+}
+
+void control_status_answer(const struct crawl_status *st, double rate,
+			   struct control_answer *ans)
+{
+	const struct crawl_summary *s = &st->sum;
+	json_t *o = json_pack(
+		"{s:s,s:I,s:I,s:I,s:I,s:I,s:i,s:I,s:I,s:I,s:I,s:I,s:I,s:f,s:f,"
+		"s:I,s:I,s:o?}",
+		"state", control_state_name(st->state), "pages",
+		(json_int_t)s->pages, "bytes", (json_int_t)s->bytes, "queue",
+		(json_int_t)st->queued, "seen", (json_int_t)st->seen, "hosts",
+		(json_int_t)st->hosts, "in_flight", (int)st->in_flight,
+		"duplicates", (json_int_t)(s->dup_exact + s->dup_near),
+		"duplicates_exact", (json_int_t)s->dup_exact, "duplicates_near",
+		(json_int_t)s->dup_near, "errors", (json_int_t)s->errors,
+		"robots_disallowed", (json_int_t)s->robots_disallowed,
+		"queued_new", (json_int_t)s->queued, "rate", rounded(rate, 10),
+		"uptime", rounded(s->seconds, 1000), "host_budget",
+		(json_int_t)s->by_error[STORE_ERROR_HOST_BUDGET], "hosts_held",
+		(json_int_t)s->hosts_held, "held", held_hosts(st));
+	/* Adaptive normalization: the learned rules (learn/learn.h). */
+	json_t *rules =
+		st->adaptive
+			? json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "active",
+				    (json_int_t)st->rules.active, "candidates",
+				    (json_int_t)st->rules.candidates, "retired",
+				    (json_int_t)st->rules.retired, "refuted",
+				    (json_int_t)st->rules.refuted,
+				    "fetches_saved",
+				    (json_int_t)st->rules.saved, "audits",
+				    (json_int_t)st->rules.audits, "requeued",
+				    (json_int_t)st->rules.requeued)
+			: json_null();
+	o = with(o, "rules", rules);
+	/* Re-crawls (docs/recrawl.md): null unless this daemon revisits. */
+	const struct crawl_recrawl_stats *re = &s->re;
+	json_t *rec =
+		st->recrawl
+			? json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I,"
+				    "s:I,s:I}",
+				    "scheduled", (json_int_t)st->scheduled,
+				    "due", (json_int_t)st->due, "queued",
+				    (json_int_t)st->revisits_queued,
+				    "revisited", (json_int_t)re->revisited,
+				    "unchanged", (json_int_t)re->unchanged,
+				    "not_modified",
+				    (json_int_t)re->not_modified, "changed",
+				    (json_int_t)re->changed, "gone",
+				    (json_int_t)re->gone, "failed",
+				    (json_int_t)re->failed, "saved",
+				    (json_int_t)re->saved, "audited",
+				    (json_int_t)re->audited, "diverged",
+				    (json_int_t)re->diverged)
+			: json_null();
+	o = with(o, "recrawl", rec);
+	if (st->detail) {
+		/* Every run of the store counted, where the counters above
+		 * count since the start (docs/daemon.md). */
+		o = with(o, "store",
+			 json_pack("{s:I,s:I}", "records",
+				   (json_int_t)st->store_records, "fetches",
+				   (json_int_t)st->store_fetches));
+		o = with(o, "hosts_waiting",
+			 json_integer((json_int_t)st->hosts_retry_after +
+				      (json_int_t)st->hosts_robots));
+		o = with(o, "waiting", waiting_hosts(st));
+		o = with(o, "categories", categories(st));
+	}
+	*ans = (struct control_answer){
+		.status = o ? 200 : 500,
+		.content_type = JSON_TYPE,
+		.body = o ? json_dumps(o, JSON_FLAGS) : NULL,
+	};
+	json_decref(o);
+}
+
+static void metric_head(FILE *f, const char *name, const char *type,
+			const char *help)
+{
+	fprintf(f, "# HELP %s %s\n# TYPE %s %s\n", name, help, name, type);
+}
+
+void control_metrics_answer(const struct crawl_status *st,
+			    struct control_answer *ans)
+{
+	const struct crawl_summary *s = &st->sum;
+	char *buf = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&buf, &len);
+	*ans = (struct control_answer){ .status = 500,
+					.content_type = METRICS_TYPE };
+	if (!f)
+		return;
+	static const char *const classes[6] = { "none", "1xx", "2xx",
+						"3xx",  "4xx", "5xx" };
+	metric_head(f, "sigcrawl_pages_fetched_total", "counter",
+		    "Pages fetched and committed, by HTTP status class.");
+	for (int i = 1; i <= 6; i++)
+		fprintf(f, "sigcrawl_pages_fetched_total{class=\"%s\"} %llu\n",
+			classes[i % 6], (unsigned long long)s->by_class[i % 6]);
+	if (st->shards) {
+		metric_head(f, "sigcrawl_shard_info", "gauge",
+			    "This daemon's shard of the cluster (1).");
+		fprintf(f,
+			"sigcrawl_shard_info{shard=\"%u\",shards=\"%u\"} 1\n",
+			st->shard, st->shards);
+		metric_head(f, "sigcrawl_cluster_links_total", "counter",
+			    "URLs sent to other shards, received from them and "
+			    "queued, and received for another shard.");
+		fprintf(f,
+			"sigcrawl_cluster_links_total{shard=\"%u\","
+			"direction=\"sent\"} %llu\n"
+			"sigcrawl_cluster_links_total{shard=\"%u\","
+			"direction=\"received\"} %llu\n"
+			"sigcrawl_cluster_links_total{shard=\"%u\","
+			"direction=\"misrouted\"} %llu\n",
+			st->shard, (unsigned long long)s->cluster_sent,
+			st->shard, (unsigned long long)s->cluster_received,
+			st->shard, (unsigned long long)s->cluster_misrouted);
+	}
+	metric_head(f, "sigcrawl_bytes_total", "counter",
+		    "Body bytes received (decoded).");
+	fprintf(f, "sigcrawl_bytes_total %llu\n", (unsigned long long)s->bytes);
+	metric_head(f, "sigcrawl_queue_depth", "gauge",
+		    "URLs in the frontier's queue.");
+	fprintf(f, "sigcrawl_queue_depth %llu\n",
+		(unsigned long long)st->queued);
+	metric_head(f, "sigcrawl_urls_seen", "gauge", "URLs ever queued.");
+	fprintf(f, "sigcrawl_urls_seen %llu\n", (unsigned long long)st->seen);
+	metric_head(f, "sigcrawl_hosts", "gauge", "Hosts known.");
+	fprintf(f, "sigcrawl_hosts %u\n", st->hosts);
+	metric_head(f, "sigcrawl_transfers_in_flight", "gauge",
+		    "Transfers in flight, robots.txt included.");
+	fprintf(f, "sigcrawl_transfers_in_flight %u\n", st->in_flight);
+	metric_head(f, "sigcrawl_hosts_held", "gauge",
+		    "Hosts held because they could not be reached.");
+	fprintf(f, "sigcrawl_hosts_held %u\n", s->hosts_held);
+	if (st->detail) {
+		metric_head(f, "sigcrawl_hosts_waiting", "gauge",
+			    "Hosts held back on purpose, by reason.");
+		fprintf(f,
+			"sigcrawl_hosts_waiting{reason=\"retry_after\"} %u\n"
+			"sigcrawl_hosts_waiting{reason=\"robots_txt\"} %u\n",
+			st->hosts_retry_after, st->hosts_robots);
+		metric_head(f, "sigcrawl_store_records", "gauge",
+			    "URL records in the store, every run counted.");
+		fprintf(f, "sigcrawl_store_records %llu\n",
+			(unsigned long long)st->store_records);
+		metric_head(f, "sigcrawl_store_fetches", "gauge",
+			    "Fetches committed to the store, every run "
+			    "counted.");
+		fprintf(f, "sigcrawl_store_fetches %llu\n",
+			(unsigned long long)st->store_fetches);
+	}
+	metric_head(f, "sigcrawl_paused", "gauge",
+		    "1 while paused by POST /pause.");
+	fprintf(f, "sigcrawl_paused %d\n", st->state == CRAWL_PAUSED);
+	metric_head(f, "sigcrawl_duplicates_total", "counter",
+		    "Pages collapsed into a representative, by kind.");
+	fprintf(f, "sigcrawl_duplicates_total{kind=\"signature\"} %llu\n",
+		(unsigned long long)s->dup_exact);
+	fprintf(f, "sigcrawl_duplicates_total{kind=\"near\"} %llu\n",
+		(unsigned long long)s->dup_near);
+	metric_head(f, "sigcrawl_errors_total", "counter",
+		    "Records by error kind (robots_disallowed and "
+		    "host_budget included).");
+	for (int e = 1; e < STORE_ERROR_COUNT; e++)
+		fprintf(f, "sigcrawl_errors_total{kind=\"%s\"} %llu\n",
+			store_error_name((enum store_error)e),
+			(unsigned long long)s->by_error[e]);
+	metric_head(f, "sigcrawl_links_bad_total", "counter",
+		    "Links that failed to normalize.");
+	fprintf(f, "sigcrawl_links_bad_total %llu\n",
+		(unsigned long long)s->links_bad);
+	metric_head(f, "sigcrawl_fetch_duration_seconds", "histogram",
+		    "Page transfer durations.");
+	uint64_t cum = 0;
+	for (int i = 0; i < CRAWL_LATENCY_BUCKETS; i++) {
+		cum += st->latency_count[i];
+		fprintf(f,
+			"sigcrawl_fetch_duration_seconds_bucket{le=\"%g\"} "
+			"%llu\n",
+			crawl_latency_le[i], (unsigned long long)cum);
+	}
+	cum += st->latency_count[CRAWL_LATENCY_BUCKETS];
+	fprintf(f, "sigcrawl_fetch_duration_seconds_bucket{le=\"+Inf\"} %llu\n",
+		(unsigned long long)cum);
+	fprintf(f, "sigcrawl_fetch_duration_seconds_sum %.6f\n",
+		st->latency_sum);
+	fprintf(f, "sigcrawl_fetch_duration_seconds_count %llu\n",
+		(unsigned long long)cum);
+	metric_head(f, "sigcrawl_rules", "gauge",
+		    "Learned rewrite rules (profile adaptive), by state.");
+	const uint64_t by_state[4] = { st->rules.candidates, st->rules.active,
+				       st->rules.retired, st->rules.refuted };
+	static const char *const states[4] = { "candidate", "active", "retired",
+					       "refuted" };
+	for (int i = 0; i < 4; i++)
+		fprintf(f, "sigcrawl_rules{state=\"%s\"} %llu\n", states[i],
+			(unsigned long long)by_state[i]);
+	metric_head(f, "sigcrawl_rules_fetches_saved", "gauge",
+		    "URLs held back by the active learned rules instead of "
+		    "fetched (every run of the store).");
+	fprintf(f, "sigcrawl_rules_fetches_saved %llu\n",
+		(unsigned long long)st->rules.saved);
+	metric_head(f, "sigcrawl_rules_audits", "gauge",
+		    "Held-back URLs fetched all the same to test their rule.");
+	fprintf(f, "sigcrawl_rules_audits %llu\n",
+		(unsigned long long)st->rules.audits);
+	metric_head(f, "sigcrawl_recrawl_scheduled", "gauge",
+		    "Fetched pages with a next visit scheduled.");
+	fprintf(f, "sigcrawl_recrawl_scheduled %llu\n",
+		(unsigned long long)st->scheduled);
+	metric_head(f, "sigcrawl_recrawl_due", "gauge",
+		    "Pages due for a visit now, queued or not (counted up to "
+		    "100000).");
+	fprintf(f, "sigcrawl_recrawl_due %llu\n", (unsigned long long)st->due);
+	metric_head(f, "sigcrawl_revisits_total", "counter",
+		    "Revisits committed since the start, by outcome.");
+	const struct crawl_recrawl_stats *re = &s->re;
+	const uint64_t by_outcome[5] = { re->unchanged - re->not_modified,
+					 re->not_modified, re->changed,
+					 re->gone, re->failed };
+	static const char *const outcomes[5] = { "unchanged", "not_modified",
+						 "changed", "gone", "failed" };
+	for (int i = 0; i < 5; i++)
+		fprintf(f, "sigcrawl_revisits_total{outcome=\"%s\"} %llu\n",
+			outcomes[i], (unsigned long long)by_outcome[i]);
+	metric_head(f, "sigcrawl_recrawl_saved_total", "counter",
+		    "Duplicates that came due and were not fetched.");
+	fprintf(f, "sigcrawl_recrawl_saved_total %llu\n",
+		(unsigned long long)re->saved);
+	metric_head(f, "sigcrawl_recrawl_audits_total", "counter",
+		    "Duplicates fetched all the same to audit them, and those "
+		    "found diverged.");
+	fprintf(f, "sigcrawl_recrawl_audits_total{result=\"fetched\"} %llu\n",
+		(unsigned long long)re->audited);
+	fprintf(f, "sigcrawl_recrawl_audits_total{result=\"diverged\"} %llu\n",
+		(unsigned long long)re->diverged);
+	metric_head(f, "sigcrawl_uptime_seconds", "gauge",
+		    "Seconds since the daemon started.");
+	fprintf(f, "sigcrawl_uptime_seconds %.3f\n", s->seconds);
+	if (fclose(f) != 0) {
+		free(buf);
+		return;
+	}
+	ans->status = 200;
+	ans->body = buf;
+}
