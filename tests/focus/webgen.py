@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
-"""webgen.py --shape sites|portals|blogs|wiki --seed N --out DIR — a generated
-multi-topic web for the focus measurements (issue 17; docs/focus.md).
+"""webgen.py --shape sites|portals|blogs|wiki|news|mag --seed N --out DIR — a
+generated multi-topic web for the focus measurements (issue 17;
+docs/focus.md).
 
 Six topics, each with a vocabulary of 40 words; pages are common English
 with about one word in five from their topic.  The crawl's category gets
@@ -53,6 +54,62 @@ shape "wiki": an encyclopedia on one host, written after every decision
   name their article in the URL only (with the article's title in theirs,
   relevance at min_relevance 0.1 calls them on topic, and the labels
   would contradict what the crawl is told to look for).
+
+shape "news": 20 news sites (issue 33), each about one topic (the topics
+  in turn), with the traits a crawl of "sites" did not meet.  A site has
+  a home page, 3-5 sections (a word of its topic or two, the others
+  generic: features, opinion, ...) and 100-180 articles, newest first,
+  one section bigger than the others.  Each section is a paginated list,
+  /list?cat=SECTION&page=N, ten article titles a page (each after its
+  date), with "Previous page", "Next page" and "Page N" links (first,
+  last, two either side); its own words are one line of boilerplate, no
+  paragraph of topic text.  A list page is labelled with the topic of
+  most of its articles (the site's).  Articles past page 4 of their
+  section are reached only through the lists (and their own related
+  links): the pagination goes deep, to page 10 and more.  A tenth of a
+  site's articles are of another topic and are reached only from the
+  site's own pages of links (its lists, its tag pages, its home, which
+  lists the latest 6 articles) and its "Most read" box: no related or
+  cross-site link leads to them.  An article links 2-4 related articles
+  of its section and the site's topic published near it, its section's
+  first list page and home, its tag pages (/tag/WORD: one or two tags an
+  article, a word of its topic or a generic one such as "analysis"; a
+  tag page lists the latest 12 of its articles, of several topics,
+  labelled with a topic when 60 % of them have it, "nav" otherwise), and
+  carries a "Most read" box of 5 of the site's 8 popular articles (any
+  topic).  One article in 14 has a title with no word of any topic
+  ("Five things we learned this week") and a body on topic.  Home pages
+  link to 3 sites of the same topic and 2 of others, their sections and
+  4 tags; 30 % of the articles link an article of another site (three
+  times in four of another topic).  Article URLs carry a date and a slug
+  (/2024/05/17/slug-of-title); the site names have no topic word.  The
+  seeds are the home pages of two sites of the topic.
+
+shape "mag": HELD OUT.  Use it only to measure a policy already chosen,
+  never to choose one (no parameter may be tuned on it).  12 magazines of
+  2-3 topics each (in uneven shares), 110-170 long reads
+  each at opaque URLs (/story/48213; one in five goes on over a second
+  page, /story/48213?page=2, "Continue reading"; one in ten has a title
+  with no topic word).  A magazine publishes its articles in issues
+  (/issue/N, 8-14 articles of all its topics, an editor's note of their
+  topics, the articles' titles as anchors half the time and "Read
+  article" the other half, with the title as a teaser now and then;
+  "Previous issue" / "Next issue"), an archive of the issues (nav), a
+  subject index per topic (/subject/TOPIC: every article of it, by title;
+  on topic), author pages (/author/NAME: an author writes on one or two
+  of the magazine's topics) and an "Editor's picks" chain (/picks/N, four
+  articles of any topic with a paragraph about them, "Older picks" /
+  "Newer picks").  Issues, author pages and picks are labelled with a
+  topic when 60 % of their articles have it, "nav" otherwise.  Articles
+  link their issue, the next article of the issue (whatever its topic),
+  their author, their subject index ("More on this subject") and 0-2
+  articles of their topic by title; one in five links an article of
+  another magazine ("In The Weekend Review: Read article" or its title).
+  Magazines link each other only from their "Partners" page (4-6 homes);
+  every page carries Home, Issues, Subscribe and About (nav).  The home
+  page (nav) links the latest issue and 4 of its articles, the subject
+  indexes, the picks and the partners.  The seeds are the home page of a
+  magazine of the topic (off topic) and the subject index of another.
 
 Writes in DIR: web (for sc-fixture), labels.tsv (URL, topic or "nav"),
 seeds-TOPIC.txt, keywords.txt (TOPIC, keywords).  The same seed gives the
@@ -164,16 +221,26 @@ class Web:
                 f.write("\nhost %s\ndefault 404\n" % host)
                 for url in sorted(by_host[host]):
                     p = self.pages[url]
-                    words = self.rng.randint(60, 120) if p["topic"] == "nav" \
-                        else self.rng.randint(150, 320)
+                    if "body" in p:  # a page of its own words (news, mag)
+                        text = p["body"]
+                    else:
+                        words = self.rng.randint(60, 120) \
+                            if p["topic"] == "nav" \
+                            else self.rng.randint(150, 320)
+                        text = self.text(p["text"], words)
                     nav = "".join("<li>%s<a href='%s'>%s</a></li>"
                                   % (t + " " if t else "", u, a)
                                   for u, a, t in p["links"])
+                    # Boxes beside the page's links ("Most read").
+                    boxes = "".join(
+                        "<aside><h2>%s</h2><ul>%s</ul></aside>"
+                        % (h, "".join("<li><a href='%s'>%s</a></li>"
+                                      % (u, a) for u, a in ls))
+                        for h, ls in p.get("boxes", []))
                     body = ("<!doctype html><html><head><title>%s</title>"
                             "</head><body><h1>%s</h1>%s<nav><ul>%s</ul>"
-                            "</nav></body></html>"
-                            % (p["title"], p["title"],
-                               self.text(p["text"], words), nav))
+                            "</nav>%s</body></html>"
+                            % (p["title"], p["title"], text, nav, boxes))
                     path = url[len("http://") + len(host):]
                     f.write('page %s 200 text/html body="%s"\n'
                             % (path, body.replace("\\", "\\\\")
@@ -539,9 +606,342 @@ def shape_wiki(web):
     return {t: [main, arts[t][0]] for t in TOPICS}
 
 
+# Titles with no word of any topic (the body is on topic all the same).
+PLAIN_TITLES = ["Five things we learned this week", "What we know so far",
+                "The week in review", "Our verdict on the weekend",
+                "Ten questions answered", "Readers write back",
+                "A day in the life", "Where do we go from here",
+                "The long read: how it all began",
+                "Winners and losers of the month",
+                "Seven lessons from a busy week",
+                "Everything you need to know"]
+SECTION_NAMES = ["latest", "features", "opinion", "local", "analysis",
+                 "interviews", "world"]
+GENERIC_TAGS = ["analysis", "interview", "opinion", "weekend", "explainer",
+                "live", "local", "review"]
+MONTHS = ["January", "February", "March", "April", "May", "June", "July",
+          "August", "September", "October", "November", "December"]
+
+
+def majority(web, urls, share=0.6):
+    """The topic of at least `share` of the pages urls, or "nav"."""
+    count = {}
+    for u in urls:
+        t = web.pages[u]["topic"]
+        count[t] = count.get(t, 0) + 1
+    best = max(count.items(), key=lambda x: x[1]) if count else ("nav", 0)
+    return best[0] if best[0] != "nav" and best[1] >= share * len(urls) \
+        else "nav"
+
+
+def shape_news(web):
+    import datetime
+    r = web.rng
+    hosts = [("news%02d.test" % i, TOPICS[i % len(TOPICS)])
+             for i in range(20)]
+    names = {}
+    for host, _ in hosts:
+        names[host] = "The %s %s" % (
+            r.choice(["Daily", "Evening", "Morning", "Weekly", "City",
+                      "National", "Northern", "Coastal"]),
+            r.choice(["Post", "Herald", "Courier", "Gazette", "Times",
+                      "Chronicle", "Dispatch", "Ledger"]))
+    info = {}  # host -> dict(home, arts (newest first), own, sections)
+    for host, t in hosts:
+        H = "http://" + host
+        home = web.page(H + "/", t, names[host], [])
+        web.pages[home]["body"] = ("<p>News from %s, updated through the "
+                                   "day.</p>" % names[host])
+        ns = r.randint(3, 5)
+        secs = r.sample(web.vocab[t], r.choice([1, 2])) + \
+            r.sample(SECTION_NAMES, 5)
+        secs = secs[:ns]
+        weights = [r.uniform(1, 3) for _ in secs]
+        weights[0] *= 2  # one big section: deep pagination
+        nart = r.randint(100, 180)
+        day = datetime.date(2024, 6, 30)
+        arts, sec_of, archive = [], {}, set()
+        by_sec = {s: [] for s in secs}
+        for n in range(nart):  # newest first
+            at = t if r.random() < 0.9 else r.choice(
+                [o for o in TOPICS if o != t])
+            title = r.choice(PLAIN_TITLES) if r.random() < 0.07 \
+                else web.title(at)
+            url = "%s/%04d/%02d/%02d/%s" % (H, day.year, day.month, day.day,
+                                            slug(title))
+            k = 2
+            while url + ("-%d" % k if k > 2 else "") in web.pages:
+                k += 1
+            url += "-%d" % k if k > 2 else ""
+            web.page(url, at, title)
+            web.pages[url]["date"] = "%d %s %d" % (
+                day.day, MONTHS[day.month - 1], day.year)
+            s = r.choices(secs, weights)[0]
+            sec_of[url] = s
+            by_sec[s].append(url)
+            arts.append(url)
+            if r.random() < 0.7:
+                day -= datetime.timedelta(days=1)
+        # Section lists, ten a page, newest first.
+        lists = {}
+        for s in secs:
+            us = by_sec[s]
+            archive |= set(us[40:])  # past page 4: only through the lists
+            npg = max(1, (len(us) + 9) // 10)
+            pages = []
+            for k in range(1, npg + 1):
+                chunk = us[10 * (k - 1):10 * k]
+                pg = web.page("%s/list?cat=%s&page=%d" % (H, s, k),
+                              majority(web, chunk, 0.51), "%s, page %d: %s"
+                              % (s.capitalize(), k, names[host]), [])
+                web.pages[pg]["body"] = (
+                    "<p>%s: all our stories, newest first. Page %d of "
+                    "%d.</p>" % (s.capitalize(), k, npg))
+                for u in chunk:
+                    web.link(pg, u, web.pages[u]["title"],
+                             web.pages[u]["date"])
+                pages.append(pg)
+            for k, pg in enumerate(pages, 1):
+                if k > 1:
+                    web.link(pg, pages[k - 2], "Previous page")
+                for j in sorted({1, k - 2, k - 1, k + 1, k + 2, npg}):
+                    if 1 <= j <= npg and j != k:
+                        web.link(pg, pages[j - 1], "Page %d" % j)
+                if k < npg:
+                    web.link(pg, pages[k], "Next page")
+                web.link(pg, home, "Home")
+            lists[s] = pages
+            web.link(home, pages[0], s.capitalize())
+        for u in arts[:6]:
+            web.link(home, u, web.pages[u]["title"])
+        own = [u for u in arts if web.pages[u]["topic"] == t]
+        popular = r.sample(arts[:40], 8)  # any topic
+        info[host] = {"home": home, "arts": arts, "archive": archive,
+                      "own": own, "lists": lists, "sec_of": sec_of,
+                      "by_sec": by_sec, "popular": popular, "topic": t}
+        # Tags: words of the article's topic, or generic ones.
+        tags = {}
+        for u in arts:
+            at = web.pages[u]["topic"]
+            for _ in range(r.randint(1, 2)):
+                w = r.choice(web.vocab[at][:8]) if r.random() < 0.5 \
+                    else r.choice(GENERIC_TAGS)
+                if u not in tags.setdefault(w, []):
+                    tags[w].append(u)
+        for w in sorted(tags):
+            listed = [u for u in tags[w] if u not in archive][:12]
+            if not listed:
+                continue
+            tg = web.page("%s/tag/%s" % (H, w), majority(web, listed),
+                          "Stories tagged %s" % w, [])
+            web.pages[tg]["body"] = ("<p>The latest stories tagged %s.</p>"
+                                     % w)
+            for u in listed:
+                web.link(tg, u, web.pages[u]["title"], web.pages[u]["date"])
+                web.link(u, tg, "#" + w)
+            web.link(tg, home, "Home")
+        for w in r.sample(sorted(tags), min(4, len(tags))):
+            if H + "/tag/" + w in web.pages:
+                web.link(home, H + "/tag/" + w, "#" + w)
+    for host, t in hosts:
+        d = info[host]
+        for u in d["arts"]:
+            s = d["sec_of"][u]
+            sec = d["by_sec"][s]
+            i = sec.index(u)
+            old = u in d["archive"]
+            # Related: the section's stories of the article's own topic
+            # near it in time; a story of another topic than its site's
+            # is never another story's related one.
+            near = [v for v in sec[max(0, i - 12):i + 13]
+                    if v != u and (v in d["archive"]) == old
+                    and web.pages[v]["topic"] == t]
+            for v in r.sample(near, min(len(near), r.randint(2, 4))):
+                web.link(u, v, web.pages[v]["title"])
+            web.link(u, d["lists"][s][0], "More in %s" % s.capitalize())
+            web.link(u, d["home"], "Home")
+            web.pages[u]["boxes"] = [("Most read", [
+                (v, web.pages[v]["title"])
+                for v in r.sample(d["popular"], 5)])]
+            if r.random() < 0.3:
+                same_t = [h for h, o in hosts if o == t and h != host]
+                other = [h for h, o in hosts if o != t]
+                h = r.choice(same_t if r.random() < 0.25 else other)
+                e = info[h]
+                v = r.choice([x for x in e["own"]
+                              if x not in e["archive"]])
+                web.link(u, v, web.pages[v]["title"])
+        home = d["home"]
+        same = [h for h, o in hosts if o == t and h != host]
+        other = [h for h, o in hosts if o != t]
+        for h in r.sample(same, min(3, len(same))) + r.sample(other, 2):
+            web.link(home, info[h]["home"], names[h])
+    return {t: [info[h]["home"] for h, o in hosts if o == t][:2]
+            for t in TOPICS}
+
+
+def shape_mag(web):
+    r = web.rng
+    ids = r.sample(range(10000, 99999), 4000)
+    first = ["Weekend", "Northern", "Open", "Quiet", "Modern", "Evening",
+             "Common", "Long"]
+    second = ["Review", "Notes", "Journal", "Digest", "Monthly", "Reader"]
+    titles = r.sample(["The %s %s" % (a, b) for a in first for b in second],
+                      12)
+    authors = ["ada", "bo", "cy", "dana", "ed", "flo", "gil", "hal", "ines",
+               "jo", "kit", "lou", "max", "noor", "oli", "pia"]
+    mags = []
+    for m in range(12):
+        topics = [TOPICS[m % 6], TOPICS[(m + 1) % 6]]
+        if r.random() < 0.5:
+            topics.append(r.choice([o for o in TOPICS if o not in topics]))
+        mags.append(("mag%02d.test" % m, topics, titles[m]))
+    info = {}
+    for host, topics, name in mags:
+        H = "http://" + host
+        home = web.page(H + "/", "nav", name, [])
+        web.pages[home]["body"] = "<p>%s, a magazine of long reads.</p>" \
+            % name
+        about = web.page(H + "/about", "nav", "About " + name, [])
+        subscribe = web.page(H + "/subscribe", "nav", "Subscribe", [])
+        arch = web.page(H + "/issues", "nav", "All issues of " + name, [])
+        web.pages[arch]["body"] = "<p>Every issue since the first.</p>"
+        partners = web.page(H + "/partners", "nav", "Our partners", [])
+        web.pages[partners]["body"] = ("<p>Magazines we read and trust."
+                                       "</p>")
+        chrome = [(home, "Home"), (arch, "Issues"), (subscribe, "Subscribe"),
+                  (about, "About")]
+        weights = [r.uniform(1, 3) for _ in topics]
+        staff = r.sample(authors, 5)
+        beat = {a: r.sample(topics, min(2, len(topics))) for a in staff}
+        arts, by_t = [], {t: [] for t in topics}
+        conts = []
+        for _ in range(r.randint(110, 170)):
+            t = r.choices(topics, weights)[0]
+            title = r.choice(PLAIN_TITLES) if r.random() < 0.1 \
+                else web.title(t)
+            u = web.page("%s/story/%d" % (H, ids.pop()), t, title)
+            arts.append(u)
+            by_t[t].append(u)
+            a = r.choice([x for x in staff if t in beat[x]] or staff)
+            web.pages[u]["author"] = a
+            if r.random() < 0.2:  # long reads go on over a second page
+                c = web.page(u + "?page=2", t, title + " (continued)")
+                web.link(u, c, "Continue reading")
+                web.link(c, u, "Previous page")
+                conts.append(c)
+        # Issues: the articles in order, 8-14 an issue, every topic mixed.
+        issues, i, n = [], 0, 1
+        while i < len(arts):
+            k = r.randint(8, 14)
+            chunk = arts[i:i + k]
+            i += k
+            iss = web.page("%s/issue/%d" % (H, n), majority(web, chunk),
+                           "Issue %d" % n, [])
+            ts = sorted({web.pages[u]["topic"] for u in chunk})
+            web.pages[iss]["body"] = ("<p>Issue %d. From the editor:</p>%s"
+                                      % (n, web.text(ts, 40)))
+            for u in chunk:
+                tt = web.pages[u]["title"]
+                if r.random() < 0.5:
+                    web.link(iss, u, tt)
+                else:
+                    web.link(iss, u, "Read article",
+                             tt + "." if r.random() < 0.5 else "")
+                web.pages[u]["issue"] = iss
+            for j, u in enumerate(chunk):
+                web.link(u, iss, "Back to issue %d" % n)
+                if j + 1 < len(chunk):
+                    web.link(u, chunk[j + 1], "Next article")
+            issues.append(iss)
+            n += 1
+        for k, iss in enumerate(issues):
+            web.link(arch, iss, "Issue %d" % (k + 1))
+            if k > 0:
+                web.link(iss, issues[k - 1], "Previous issue")
+            if k + 1 < len(issues):
+                web.link(iss, issues[k + 1], "Next issue")
+        # A subject index per topic: every article of it, by title.
+        index = {}
+        for t in topics:
+            ix = web.page("%s/subject/%s" % (H, t), t,
+                          "Subject index: %s" % t.capitalize(), [])
+            web.pages[ix]["body"] = ("<p>Everything we have published on "
+                                     "%s, oldest first.</p>" % t)
+            for u in by_t[t]:
+                web.link(ix, u, web.pages[u]["title"])
+            index[t] = ix
+            web.link(home, ix, t.capitalize())
+        # Authors: their articles, of one topic or two.
+        for a in staff:
+            mine = [u for u in arts if web.pages[u]["author"] == a]
+            if not mine:
+                continue
+            ap = web.page("%s/author/%s" % (H, a), majority(web, mine),
+                          "Articles by %s" % a.capitalize(), [])
+            web.pages[ap]["body"] = "<p>%s writes for %s.</p>" % (
+                a.capitalize(), name)
+            for u in mine:
+                web.link(ap, u, web.pages[u]["title"])
+                web.link(u, ap, a.capitalize())
+        for u in arts:
+            t = web.pages[u]["topic"]
+            web.link(u, index[t], "More on this subject")
+            older = [v for v in by_t[t] if v != u]
+            for v in r.sample(older, min(len(older), r.randint(0, 2))):
+                web.link(u, v, web.pages[v]["title"])
+        # Editor's picks: a chain of posts, each of 4 articles.
+        picks = []
+        for k in range(r.randint(6, 10)):
+            chosen = r.sample(arts, 4)
+            pk = web.page("%s/picks/%d" % (H, k + 1), majority(web, chosen),
+                          "Editor's picks, week %d" % (k + 1), [])
+            ts = [web.pages[u]["topic"] for u in chosen]
+            web.pages[pk]["body"] = web.text(ts, 60)
+            for u in chosen:
+                web.link(pk, u, r.choice([web.pages[u]["title"],
+                                          "Read article"]))
+            if picks:
+                web.link(picks[-1], pk, "Older picks")
+                web.link(pk, picks[-1], "Newer picks")
+            picks.append(pk)
+        web.link(home, issues[-1], "Latest issue")
+        for u in chunk[:4]:  # the latest issue's first articles
+            web.link(home, u, web.pages[u]["title"])
+        web.link(home, picks[0], "Editor's picks")
+        web.link(home, partners, "Partners")
+        info[host] = {"home": home, "arts": arts, "partners": partners,
+                      "topics": topics, "name": name, "index": index}
+        for p in [home, arch, partners, about, subscribe] + issues + \
+                list(index.values()) + picks + arts + conts:
+            for dst, anchor in chrome:
+                web.link(p, dst, anchor)
+    for host, topics, name in mags:
+        d = info[host]
+        others = [h for h, _, _ in mags if h != host]
+        for h in r.sample(others, r.randint(4, 6)):
+            web.link(d["partners"], info[h]["home"], info[h]["name"])
+        web.link(d["partners"], d["home"], "Home")
+        for u in d["arts"]:
+            if r.random() < 0.2:
+                h = r.choice(others)
+                v = r.choice(info[h]["arts"])
+                web.link(u, v, r.choice([web.pages[v]["title"],
+                                         "Read article"]),
+                         "In %s:" % info[h]["name"])
+    # The seeds: a magazine's home (off topic) and another's subject
+    # index of the topic.
+    seeds = {}
+    for t in TOPICS:
+        has = [h for h, ts, _ in mags if t in ts]
+        seeds[t] = [info[has[0]]["home"], info[has[1]]["index"][t]]
+    return seeds
+
+
 def main():
     ap = argparse.ArgumentParser()
-    ap.add_argument("--shape", choices=["sites", "portals", "blogs", "wiki"],
+    ap.add_argument("--shape", choices=["sites", "portals", "blogs", "wiki",
+                                        "news", "mag"],
                     required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True)
@@ -549,7 +949,8 @@ def main():
     rng = random.Random("%s-%d" % (a.shape, a.seed))
     web = Web(rng)
     seeds = {"sites": shape_sites, "portals": shape_portals,
-             "blogs": shape_blogs, "wiki": shape_wiki}[a.shape](web)
+             "blogs": shape_blogs, "wiki": shape_wiki,
+             "news": shape_news, "mag": shape_mag}[a.shape](web)
     # An operator names the topic and some of its vocabulary.
     keywords = {t: [t] + rng.sample(VOCAB[t].split(), 11) for t in TOPICS}
     web.write(a.out, seeds, keywords)
