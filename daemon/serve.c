@@ -46,7 +46,6 @@ static void usage(FILE *f)
 		"\n");
 	setup_usage_options(f);
 	fprintf(f,
-		"  --check-config        check the config and the options, then exit\n"
 		"  --verbose             log info lines (progress, requests)\n");
 }
 
