@@ -3,8 +3,8 @@
  *
  *   keys      which normalization a store's keys were made with (keys.c)
  *   adapt     adaptive normalization: per-host rules learned from the
- *             crawl's own evidence (adapt.c, docs/adaptive.md)
- *   focus     relevance, scope, tunnel, link prediction (focus-policy.c,
+ *             crawl's own evidence (adapt*.c, docs/adaptive.md)
+ *   focus     relevance, scope, tunnel, link prediction (focus-*.c,
  *             docs/focus.md)
  *
  * Nothing here calls the engine: the engine hands each of them what it
@@ -125,7 +125,7 @@ SC_WUR int keys_check(MDB_txn *txn, struct store *s, struct frontier *f,
 
 /* ---- adapt ------------------------------------------------------------- */
 
-/* Adaptive normalization (SPEC §7, adapt.c): per-host
+/* Adaptive normalization (SPEC §7, adapt*.c): per-host
  * rewrite rules learned from the crawl's own evidence, verified before
  * they apply, audited while they apply, retired without losing a page.
  *
@@ -142,7 +142,7 @@ struct adapt_opts {
 	double confidence;    /* of the Wilson lower bound */
 	double audit_share;   /* of the URLs a rule holds back */
 	/* A rule of a kind that holds on other hosts needs one supporting
-	 * document (adapt.c, kind_prior()). */
+	 * document (adapt-evidence.c, kind_prior()). */
 	bool transfer;
 	/* A rule is refuted or retired once the Wilson upper bound of its
 	 * precision (supporting documents against counter-examples, at
@@ -314,9 +314,9 @@ const char *adapt_state_name(int state);
 
 /* ---- focus ------------------------------------------------------------- */
 
-/* Focused crawling for the engine (focus-policy.c): relevance, scope,
- * tunnel and the first-category-wins rule (SPEC §1, §3, §6);
- * docs/focus.md explains the choices.
+/* Focused crawling for the engine (focus-policy.c, focus-predict.c):
+ * relevance, scope, tunnel and the first-category-wins rule (SPEC §1, §3,
+ * §6); docs/focus.md explains the choices.
  *
  * Threads: focus_keywords() and focus_in_scope() / focus_follow() are
  * read-only and safe from any thread once focus_open() returned, also
