@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "control-int.h"
 #include "store.h"
@@ -353,6 +354,38 @@ void control_metrics_answer(const struct crawl_status *st,
 			    "counted.");
 		fprintf(f, "sigcrawl_store_fetches %llu\n",
 			(unsigned long long)st->store_fetches);
+	}
+	if (st->detail && st->n_cats_listed) {
+		/* The categories (names are A-Z a-z 0-9 . _ -: no label
+		 * escaping needed); harvest is on_topic / scored. */
+		static const char *const cat_metrics[3][2] = {
+			{ "sigcrawl_category_pages_total",
+			  "Pages fetched for a category since the start." },
+			{ "sigcrawl_category_scored_total",
+			  "Pages of a category with keywords scored for "
+			  "relevance since the start." },
+			{ "sigcrawl_category_on_topic_total",
+			  "Scored pages found on topic since the start "
+			  "(harvest: on_topic / scored)." },
+		};
+		size_t n = st->n_cats_listed < CRAWL_CATEGORIES_LISTED
+				   ? st->n_cats_listed
+				   : CRAWL_CATEGORIES_LISTED;
+		for (int m = 0; m < 3; m++) {
+			metric_head(f, cat_metrics[m][0], "counter",
+				    cat_metrics[m][1]);
+			for (size_t i = 0; i < n; i++) {
+				const struct crawl_category_status *c =
+					&st->cats[i];
+				uint64_t v = m == 0   ? c->pages
+					     : m == 1 ? c->scored
+						      : c->on_topic;
+				fprintf(f, "%s{category=\"%.*s\"} %llu\n",
+					cat_metrics[m][0],
+					(int)strnlen(c->name, sizeof(c->name)),
+					c->name, (unsigned long long)v);
+			}
+		}
 	}
 	metric_head(f, "sigcrawl_paused", "gauge",
 		    "1 while paused by POST /pause.");
