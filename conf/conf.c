@@ -583,7 +583,7 @@ static int parse_tcp(struct setctx *x, const char *v, char *host,
 		     uint64_t *port_ret)
 {
 	const char *h = v + 4, *colon;
-		size_t hl;
+	size_t hl;
 	if (*h == '[') {
 		const char *close = strchr(h, ']');
 		if (!close || close[1] != ':')

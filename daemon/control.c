@@ -528,8 +528,7 @@ static bool loopback_authority(const char *a, size_t n)
 		a = end;
 	}
 	/* After the host: nothing, or ':' and up to 5 digits. */
-	if (n && (a[0] != ':' || n > 6 ||
-		  strspn(a + 1, "0123456789") < n - 1))
+	if (n && (a[0] != ':' || n > 6 || strspn(a + 1, "0123456789") < n - 1))
 		return false;
 	size_t hl = (size_t)(end - h);
 	if (!hl || hl >= sizeof(host))

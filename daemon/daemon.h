@@ -238,8 +238,7 @@ int control_rules_add(void *arg, const struct adapt_rule_info *r);
 /* GET /rules: 200 and {"total": N, "rules": [{"id", "state", "host",
  * "rule", "support", "held", "fetches_saved", "audits",
  * "audit_failures"}]}, most fetches saved first. */
-void control_rules_answer(struct control_rules *r,
-			  struct control_answer *ans);
+void control_rules_answer(struct control_rules *r, struct control_answer *ans);
 
 /* An error answer: status and {"error": msg}. */
 void control_error(struct control_answer *ans, int status, const char *msg);

@@ -51,8 +51,8 @@ void control_history_answer(const double *rates, size_t n, double step_s,
 			a = NULL;
 		}
 	}
-	json_t *o = a ? json_pack("{s:f,s:o}", "step_s", step_s,
-				  "pages_per_s", a)
+	json_t *o = a ? json_pack("{s:f,s:o}", "step_s", step_s, "pages_per_s",
+				  a)
 		      : NULL;
 	*ans = (struct control_answer){
 		.status = o ? 200 : 500,

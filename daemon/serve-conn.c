@@ -610,8 +610,7 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	(void)sa;
 	(void)len;
 	bool dash = lev == d->dash_lev;
-	if (!conn_new(d, fd, dash || strncmp(d->listen, "tcp:", 4) == 0,
-		      dash))
+	if (!conn_new(d, fd, dash || strncmp(d->listen, "tcp:", 4) == 0, dash))
 		return; /* out of memory: fd is closed */
 	if (d->n_conns < CONTROL_CONNECTIONS_MAX)
 		return;

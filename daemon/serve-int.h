@@ -104,7 +104,7 @@ struct conn {
 	uint64_t left; /* CONN_BODY: bytes still to come */
 	struct control_chunked chunked;
 	struct evbuffer *body;
-	bool close_after;  /* close once the answer is written */
+	bool close_after; /* close once the answer is written */
 	/* Accepted over TCP (a browser may be the client: Host and Origin
 	 * are checked, control_refuse_web()); on the dashboard's listener
 	 * (GET only). */

@@ -750,7 +750,8 @@ void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret)
 }
 
 int crawl_rules(struct crawl *c,
-		int (*fn)(void *arg, const struct adapt_rule_info *r), void *arg)
+		int (*fn)(void *arg, const struct adapt_rule_info *r),
+		void *arg)
 {
 	MDB_txn *txn;
 	if (!c->adapt)
