@@ -577,6 +577,51 @@ static bool is_loopback(const char *host)
 	return false;
 }
 
+/* v is tcp:HOST:PORT or tcp:[IPv6]:PORT with a loopback host: the host
+ * (without brackets; 64 bytes) and the port.  Returns 0 or fail()'s. */
+static int parse_tcp(struct setctx *x, const char *v, char *host,
+		     uint64_t *port_ret)
+{
+	const char *h = v + 4, *colon;
+	size_t hl;
+	if (*h == '[') {
+		const char *close = strchr(h, ']');
+		if (!close || close[1] != ':')
+			return fail(x, "expected tcp:[IPv6]:PORT, got \"%s\"",
+				    show(v).s);
+		h++;
+		hl = (size_t)(close - h);
+		colon = close + 1;
+	} else {
+		colon = strrchr(h, ':');
+		if (!colon)
+			return fail(x, "expected tcp:HOST:PORT, got \"%s\"",
+				    show(v).s);
+		hl = (size_t)(colon - h);
+		if (memchr(h, ':', hl))
+			return fail(x, "an IPv6 address needs brackets: "
+				       "tcp:[::1]:PORT");
+	}
+	if (hl == 0 || hl >= 64)
+		return fail(x, "expected tcp:HOST:PORT, got \"%s\"", show(v).s);
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	uint64_t port;
+	if (!parse_u64(colon + 1, 1, 65535, &port))
+		return fail(x,
+			    "port must be a number from 1 to 65535, got "
+			    "\"%s\"",
+			    show(colon + 1).s);
+	if (!is_loopback(host))
+		return fail(x,
+			    "host \"%s\" is not a loopback address: the "
+			    "control socket has no authentication, so TCP "
+			    "listens only on 127.0.0.0/8, [::1] or localhost",
+			    show(host).s);
+	*port_ret = port;
+	return 0;
+}
+
 static int set_listen(struct setctx *x, const char *v)
 {
 	struct conf *c = x->c;
@@ -605,43 +650,11 @@ static int set_listen(struct setctx *x, const char *v)
 			    "expected unix:PATH or tcp:HOST:PORT, got \"%s\"",
 			    show(v).s);
 
-	const char *h = v + 4, *colon;
 	char host[64];
-	size_t hl;
-	if (*h == '[') {
-		const char *close = strchr(h, ']');
-		if (!close || close[1] != ':')
-			return fail(x, "expected tcp:[IPv6]:PORT, got \"%s\"",
-				    show(v).s);
-		h++;
-		hl = (size_t)(close - h);
-		colon = close + 1;
-	} else {
-		colon = strrchr(h, ':');
-		if (!colon)
-			return fail(x, "expected tcp:HOST:PORT, got \"%s\"",
-				    show(v).s);
-		hl = (size_t)(colon - h);
-		if (memchr(h, ':', hl))
-			return fail(x, "an IPv6 address needs brackets: "
-				       "tcp:[::1]:PORT");
-	}
-	if (hl == 0 || hl >= sizeof(host))
-		return fail(x, "expected tcp:HOST:PORT, got \"%s\"", show(v).s);
-	memcpy(host, h, hl);
-	host[hl] = '\0';
 	uint64_t port;
-	if (!parse_u64(colon + 1, 1, 65535, &port))
-		return fail(x,
-			    "port must be a number from 1 to 65535, got "
-			    "\"%s\"",
-			    show(colon + 1).s);
-	if (!is_loopback(host))
-		return fail(x,
-			    "host \"%s\" is not a loopback address: the "
-			    "control socket has no authentication, so TCP "
-			    "listens only on 127.0.0.0/8, [::1] or localhost",
-			    show(host).s);
+	int rc = parse_tcp(x, v, host, &port);
+	if (rc)
+		return rc;
 	char *listen = strdup(v), *hostdup = strdup(host);
 	if (!listen || !hostdup) {
 		free(listen);
@@ -656,6 +669,35 @@ static int set_listen(struct setctx *x, const char *v)
 	c->control.tcp_host = hostdup;
 	c->control.tcp_port = (uint16_t)port;
 	c->control.kind = CONF_LISTEN_TCP;
+	return 0;
+}
+
+/* The dashboard's own listener: TCP on loopback, for a daemon whose
+ * control socket is a Unix socket a browser cannot open. */
+static int set_dashboard(struct setctx *x, const char *v)
+{
+	struct conf *c = x->c;
+	if (strncmp(v, "tcp:", 4) != 0)
+		return fail(x,
+			    "expected tcp:HOST:PORT (a browser opens the "
+			    "dashboard over TCP), got \"%s\"",
+			    show(v).s);
+	char host[64];
+	uint64_t port;
+	int rc = parse_tcp(x, v, host, &port);
+	if (rc)
+		return rc;
+	char *dash = strdup(v), *hostdup = strdup(host);
+	if (!dash || !hostdup) {
+		free(dash);
+		free(hostdup);
+		return SC_E_NOMEM;
+	}
+	free(c->control.dashboard);
+	free(c->control.dash_host);
+	c->control.dashboard = dash;
+	c->control.dash_host = hostdup;
+	c->control.dash_port = (uint16_t)port;
 	return 0;
 }
 
@@ -1173,6 +1215,7 @@ static const struct key store_keys[] = {
 };
 static const struct key control_keys[] = {
 	{ "listen", set_listen, false },
+	{ "dashboard", set_dashboard, false },
 	{ NULL, NULL, false },
 };
 static const struct key adaptive_keys[] = {
@@ -1272,6 +1315,8 @@ void conf_free(struct conf *c)
 	free(c->control.listen);
 	free(c->control.unix_path);
 	free(c->control.tcp_host);
+	free(c->control.dashboard);
+	free(c->control.dash_host);
 	free_words(c->cluster.nats, c->cluster.n_nats);
 	for (size_t i = 0; i < c->n_categories; i++)
 		category_clear(&c->categories[i]);

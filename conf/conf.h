@@ -218,6 +218,11 @@ struct conf {
 		char *unix_path; /* CONF_LISTEN_UNIX: absolute socket path */
 		char *tcp_host;  /* CONF_LISTEN_TCP: a loopback host, no [] */
 		uint16_t tcp_port;
+		/* dashboard = tcp:HOST:PORT: a second, read-only listener
+		 * (GET only) for a browser; NULL: none.  dash_host is
+		 * loopback, without []. */
+		char *dashboard, *dash_host;
+		uint16_t dash_port;
 	} control;
 
 	/* [cluster]: daemons sharing one crawl over NATS JetStream (SPEC §9,

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "control-int.h"
 #include "store.h"
@@ -224,7 +225,29 @@ void control_status_answer(const struct crawl_status *st, double rate,
 				    (json_int_t)re->diverged)
 			: json_null();
 	o = with(o, "recrawl", rec);
+	/* Records by error kind, every kind named (the counts of
+	 * sigcrawl_errors_total). */
+	json_t *kinds = json_object();
+	for (int e = 1; kinds && e < STORE_ERROR_COUNT; e++)
+		kinds = with(kinds, store_error_name((enum store_error)e),
+			     json_integer((json_int_t)s->by_error[e]));
+	o = with(o, "errors_by_kind", kinds);
+	/* This daemon's shard and the links it traded, with [cluster]. */
+	o = with(o, "cluster",
+		 st->shards ? json_pack("{s:I,s:I,s:I,s:I,s:I}", "shard",
+					(json_int_t)st->shard, "shards",
+					(json_int_t)st->shards, "links_sent",
+					(json_int_t)s->cluster_sent,
+					"links_received",
+					(json_int_t)s->cluster_received,
+					"links_misrouted",
+					(json_int_t)s->cluster_misrouted)
+			    : json_null());
 	if (st->detail) {
+		o = with(o, "hosts_active",
+			 json_integer((json_int_t)st->hosts_active));
+		o = with(o, "hosts_delayed",
+			 json_integer((json_int_t)st->hosts_delayed));
 		/* Every run of the store counted, where the counters above
 		 * count since the start (docs/daemon.md). */
 		o = with(o, "store",
@@ -303,6 +326,15 @@ void control_metrics_answer(const struct crawl_status *st,
 	metric_head(f, "sigcrawl_transfers_in_flight", "gauge",
 		    "Transfers in flight, robots.txt included.");
 	fprintf(f, "sigcrawl_transfers_in_flight %u\n", st->in_flight);
+	if (st->detail) {
+		metric_head(f, "sigcrawl_hosts_active", "gauge",
+			    "Hosts with a fetch under way.");
+		fprintf(f, "sigcrawl_hosts_active %u\n", st->hosts_active);
+		metric_head(f, "sigcrawl_hosts_delayed", "gauge",
+			    "Hosts with URLs ready, waiting for their "
+			    "politeness delay.");
+		fprintf(f, "sigcrawl_hosts_delayed %u\n", st->hosts_delayed);
+	}
 	metric_head(f, "sigcrawl_hosts_held", "gauge",
 		    "Hosts held because they could not be reached.");
 	fprintf(f, "sigcrawl_hosts_held %u\n", s->hosts_held);
@@ -322,6 +354,38 @@ void control_metrics_answer(const struct crawl_status *st,
 			    "counted.");
 		fprintf(f, "sigcrawl_store_fetches %llu\n",
 			(unsigned long long)st->store_fetches);
+	}
+	if (st->detail && st->n_cats_listed) {
+		/* The categories (names are A-Z a-z 0-9 . _ -: no label
+		 * escaping needed); harvest is on_topic / scored. */
+		static const char *const cat_metrics[3][2] = {
+			{ "sigcrawl_category_pages_total",
+			  "Pages fetched for a category since the start." },
+			{ "sigcrawl_category_scored_total",
+			  "Pages of a category with keywords scored for "
+			  "relevance since the start." },
+			{ "sigcrawl_category_on_topic_total",
+			  "Scored pages found on topic since the start "
+			  "(harvest: on_topic / scored)." },
+		};
+		size_t n = st->n_cats_listed < CRAWL_CATEGORIES_LISTED
+				   ? st->n_cats_listed
+				   : CRAWL_CATEGORIES_LISTED;
+		for (int m = 0; m < 3; m++) {
+			metric_head(f, cat_metrics[m][0], "counter",
+				    cat_metrics[m][1]);
+			for (size_t i = 0; i < n; i++) {
+				const struct crawl_category_status *c =
+					&st->cats[i];
+				uint64_t v = m == 0   ? c->pages
+					     : m == 1 ? c->scored
+						      : c->on_topic;
+				fprintf(f, "%s{category=\"%.*s\"} %llu\n",
+					cat_metrics[m][0],
+					(int)strnlen(c->name, sizeof(c->name)),
+					c->name, (unsigned long long)v);
+			}
+		}
 	}
 	metric_head(f, "sigcrawl_paused", "gauge",
 		    "1 while paused by POST /pause.");
@@ -408,6 +472,10 @@ void control_metrics_answer(const struct crawl_status *st,
 		(unsigned long long)re->audited);
 	fprintf(f, "sigcrawl_recrawl_audits_total{result=\"diverged\"} %llu\n",
 		(unsigned long long)re->diverged);
+	metric_head(f, "sigcrawl_pages_per_second", "gauge",
+		    "Pages committed per second over the last 10 s (the "
+		    "rate of /status).");
+	fprintf(f, "sigcrawl_pages_per_second %.1f\n", rounded(st->rate, 10));
 	metric_head(f, "sigcrawl_uptime_seconds", "gauge",
 		    "Seconds since the daemon started.");
 	fprintf(f, "sigcrawl_uptime_seconds %.3f\n", s->seconds);

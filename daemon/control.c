@@ -6,7 +6,9 @@
  * too; the answers to GET /status and GET /metrics are control-answer.c's. */
 #include "daemon.h"
 
+#include <arpa/inet.h>
 #include <event2/http.h>
+#include <netinet/in.h>
 #include <sys/queue.h>
 #include <event2/keyvalq_struct.h>
 #include <jansson.h>
@@ -207,6 +209,13 @@ static int header_field(char *line, struct control_head *h, bool *has_length,
 	} else if (strcasecmp(line, "Content-Type") == 0) {
 		if (!h->content_type)
 			h->content_type = v;
+	} else if (strcasecmp(line, "Host") == 0) {
+		if (h->host)
+			return head_error(ans, 400, "two Host fields");
+		h->host = v;
+	} else if (strcasecmp(line, "Origin") == 0) {
+		if (!h->origin)
+			h->origin = v;
 	} else if (strcasecmp(line, "Connection") == 0) {
 		if (list_has(v, "close"))
 			h->close = true;
@@ -474,6 +483,9 @@ int control_route(const char *method, const char *path, enum control_route *ret,
 		{ "/metrics", CONTROL_METRICS, false },
 		{ "/pause", CONTROL_PAUSE, true },
 		{ "/resume", CONTROL_RESUME, true },
+		{ "/", CONTROL_DASHBOARD, false },
+		{ "/history", CONTROL_HISTORY, false },
+		{ "/rules", CONTROL_RULES, false },
 	};
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		if (strcmp(path, routes[i].path) != 0)
@@ -492,6 +504,57 @@ int control_route(const char *method, const char *path, enum control_route *ret,
 	}
 	control_error(ans, 404, "no such resource");
 	return SC_E_NOTFOUND;
+}
+
+/* Is the authority a (hostname, or [IPv6], with an optional :port) of
+ * n bytes a loopback one: localhost, 127.0.0.0/8 or [::1]? */
+static bool loopback_authority(const char *a, size_t n)
+{
+	char host[64];
+	const char *h = a, *end; /* the host: h up to end */
+	if (n && a[0] == '[') {
+		const char *close = memchr(a, ']', n);
+		if (!close)
+			return false;
+		h = a + 1;
+		end = close;
+		close++; /* the port, if any, after it */
+		n -= (size_t)(close - a);
+		a = close;
+	} else {
+		const char *colon = memchr(a, ':', n);
+		end = colon ? colon : a + n;
+		n -= (size_t)(end - a);
+		a = end;
+	}
+	/* After the host: nothing, or ':' and up to 5 digits. */
+	if (n && (a[0] != ':' || n > 6 || strspn(a + 1, "0123456789") < n - 1))
+		return false;
+	size_t hl = (size_t)(end - h);
+	if (!hl || hl >= sizeof(host))
+		return false;
+	memcpy(host, h, hl);
+	host[hl] = '\0';
+	unsigned char b[16];
+	if (strcasecmp(host, "localhost") == 0)
+		return true;
+	if (inet_pton(AF_INET, host, b) == 1)
+		return b[0] == 127;
+	if (inet_pton(AF_INET6, host, b) == 1)
+		return IN6_IS_ADDR_LOOPBACK((struct in6_addr *)b);
+	return false;
+}
+
+const char *control_refuse_web(const char *host, const char *origin)
+{
+	if (host && !loopback_authority(host, strlen(host)))
+		return "Host is not a loopback address (the control API "
+		       "answers 127.0.0.1, [::1] and localhost only)";
+	if (origin && (strncasecmp(origin, "http://", 7) != 0 ||
+		       !loopback_authority(origin + 7, strlen(origin + 7))))
+		return "a request from another site's page (Origin is not "
+		       "a loopback http:// origin)";
+	return NULL;
 }
 
 /* ---------------------------------------------------------------------

@@ -17,6 +17,9 @@
  *                  text/plain one URL per line with ?category=NAME
  *   GET  /status   JSON: the crawl's state and counters
  *   GET  /metrics  Prometheus text exposition format 0.0.4
+ *   GET  /         the dashboard: one HTML page that polls /status
+ *   GET  /history  JSON: pages/s over the last hour
+ *   GET  /rules    JSON: the learned rules that apply or applied
  *   POST /pause, POST /resume
  * Errors are JSON {"error": MESSAGE} with a 4xx or 5xx status, those of
  * the HTTP framing included. */
@@ -53,6 +56,9 @@ enum control_route {
 	CONTROL_METRICS,
 	CONTROL_PAUSE,
 	CONTROL_RESUME,
+	CONTROL_DASHBOARD,
+	CONTROL_HISTORY,
+	CONTROL_RULES,
 };
 
 /* An answer: HTTP status, content type (static) and a body (malloc'ed,
@@ -78,6 +84,8 @@ struct control_head {
 	const char *path;         /* the target's path, not decoded */
 	const char *query;        /* after '?', or NULL */
 	const char *content_type; /* NULL: none */
+	const char *host;         /* the Host field, or NULL */
+	const char *origin;       /* the Origin field (a browser's), or NULL */
 	unsigned minor;           /* HTTP/1.minor */
 	bool close;               /* no other request on this connection */
 	bool chunked;             /* Transfer-Encoding: chunked */
@@ -141,6 +149,15 @@ const char *control_reason(int status);
 SC_WUR int control_route(const char *method, const char *path,
 			 enum control_route *ret, struct control_answer *ans);
 
+/* May a request with these Host and Origin fields (either NULL when
+ * absent) be served on a TCP listener?  A browser is the client there
+ * (the dashboard), and a page of another site it shows may send requests
+ * too: a Host that is not a loopback address or localhost (a DNS
+ * rebinding) and an Origin that is not http://LOOPBACK[:PORT] (a
+ * cross-site request) are refused; curl, Prometheus and `sigcrawl status`
+ * send a loopback Host and no Origin.  Returns NULL, or why not (static). */
+const char *control_refuse_web(const char *host, const char *origin);
+
 /* A rejected line of a submission. */
 struct control_rejected {
 	unsigned line; /* 1-based: the body's line, or the array index + 1 */
@@ -189,6 +206,39 @@ void control_status_answer(const struct crawl_status *st, double rate,
 /* GET /metrics: 200 and the exposition text of st. */
 void control_metrics_answer(const struct crawl_status *st,
 			    struct control_answer *ans);
+
+/* GET /: the dashboard page (daemon/dashboard.html, built into the
+ * executable), 200 and text/html. */
+void control_dashboard_answer(struct control_answer *ans);
+
+/* GET /history: 200 and {"step_s": S, "pages_per_s": [...]}, the n
+ * figures of crawl_rate_history(), oldest first, to 0.01. */
+void control_history_answer(const double *rates, size_t n, double step_s,
+			    struct control_answer *ans);
+
+/* The learned rules GET /rules lists: those that apply or applied
+ * (active, retired), the CONTROL_RULES_LISTED that saved most fetches. */
+#define CONTROL_RULES_LISTED 200
+struct control_rules {
+	size_t n;       /* listed, up to CONTROL_RULES_LISTED */
+	uint64_t total; /* active and retired rules */
+	struct control_rule {
+		uint32_t id;
+		uint8_t state; /* enum adapt_state */
+		char host[NORM_HOST_MAX + 1];
+		char text[512];
+		uint64_t support, held, saved, audits, audit_failures;
+	} rule[CONTROL_RULES_LISTED];
+};
+
+/* adapt_list()'s callback filling a struct control_rules (arg; zero it
+ * first): keeps the active and retired rules that saved most. */
+int control_rules_add(void *arg, const struct adapt_rule_info *r);
+
+/* GET /rules: 200 and {"total": N, "rules": [{"id", "state", "host",
+ * "rule", "support", "held", "fetches_saved", "audits",
+ * "audit_failures"}]}, most fetches saved first. */
+void control_rules_answer(struct control_rules *r, struct control_answer *ans);
 
 /* An error answer: status and {"error": msg}. */
 void control_error(struct control_answer *ans, int status, const char *msg);

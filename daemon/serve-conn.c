@@ -80,8 +80,21 @@ static void arm(struct conn *k, unsigned ms)
 
 static void accept_resume(struct daemon *d)
 {
-	if (d->lev && !d->at_max && !d->accept_failed)
+	if (d->at_max || d->accept_failed)
+		return;
+	if (d->lev)
 		evconnlistener_enable(d->lev);
+	if (d->dash_lev)
+		evconnlistener_enable(d->dash_lev);
+}
+
+/* Both listeners pause together: they share the bound on connections. */
+static void accept_pause(struct daemon *d)
+{
+	if (d->lev)
+		evconnlistener_disable(d->lev);
+	if (d->dash_lev)
+		evconnlistener_disable(d->dash_lev);
 }
 
 void serve_conn_free(struct conn *k)
@@ -302,6 +315,24 @@ static void dispatch(struct conn *k)
 		crawl_status(d->c, true, &st);
 		control_metrics_answer(&st, &ans);
 		break;
+	case CONTROL_DASHBOARD: control_dashboard_answer(&ans); break;
+	case CONTROL_HISTORY: {
+		double rates[CRAWL_HISTORY_STEPS];
+		size_t n = crawl_rate_history(d->c, rates, CRAWL_HISTORY_STEPS);
+		control_history_answer(rates, n, CRAWL_HISTORY_STEP_S, &ans);
+		break;
+	}
+	case CONTROL_RULES: {
+		struct control_rules *r = calloc(1, sizeof(*r));
+		int rc = r ? crawl_rules(d->c, control_rules_add, r)
+			   : SC_E_NOMEM;
+		if (rc)
+			control_error(&ans, 500, sc_strerror(rc));
+		else
+			control_rules_answer(r, &ans);
+		free(r);
+		break;
+	}
 	case CONTROL_PAUSE:
 	case CONTROL_RESUME:
 		crawl_pause(d->c, k->route == CONTROL_PAUSE);
@@ -312,6 +343,25 @@ static void dispatch(struct conn *k)
 		break;
 	}
 	reply(k, &ans);
+}
+
+/* A routed request this connection may not make (403, ans filled):
+ * over TCP, one a web page sent (control_refuse_web()); on the
+ * dashboard's listener, a POST.  Returns 0 or SC_E_INVAL. */
+static int refused(struct conn *k, struct control_answer *ans)
+{
+	const char *why = k->tcp ? control_refuse_web(k->head.host,
+						      k->head.origin)
+				 : NULL;
+	bool post = k->route == CONTROL_SEEDS || k->route == CONTROL_PAUSE ||
+		    k->route == CONTROL_RESUME;
+	if (!why && k->read_only && post)
+		why = "the dashboard's listener is read-only: POST on "
+		      "[control] listen";
+	if (!why)
+		return 0;
+	control_error(ans, 403, why);
+	return SC_E_INVAL;
 }
 
 /* CONN_HEAD: look for the end of the head in the input, parse it and
@@ -365,7 +415,10 @@ static bool read_head(struct conn *k, struct evbuffer *in)
 	bool body = k->head.chunked || k->head.length;
 	/* Refused before its body is read: then the connection closes,
 	 * and a client that waits for 100 Continue sends no body. */
-	if (control_route(k->head.method, k->head.path, &k->route, &ans)) {
+	int rc = control_route(k->head.method, k->head.path, &k->route, &ans);
+	if (!rc)
+		rc = refused(k, &ans);
+	if (rc) {
 		if (body)
 			reply_error(k, &ans);
 		else
@@ -508,13 +561,16 @@ static void on_conn_timer(evutil_socket_t fd, short kind, void *arg)
 	reply_error(k, &ans);
 }
 
-static struct conn *conn_new(struct daemon *d, evutil_socket_t fd)
+static struct conn *conn_new(struct daemon *d, evutil_socket_t fd, bool tcp,
+			     bool read_only)
 {
 	struct event_base *base = crawl_base(d->c);
 	struct conn *k = calloc(1, sizeof(*k));
 	if (!k)
 		return NULL;
 	k->d = d;
+	k->tcp = tcp;
+	k->read_only = read_only;
 	k->bev = bufferevent_socket_new(base, fd, BEV_OPT_CLOSE_ON_FREE);
 	k->timer = evtimer_new(base, on_conn_timer, k);
 	if (!k->bev || !k->timer) {
@@ -553,13 +609,14 @@ static void on_accept(struct evconnlistener *lev, evutil_socket_t fd,
 	struct daemon *d = arg;
 	(void)sa;
 	(void)len;
-	if (!conn_new(d, fd))
+	bool dash = lev == d->dash_lev;
+	if (!conn_new(d, fd, dash || strncmp(d->listen, "tcp:", 4) == 0, dash))
 		return; /* out of memory: fd is closed */
 	if (d->n_conns < CONTROL_CONNECTIONS_MAX)
 		return;
 	/* The rest wait in the backlog until a connection closes. */
 	d->at_max = true;
-	evconnlistener_disable(lev);
+	accept_pause(d);
 	uint64_t now = crawl_ticks(d->c) + 1;
 	if (!d->at_max_logged || now - d->at_max_logged >= AT_MAX_LOG_S) {
 		d->at_max_logged = now;
@@ -581,7 +638,8 @@ static void on_accept_error(struct evconnlistener *lev, void *arg)
 	int err = EVUTIL_SOCKET_ERROR();
 	struct timeval tv = { ACCEPT_RETRY_MS / 1000,
 			      (ACCEPT_RETRY_MS % 1000) * 1000 };
-	evconnlistener_disable(lev);
+	(void)lev;
+	accept_pause(d);
 	d->accept_failed = true;
 	event_add(d->accept_retry, &tv);
 	d->accept_failed_tick = crawl_ticks(d->c);
@@ -643,18 +701,18 @@ fail:
 	return -1;
 }
 
-/* A loopback TCP port (the config allows loopback hosts only). */
-static int listen_tcp(const struct conf *cf)
+/* A loopback TCP port (the config allows loopback hosts only): host,
+ * port, and the address as written (for messages). */
+static int listen_tcp(const char *host, unsigned tcp_port, const char *addr)
 {
 	struct addrinfo hints = { .ai_socktype = SOCK_STREAM,
 				  .ai_flags = AI_NUMERICSERV };
 	struct addrinfo *ai = NULL;
 	char port[8];
-	snprintf(port, sizeof(port), "%u", (unsigned)cf->control.tcp_port);
-	int rc = getaddrinfo(cf->control.tcp_host, port, &hints, &ai);
+	snprintf(port, sizeof(port), "%u", tcp_port);
+	int rc = getaddrinfo(host, port, &hints, &ai);
 	if (rc) {
-		log_msg(LOG_ERR, "%s: %s", cf->control.listen,
-			gai_strerror(rc));
+		log_msg(LOG_ERR, "%s: %s", addr, gai_strerror(rc));
 		return -1;
 	}
 	int fd = socket(ai->ai_family, SOCK_STREAM | SOCK_CLOEXEC, 0);
@@ -664,7 +722,7 @@ static int listen_tcp(const struct conf *cf)
 	    bind(fd, ai->ai_addr, ai->ai_addrlen) != 0 ||
 	    listen(fd, CONTROL_BACKLOG) != 0 ||
 	    evutil_make_socket_nonblocking(fd) != 0) {
-		log_msg(LOG_ERR, "%s: cannot listen: %s", cf->control.listen,
+		log_msg(LOG_ERR, "%s: cannot listen: %s", addr,
 			strerror(errno));
 		if (fd >= 0)
 			close(fd);
@@ -679,7 +737,8 @@ int serve_listen_control(struct daemon *d, struct event_base *base)
 	const struct conf *cf = d->cur->st.cf;
 	int fd = cf->control.kind == CONF_LISTEN_UNIX
 			 ? listen_unix(d, cf->control.unix_path)
-			 : listen_tcp(cf);
+			 : listen_tcp(cf->control.tcp_host,
+				      cf->control.tcp_port, cf->control.listen);
 	if (fd < 0)
 		return -1;
 	d->accept_retry = evtimer_new(base, on_accept_retry, d);
@@ -694,5 +753,23 @@ int serve_listen_control(struct daemon *d, struct event_base *base)
 		return -1;
 	}
 	evconnlistener_set_error_cb(d->lev, on_accept_error);
+	if (!cf->control.dashboard)
+		return 0;
+	fd = listen_tcp(cf->control.dash_host, cf->control.dash_port,
+			cf->control.dashboard);
+	if (fd < 0)
+		return -1;
+	d->dash_lev = evconnlistener_new(
+		base, on_accept, d,
+		LEV_OPT_CLOSE_ON_FREE | LEV_OPT_CLOSE_ON_EXEC, -1, fd);
+	if (!d->dash_lev || !(d->dash_listen = strdup(cf->control.dashboard))) {
+		log_msg(LOG_ERR, "%s: out of memory", cf->control.dashboard);
+		if (!d->dash_lev)
+			close(fd);
+		return -1;
+	}
+	evconnlistener_set_error_cb(d->dash_lev, on_accept_error);
+	log_msg(LOG_NOTICE, "dashboard on http://%s/ (read-only)",
+		cf->control.dashboard + 4);
 	return 0;
 }

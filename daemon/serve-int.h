@@ -54,6 +54,10 @@ struct daemon {
 	char *listen;
 	struct evconnlistener *lev;
 	char *unix_path;
+	/* [control] dashboard: a second, read-only TCP listener for a
+	 * browser (its address as started with; NULL: none). */
+	char *dash_listen;
+	struct evconnlistener *dash_lev;
 	struct conn *conns;
 	unsigned n_conns;
 	/* Accepting pauses at CONTROL_CONNECTIONS_MAX connections (at_max),
@@ -100,7 +104,11 @@ struct conn {
 	uint64_t left; /* CONN_BODY: bytes still to come */
 	struct control_chunked chunked;
 	struct evbuffer *body;
-	bool close_after;  /* close once the answer is written */
+	bool close_after; /* close once the answer is written */
+	/* Accepted over TCP (a browser may be the client: Host and Origin
+	 * are checked, control_refuse_web()); on the dashboard's listener
+	 * (GET only). */
+	bool tcp, read_only;
 	struct pending *p; /* seeds with the writer */
 };
 

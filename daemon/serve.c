@@ -185,6 +185,14 @@ static void keep_fixed(const struct daemon *d, struct version *v,
 			"reload: %s: [control] listen cannot change while the "
 			"daemon runs; still listening on %s (restart to apply)",
 			file, d->listen);
+	const char *dash = v->st.cf->control.dashboard;
+	if ((dash || d->dash_listen) &&
+	    (!dash || !d->dash_listen || strcmp(dash, d->dash_listen) != 0))
+		log_msg(LOG_WARNING,
+			"reload: %s: [control] dashboard cannot change while "
+			"the daemon runs; %s%s (restart to apply)",
+			file, d->dash_listen ? "still on " : "still none",
+			d->dash_listen ? d->dash_listen : "");
 }
 
 /* The categories of v: the running ones at their indexes (seeds from the
@@ -382,6 +390,9 @@ static void hook_stopping(struct crawl *c, void *arg)
 	if (d->lev)
 		evconnlistener_free(d->lev);
 	d->lev = NULL;
+	if (d->dash_lev)
+		evconnlistener_free(d->dash_lev);
+	d->dash_lev = NULL;
 	if (d->accept_retry)
 		event_del(d->accept_retry);
 }
@@ -404,11 +415,16 @@ static void hook_finish(struct crawl *c, void *arg)
 	if (d->lev)
 		evconnlistener_free(d->lev);
 	d->lev = NULL;
+	if (d->dash_lev)
+		evconnlistener_free(d->dash_lev);
+	d->dash_lev = NULL;
 	if (d->accept_retry)
 		event_free(d->accept_retry);
 	d->accept_retry = NULL;
 	free(d->listen);
 	d->listen = NULL;
+	free(d->dash_listen);
+	d->dash_listen = NULL;
 	if (d->unix_path)
 		unlink(d->unix_path);
 	free(d->unix_path);

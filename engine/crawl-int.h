@@ -469,6 +469,13 @@ struct crawl {
 	uint64_t ticks;
 	uint64_t pages_ring[CRAWL_RATE_WINDOW_S];
 	double rate;
+	/* The last hour's rate for the dashboard (crawl_rate_history()):
+	 * the pages committed at the end of each CRAWL_HISTORY_STEP_S
+	 * seconds, the newest at hist_next - 1 (mod CRAWL_HISTORY_STEPS + 1,
+	 * one more than the steps: n steps take n + 1 counts); hist_n
+	 * counts held, up to that size. */
+	uint64_t hist_pages[CRAWL_HISTORY_STEPS + 1];
+	unsigned hist_next, hist_n;
 
 	/* Re-crawls (recrawl.c).  On the loop: a JOB_DUE is with the
 	 * writer; the pass has queued every page it revisits; the counts of

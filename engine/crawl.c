@@ -742,8 +742,25 @@ void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret)
 	else
 		ret->state = CRAWL_RUNNING;
 	ret->detail = detail;
-	if (detail)
+	if (detail) {
 		status_detail(c, st.hosts, ret);
+		ret->hosts_active = frontier_hosts_active(c->fr);
+		ret->hosts_delayed = st.waiting;
+	}
+}
+
+int crawl_rules(struct crawl *c,
+		int (*fn)(void *arg, const struct adapt_rule_info *r),
+		void *arg)
+{
+	MDB_txn *txn;
+	if (!c->adapt)
+		return 0;
+	if (store_txn_begin(c->env, MDB_RDONLY, &txn) != 0)
+		return SC_E_DB;
+	int rc = adapt_list(c->store, txn, fn, arg);
+	mdb_txn_abort(txn);
+	return rc;
 }
 
 int crawl_add_seeds(struct crawl *c, struct crawl_seeds *s)

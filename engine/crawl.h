@@ -366,6 +366,9 @@ struct crawl_status {
 	 * Retry-After, and waiting for their robots.txt; the first
 	 * CRAWL_HOSTS_LISTED of them, by host id. */
 	uint32_t hosts_retry_after, hosts_robots;
+	/* Hosts with a fetch under way, and hosts with URLs ready whose
+	 * politeness delay has not run out (per_host_delay_ms). */
+	uint32_t hosts_active, hosts_delayed;
 	struct crawl_waiting waiting[CRAWL_HOSTS_LISTED];
 	size_t n_waiting_listed;
 	/* The running config's categories, the first CRAWL_CATEGORIES_LISTED
@@ -390,6 +393,25 @@ void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret);
  * "pages/s" is the whole run's average instead. */
 #define CRAWL_RATE_WINDOW_S 10
 double crawl_rate(struct crawl *c);
+
+/* The rate over the last hour, for the dashboard: one figure a
+ * CRAWL_HISTORY_STEP_S seconds, the pages committed in that step divided
+ * by its length, oldest first, the last ending at the latest such
+ * boundary.  out holds max figures; returns how many were written (fewer
+ * during the first hour: the steps since the start).  Kept in a ring of
+ * fixed size by the one-second tick, so it costs nothing per page. */
+#define CRAWL_HISTORY_STEP_S 10
+#define CRAWL_HISTORY_STEPS 360
+size_t crawl_rate_history(const struct crawl *c, double *out, size_t max);
+
+/* Every learned rule of the store's adaptive profile (learn.h's
+ * adapt_list()) in one read transaction, on the loop's thread: fn is
+ * called for each; a non-zero return stops the walk and is returned.
+ * Returns 0, that value, or SC_E_DB; 0 with no call under a fixed
+ * profile. */
+SC_WUR int crawl_rules(struct crawl *c,
+		       int (*fn)(void *arg, const struct adapt_rule_info *r),
+		       void *arg);
 
 /* Ticks of the one-second timer since the crawl started (1 in the first
  * tick hook).  Work of a longer period runs when crawl_ticks() is a

@@ -1,5 +1,7 @@
 /* progress.c — the engine's one periodic timer (a tick a second), the
- * pages-per-second rate, and the progress line. */
+ * pages-per-second rate, the last hour's rate for the dashboard (a ring of
+ * CRAWL_HISTORY_STEPS + 1 page counts, one every CRAWL_HISTORY_STEP_S
+ * ticks: 2.9 KB, whatever the crawl's size), and the progress line. */
 #include "crawl-int.h"
 
 /* True once every period ticks (1 s each), as Redis's run_with_period. */
@@ -21,6 +23,35 @@ static void rate_sample(struct crawl *c)
 		c->rate = el > 0 ? (double)pages / el : 0;
 	}
 	c->pages_ring[i] = pages;
+	/* The hour's ring takes the count at the start (tick 0, before the
+	 * first tick: 0 pages) and every step after it. */
+	if (c->ticks % CRAWL_HISTORY_STEP_S == 0) {
+		if (c->hist_n == 0) {
+			c->hist_pages[0] = 0;
+			c->hist_next = c->hist_n = 1;
+		}
+		c->hist_pages[c->hist_next] = pages;
+		c->hist_next = (c->hist_next + 1) % (CRAWL_HISTORY_STEPS + 1);
+		if (c->hist_n < CRAWL_HISTORY_STEPS + 1)
+			c->hist_n++;
+	}
+}
+
+size_t crawl_rate_history(const struct crawl *c, double *out, size_t max)
+{
+	const unsigned size = CRAWL_HISTORY_STEPS + 1;
+	size_t steps = c->hist_n ? c->hist_n - 1 : 0;
+	if (steps > max)
+		steps = max;
+	/* The newest count is at hist_next - 1; the oldest step used starts
+	 * steps counts before it. */
+	unsigned first = (c->hist_next + size - 1 - (unsigned)steps) % size;
+	for (size_t k = 0; k < steps; k++) {
+		uint64_t a = c->hist_pages[(first + k) % size];
+		uint64_t b = c->hist_pages[(first + k + 1) % size];
+		out[k] = b >= a ? (double)(b - a) / CRAWL_HISTORY_STEP_S : 0;
+	}
+	return steps;
 }
 
 double crawl_rate(struct crawl *c)

@@ -1403,6 +1403,16 @@ void frontier_stats(struct frontier *f, struct frontier_stats *ret)
 	pthread_mutex_unlock(&f->lock);
 }
 
+uint32_t frontier_hosts_active(struct frontier *f)
+{
+	uint32_t n = 0;
+	pthread_mutex_lock(&f->lock);
+	for (uint32_t h = 1; h < f->n_host; h++)
+		n += f->host[h].inflight > 0;
+	pthread_mutex_unlock(&f->lock);
+	return n;
+}
+
 /* ---- The normalization of the keys ----------------------------------- */
 
 /* Value: version (1), profile (1), steps (4), tracking list length (2),

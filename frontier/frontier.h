@@ -404,6 +404,10 @@ SC_WUR int frontier_host_name(struct frontier *f, MDB_txn *txn,
 
 void frontier_stats(struct frontier *f, struct frontier_stats *ret);
 
+/* Hosts with at least one fetch leased and not released: a walk over
+ * every host (O(hosts), for a status request rather than every tick). */
+uint32_t frontier_hosts_active(struct frontier *f);
+
 /* ---- The normalization of the keys ------------------------------------ */
 
 /* The longest tracking-parameter list kept (norm_tracking_list()). */

@@ -255,6 +255,13 @@ static const struct bad_case bad_cases[] = {
 	  "t.conf:2: [control] listen: host \"::2\" is not a loopback "
 	  "address: the control socket has no authentication, so TCP listens "
 	  "only on 127.0.0.0/8, [::1] or localhost" },
+	{ "[control]\ndashboard = tcp:10.0.0.1:80\n",
+	  "t.conf:2: [control] dashboard: host \"10.0.0.1\" is not a "
+	  "loopback address: the control socket has no authentication, so "
+	  "TCP listens only on 127.0.0.0/8, [::1] or localhost" },
+	{ "[control]\ndashboard = unix:d.sock\n",
+	  "t.conf:2: [control] dashboard: expected tcp:HOST:PORT (a browser "
+	  "opens the dashboard over TCP), got \"unix:d.sock\"" },
 	{ "[control]\nlisten = tcp:127.0.0.1:0\n",
 	  "t.conf:2: [control] listen: port must be a number from 1 to 65535, "
 	  "got \"0\"" },
@@ -668,6 +675,12 @@ static void test_values_accepted(void)
 		CHECK_STR(c->control.listen, tcp[i].v);
 		conf_free(c);
 	}
+	c = LOAD_OK("[control]\ndashboard = tcp:[::1]:8088\n");
+	CHECK(c && c->control.dash_port == 8088 &&
+	      strcmp(c->control.dash_host, "::1") == 0 &&
+	      strcmp(c->control.dashboard, "tcp:[::1]:8088") == 0 &&
+	      c->control.kind == CONF_LISTEN_UNIX);
+	conf_free(c);
 	c = LOAD_OK("[control]\nlisten = unix:run/ctl.sock\n");
 	if (c) {
 		char want[512];
