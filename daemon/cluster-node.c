@@ -87,6 +87,9 @@ struct cnode {
 	struct event *inbox_ev;
 	bool stopping, finishing, started;
 	char *status; /* the next status document for the thread, or NULL */
+	/* Every shard's status as the thread last read it from NATS: a JSON
+	 * array (cnode_shards()), or NULL before the first read. */
+	char *shards_json;
 	uint64_t spooled_batches, published, received_batches, acked, rejected,
 		dropped;
 
@@ -431,6 +434,56 @@ static void on_inbox(evutil_socket_t fd, short kind, void *arg)
 
 /* ---- The node's thread ------------------------------------------------- */
 
+/* Every shard's status from NATS, as the dashboard shows them: an
+ * array of {"shard", "connected", "state", "pages", "queue", "rate",
+ * "links_sent", "links_received"}, kept for cnode_shards().  On the
+ * node's thread, after it put its own (every STATUS_TICKS seconds). */
+static void read_shards(struct cnode *n)
+{
+	struct cluster_status *list = NULL;
+	size_t k = 0;
+	if (cluster_status_list(n->nc, n->shards, &list, &k))
+		return;
+	json_t *a = json_array();
+	for (size_t i = 0; a && i < k; i++) {
+		json_t *doc = json_loadb(list[i].json, list[i].len, 0, NULL);
+		json_t *st = json_object_get(doc, "status");
+		json_t *links = json_object_get(doc, "links");
+		json_t *o = json_pack(
+			"{s:I,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?,s:O?}", "shard",
+			(json_int_t)list[i].shard, "connected",
+			json_object_get(doc, "connected"), "state",
+			json_object_get(st, "state"), "pages",
+			json_object_get(st, "pages"), "queue",
+			json_object_get(st, "queue"), "rate",
+			json_object_get(st, "rate"), "links_sent",
+			json_object_get(links, "sent"), "links_received",
+			json_object_get(links, "received"));
+		if (!o || json_array_append_new(a, o)) {
+			json_decref(a);
+			a = NULL;
+		}
+		json_decref(doc);
+	}
+	cluster_status_list_free(list, k);
+	char *text = a ? json_dumps(a, JSON_COMPACT) : NULL;
+	json_decref(a);
+	if (!text)
+		return;
+	pthread_mutex_lock(&n->mu);
+	free(n->shards_json);
+	n->shards_json = text;
+	pthread_mutex_unlock(&n->mu);
+}
+
+char *cnode_shards(struct cnode *n)
+{
+	pthread_mutex_lock(&n->mu);
+	char *s = strdup(n->shards_json ? n->shards_json : "[]");
+	pthread_mutex_unlock(&n->mu);
+	return s;
+}
+
 static void sleep_ms(struct cnode *n, unsigned ms)
 {
 	struct timespec ts;
@@ -561,6 +614,7 @@ static void *node_main(void *arg)
 				log_msg(LOG_INFO, "cluster: status not put: %s",
 					cluster_last_error(n->nc));
 			free(status);
+			read_shards(n);
 		}
 		size_t sent = 0;
 		if (cluster_spool_records(n->spool) &&
@@ -814,6 +868,7 @@ void cnode_close(struct cnode *n)
 	cluster_spool_close(n->spool);
 	sc_dyn_free(&n->enc);
 	free(n->status);
+	free(n->shards_json);
 	pthread_mutex_destroy(&n->mu);
 	pthread_cond_destroy(&n->cv);
 	pthread_mutex_destroy(&n->cmu);

@@ -41,6 +41,11 @@ void cnode_set_opts(struct cnode *n, const struct crawl_opts *o);
  * few seconds. */
 void cnode_tick(struct cnode *n, struct crawl *c);
 
+/* Every shard's status as the node last read it from NATS (every
+ * STATUS_TICKS seconds, after putting its own): a malloc'ed JSON array,
+ * "[]" before the first read; NULL when memory ran out. */
+char *cnode_shards(struct cnode *n);
+
 /* The shutdown began (the loop's thread): no more batches are taken; the
  * thread ends once what it handed over is answered. */
 void cnode_stopping(struct cnode *n);

@@ -486,6 +486,7 @@ int control_route(const char *method, const char *path, enum control_route *ret,
 		{ "/", CONTROL_DASHBOARD, false },
 		{ "/history", CONTROL_HISTORY, false },
 		{ "/rules", CONTROL_RULES, false },
+		{ "/shards", CONTROL_SHARDS, false },
 	};
 	for (size_t i = 0; i < sizeof(routes) / sizeof(routes[0]); i++) {
 		if (strcmp(path, routes[i].path) != 0)

@@ -20,6 +20,7 @@
  *   GET  /         the dashboard: one HTML page that polls /status
  *   GET  /history  JSON: pages/s over the last hour
  *   GET  /rules    JSON: the learned rules that apply or applied
+ *   GET  /shards   JSON: with [cluster], every shard's last status
  *   POST /pause, POST /resume
  * Errors are JSON {"error": MESSAGE} with a 4xx or 5xx status, those of
  * the HTTP framing included. */
@@ -59,6 +60,7 @@ enum control_route {
 	CONTROL_DASHBOARD,
 	CONTROL_HISTORY,
 	CONTROL_RULES,
+	CONTROL_SHARDS,
 };
 
 /* An answer: HTTP status, content type (static) and a body (malloc'ed,

@@ -35,6 +35,7 @@
 #include "daemon.h"
 #include "crawl.h"
 #include "log.h"
+#include "cluster-node.h"
 #include "serve-int.h"
 
 /* Connections waiting in the kernel to be accepted. */
@@ -320,6 +321,20 @@ static void dispatch(struct conn *k)
 		double rates[CRAWL_HISTORY_STEPS];
 		size_t n = crawl_rate_history(d->c, rates, CRAWL_HISTORY_STEPS);
 		control_history_answer(rates, n, CRAWL_HISTORY_STEP_S, &ans);
+		break;
+	}
+	case CONTROL_SHARDS: {
+		char *a = d->node ? cnode_shards(d->node) : strdup("[]");
+		size_t n = a ? strlen(a) : 0;
+		char *body = a ? malloc(n + 16) : NULL;
+		if (body)
+			snprintf(body, n + 16, "{\"shards\":%s}", a);
+		free(a);
+		ans = (struct control_answer){
+			.status = body ? 200 : 500,
+			.content_type = "application/json",
+			.body = body,
+		};
 		break;
 	}
 	case CONTROL_RULES: {

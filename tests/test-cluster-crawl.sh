@@ -99,6 +99,9 @@ check_true "the reference collapses the six near twins into one ($(near_reps "$t
 	test "$(near_reps "$tmp/ref")" -eq 1
 
 # --- Three daemons ---------------------------------------------------------
+# Daemon 0's dashboard listens on a free loopback port (the page of every
+# shard is checked in a browser below).
+dash_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 conf()
 {
 	local i=$1 store=$2 delay=$3
@@ -111,6 +114,7 @@ concurrency = 8
 connect_to = ::127.0.0.1:$port
 [control]
 listen = unix:$tmp/c$i.sock
+$([ "$i" -eq 0 ] && echo "dashboard = tcp:127.0.0.1:$dash_port")
 [dedup]
 near_duplicate = simhash:3
 [category web]
@@ -282,6 +286,34 @@ curl -s --unix-socket "$tmp/c1.sock" -o "$tmp/a.metrics" http://x/metrics
 check_true "a: /metrics names the shard" grep -qx 'sigcrawl_shard_info{shard="1",shards="3"} 1' "$tmp/a.metrics"
 check_true "a: /metrics counts the links it sent" \
 	grep -Eqx 'sigcrawl_cluster_links_total\{shard="1",direction="sent"\} [1-9][0-9]*' "$tmp/a.metrics"
+# Every shard's status on one daemon: GET /shards, and the dashboard's
+# cluster card in a browser, as status --cluster has them.
+curl -s --unix-socket "$tmp/c0.sock" -o "$tmp/a.shards" http://x/shards
+check_true "a: GET /shards on one daemon lists every shard as status --cluster does" python3 -c '
+import json, sys
+sh = json.load(open(sys.argv[1]))["shards"]
+cl = {s["shard"]: s["status"] for s in json.load(open(sys.argv[2]))["status"]}
+sys.exit(not (sorted(s["shard"] for s in sh) == [0, 1, 2] and
+              all(s["state"] == cl[s["shard"]]["state"] and
+                  s["pages"] == cl[s["shard"]]["pages"] and s["pages"] > 0
+                  for s in sh)))' "$tmp/a.shards" "$tmp/a.cluster"
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$chromium" ]; then
+	timeout 60 "$chromium" --headless --no-sandbox --disable-gpu \
+		--no-first-run --user-data-dir="$tmp/chrome" \
+		--virtual-time-budget=8000 --dump-dom \
+		"http://127.0.0.1:$dash_port/" >"$tmp/a.dom" 2>/dev/null
+	check_true "a: the dashboard shows every shard, with its pages" python3 -c '
+import json, re, sys
+dom = open(sys.argv[1]).read()
+sh = json.load(open(sys.argv[2]))["shards"]
+rows = dict(re.findall(r"<tr data-shard=\"(\d+)\"><td[^>]*>[^<]*</td><td[^>]*>[^<]*</td><td[^>]*>([^<]*)</td>", dom))
+sys.exit(not (len(sh) == 3 and all(
+    rows.get(str(s["shard"]), "").replace(",", "") == str(s["pages"]) for s in sh)))' \
+		"$tmp/a.dom" "$tmp/a.shards"
+else
+	fail "a: chromium is installed (.ci/install-deps): the dashboard's shards are checked in a browser"
+fi
 stop_cluster
 stop_fixture
 compare a
