@@ -109,6 +109,10 @@ static void check_framing(const uint8_t *data, size_t size)
 			ASSERT(h.length <= CONTROL_BODY_MAX, NULL);
 			ASSERT(!(h.chunked && h.length), NULL);
 			ASSERT(h.minor <= 9, NULL);
+			/* The check of a browser's request (Host, Origin):
+			 * a reason or NULL, never a crash. */
+			const char *why = control_refuse_web(h.host, h.origin);
+			ASSERT(!why || *why, NULL);
 		}
 	}
 	free(buf);
