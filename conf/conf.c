@@ -563,6 +563,42 @@ static int set_search_index(struct setctx *x, const char *v)
 	return parse_bool(x, v, &x->c->store.search_index);
 }
 
+/* A size in bytes: digits and an optional K, M, G or T (powers of 1024). */
+static int set_max_size(struct setctx *x, const char *v)
+{
+	char digits[32];
+	size_t n = strlen(v);
+	unsigned shift = 0;
+	if (n && n < sizeof(digits)) {
+		switch (v[n - 1]) {
+		case 'K':
+		case 'k': shift = 10; break;
+		case 'M':
+		case 'm': shift = 20; break;
+		case 'G':
+		case 'g': shift = 30; break;
+		case 'T':
+		case 't': shift = 40; break;
+		default: break;
+		}
+	}
+	uint64_t k;
+	if (n && n < sizeof(digits)) {
+		memcpy(digits, v, n - (shift ? 1 : 0));
+		digits[n - (shift ? 1 : 0)] = '\0';
+		if (parse_u64(digits, 0, UINT64_MAX >> shift, &k) &&
+		    (k << shift) >= ((uint64_t)1 << 20) &&
+		    (k << shift) <= ((uint64_t)1 << 50)) {
+			x->c->store.max_size = k << shift;
+			return 0;
+		}
+	}
+	return fail(x,
+		    "expected a size from 1M to 1024T (bytes, or a number "
+		    "with K, M, G or T), got \"%s\"",
+		    show(v).s);
+}
+
 /* ---- [control] ---------------------------------------------------------- */
 
 static bool is_loopback(const char *host)
@@ -1169,6 +1205,7 @@ static const struct key dedup_keys[] = {
 static const struct key store_keys[] = {
 	{ "warc", set_warc, false },
 	{ "search_index", set_search_index, false },
+	{ "max_size", set_max_size, false },
 	{ NULL, NULL, false },
 };
 static const struct key control_keys[] = {
@@ -1313,6 +1350,8 @@ int conf_default(struct conf **ret)
 	c->recrawl.audit_share = 0.02;
 	c->store.warc = false;
 	c->store.search_index = true;
+	c->store.max_size = sizeof(size_t) >= 8 ? (uint64_t)64 << 30
+						: (uint64_t)1 << 30;
 	c->cluster.enabled = false;
 	c->cluster.shards = 1;
 	c->cluster.shard = 0;

@@ -210,6 +210,12 @@ struct conf {
 		/* Keep STORE/search.sqlite, the full-text index of the pages'
 		 * text, up to date as pages are stored.  Default true. */
 		bool search_index;
+		/* max_size: the ceiling of the LMDB data file, bytes (a K, M,
+		 * G or T suffix in the file), 1 MiB..1 PiB; default 64 GiB
+		 * (1 GiB on 32-bit systems).  The map starts smaller and
+		 * doubles up to it; at it, the crawl stops as on a full disk
+		 * (docs/daemon.md). */
+		uint64_t max_size;
 	} store;
 
 	struct {

@@ -254,7 +254,8 @@ static int open_learner(struct crawl *c, MDB_txn *txn)
 static int open_store(struct crawl *c)
 {
 	const struct crawl_opts *o = c->o;
-	int rc = store_env_open(o->store_dir, 0, &c->env);
+	int rc = store_env_open_max(o->store_dir, 0, o->store_max_bytes,
+				    &c->env);
 	if (rc) {
 		crawl_say(c, LOG_ERR, "%s: %s", o->store_dir,
 			  rc == SC_E_IO ? strerror(errno) : sc_strerror(rc));
@@ -732,8 +733,11 @@ void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret)
 			host_view(t, now, &ret->held[ret->n_held_listed++]);
 	const struct crawl_opts *o = c->o;
 	bool limit = o->max_pages && c->started >= o->max_pages;
+	bool full = full_now(c, &ret->full);
 	if (c->stopping)
 		ret->state = CRAWL_STOPPING;
+	else if (full)
+		ret->state = CRAWL_DISK_FULL;
 	else if (c->paused)
 		ret->state = CRAWL_PAUSED;
 	else if ((limit && !c->running && !c->parked && !pending) ||

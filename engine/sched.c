@@ -214,9 +214,14 @@ void sched_fill(struct crawl *c)
 	 * and not yet written counts, parsed or not. */
 	uint64_t unlearned = c->in_pipeline, lead = c->lead;
 	uint64_t commits = c->commits;
+	/* No space for the writer: nothing more is fetched until there is
+	 * (diskfull.c); what is in flight finishes and waits for it. */
+	bool full = c->full.on;
 	pthread_mutex_unlock(&c->mu);
 	if (fatal)
 		c->stopping = true;
+	if (full)
+		return;
 
 	/* Backpressure: fetching outruns the parsers, and every finished
 	 * body waits in the pipeline with its job (some 30 KB): no new

@@ -244,6 +244,7 @@ int setup_load(struct setup *s, char *err, size_t errlen)
 		category_from_conf(&s->cats[i], &cf->categories[i]);
 	s->o = (struct crawl_opts){
 		.store_dir = cf->crawl.store,
+		.store_max_bytes = cf->store.max_size,
 		.categories = s->cats,
 		.n_categories = cf->n_categories,
 		.max_pages = cf->crawl.max_pages,

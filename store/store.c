@@ -7,10 +7,12 @@
 
 #include "store-int.h"
 
-/* The map size bounds the file's growth only; LMDB maps it sparsely.  On a
+/* The default ceiling of the data file (store_env_open_max()).  The map
+ * is address space only: the file grows as pages are written.  On a
  * 32-bit system the address space allows far less. */
 #define MAP_SIZE_64 ((size_t)64 << 30)
 #define MAP_SIZE_32 ((size_t)1 << 30)
+#define MAP_SIZE_MIN ((size_t)1 << 20)
 
 /* The last LMDB failure of this thread and what it was translated to,
  * for store_strerror(). */
@@ -58,6 +60,11 @@ const char *store_strerror(int rc)
 	return msg;
 }
 
+int store_last_errno(void)
+{
+	return last_mdb_rc > 0 ? last_mdb_rc : 0;
+}
+
 int store_txn_begin(MDB_env *env, unsigned flags, MDB_txn **ret)
 {
 	last_mdb_rc = last_rc = 0;
@@ -75,7 +82,14 @@ int store_txn_commit(MDB_txn *txn)
 
 int store_env_open(const char *dir, unsigned flags, MDB_env **ret)
 {
-	if (!dir || !*dir || !ret || (flags & ~STORE_RDONLY))
+	return store_env_open_max(dir, flags, 0, ret);
+}
+
+int store_env_open_max(const char *dir, unsigned flags, uint64_t max_bytes,
+		       MDB_env **ret)
+{
+	if (!dir || !*dir || !ret || (flags & ~STORE_RDONLY) ||
+	    (max_bytes && (max_bytes < MAP_SIZE_MIN || max_bytes > SIZE_MAX)))
 		return SC_E_INVAL;
 	bool rdonly = flags & STORE_RDONLY;
 
@@ -108,14 +122,17 @@ int store_env_open(const char *dir, unsigned flags, MDB_env **ret)
 	int rc = mdb_env_create(&env);
 	if (rc)
 		return store_db_error(rc);
-	size_t map = sizeof(size_t) >= 8 ? MAP_SIZE_64 : MAP_SIZE_32;
-	rc = mdb_env_set_mapsize(env, map);
+	size_t map = max_bytes             ? (size_t)max_bytes
+		     : sizeof(size_t) >= 8 ? MAP_SIZE_64
+					   : MAP_SIZE_32;
+	/* A reader takes the size the writer last committed (0: the meta
+	 * page's), which covers every committed page. */
+	rc = mdb_env_set_mapsize(env, rdonly ? 0 : map);
 	if (!rc)
 		rc = mdb_env_set_maxdbs(env, STORE_MAX_DBS);
 	if (!rc)
-		rc = mdb_env_open(
-			env, dir,
-			MDB_NOTLS | (rdonly ? MDB_RDONLY : MDB_WRITEMAP), 0640);
+		rc = mdb_env_open(env, dir,
+				  MDB_NOTLS | (rdonly ? MDB_RDONLY : 0), 0640);
 	if (rc) {
 		int err = store_db_error(rc);
 		int saved = errno;
