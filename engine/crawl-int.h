@@ -470,6 +470,10 @@ struct crawl {
 		char path[4096];
 		uint64_t since_ms, free_at, tick_at, episodes;
 	} full;
+	/* Transfers at once and libcurl's idle connections: concurrency and
+	 * twice it, unless the descriptors allow fewer (fdbudget.c). */
+	unsigned max_running;
+	long max_cached;
 	/* The writer's own: which part of a batch's writes failed, and
 	 * errno then (diskfull.c names the file). */
 	int w_part; /* enum full_part */
@@ -633,6 +637,11 @@ void full_clear(struct crawl *c);
 void full_tick(struct crawl *c);
 /* Is the crawl waiting for space?  Fills *ret when not NULL. */
 bool full_now(struct crawl *c, struct crawl_full_status *ret);
+
+/* fdbudget.c: max_running and max_cached from RLIMIT_NOFILE (raised to
+ * the hard limit first), with a warning when they are below the
+ * config's. */
+void fd_budget(struct crawl *c);
 
 /* progress.c */
 void progress_show(struct crawl *c, bool final);

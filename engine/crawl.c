@@ -256,6 +256,21 @@ static int open_store(struct crawl *c)
 	const struct crawl_opts *o = c->o;
 	int rc = store_env_open_max(o->store_dir, 0, o->store_max_bytes,
 				    &c->env);
+	if (rc == SC_E_NOMEM) {
+		/* mmap(2) of the map: the address space is limited
+		 * (RLIMIT_AS, ulimit -v) below [store] max_size. */
+		crawl_say(c, LOG_ERR,
+			  "%s: cannot map the store: out of address space for "
+			  "[store] max_size = %llu bytes (ulimit -v?); lower "
+			  "max_size or raise the limit",
+			  o->store_dir,
+			  (unsigned long long)(o->store_max_bytes
+						       ? o->store_max_bytes
+					       : sizeof(size_t) >= 8
+						       ? (uint64_t)64 << 30
+						       : (uint64_t)1 << 30));
+		return rc;
+	}
 	if (rc) {
 		crawl_say(c, LOG_ERR, "%s: %s", o->store_dir,
 			  rc == SC_E_IO ? strerror(errno) : sc_strerror(rc));
@@ -371,8 +386,8 @@ static int open_fetcher(struct crawl *c)
 	 * libcurl close one host's idle connection to open another's (on
 	 * bench/crawl, 11,816 connections for 15,008 requests).  Its cache
 	 * keeps up to two idle connections per transfer slot. */
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
-			  (long)o->concurrency * 2);
+	fd_budget(c);
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, c->max_cached);
 	struct timeval one = { 1, 0 };
 	event_add(c->tick, &one);
 	event_add(c->sigint, NULL);
@@ -797,8 +812,8 @@ int crawl_reload(struct crawl *c, const struct crawl_opts *o)
 	frontier_set_opts(c->fr, &fo);
 	/* No connection limits for libcurl (see crawl_run()), only the
 	 * size of its cache. */
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
-			  (long)o->concurrency * 2);
+	fd_budget(c);
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, c->max_cached);
 
 	c->seed_jobs++;
 	parse_submit(c, j, false);

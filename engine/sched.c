@@ -228,7 +228,7 @@ void sched_fill(struct crawl *c)
 	 * fetch starts while transfers in flight and jobs not yet
 	 * committed reach twice `concurrency`, which bounds the heap.  The
 	 * writer's wakeup after each commit calls sched_fill() again. */
-	while (!c->stopping && !c->paused && c->running < o->concurrency &&
+	while (!c->stopping && !c->paused && c->running < c->max_running &&
 	       c->running + pipeline < 2ull * o->concurrency &&
 	       (!lead || c->running + unlearned < lead) &&
 	       (!o->max_pages || c->started + c->parked < o->max_pages)) {
