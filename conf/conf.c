@@ -274,6 +274,23 @@ static int set_cookie_jar(struct setctx *x, const char *v)
 	return 0;
 }
 
+/* A path key of [crawl], made absolute. */
+#define PATH_SETTER(fn, field)                                                 \
+	static int fn(struct setctx *x, const char *v)                         \
+	{                                                                      \
+		char *p;                                                       \
+		int rc = resolve_path(x, v, PATH_BYTES_MAX, &p);               \
+		if (rc)                                                        \
+			return rc;                                             \
+		free(x->c->crawl.field);                                       \
+		x->c->crawl.field = p;                                         \
+		return 0;                                                      \
+	}
+PATH_SETTER(set_ca_file, ca_file)
+PATH_SETTER(set_ca_path, ca_path)
+PATH_SETTER(set_client_cert, client_cert)
+PATH_SETTER(set_client_key, client_key)
+
 #define UINT_SETTER(fn, field, type, min, max)                                 \
 	static int fn(struct setctx *x, const char *v)                         \
 	{                                                                      \
@@ -1185,6 +1202,10 @@ static const struct key crawl_keys[] = {
 	{ "proxy", set_proxy, false },
 	{ "header", set_header, true },
 	{ "cookie_jar", set_cookie_jar, false },
+	{ "ca_file", set_ca_file, false },
+	{ "ca_path", set_ca_path, false },
+	{ "client_cert", set_client_cert, false },
+	{ "client_key", set_client_key, false },
 	{ "url_credentials", set_url_credentials, false },
 	{ "max_pages_per_host", set_max_pages_per_host, false },
 	{ "host_retries", set_host_retries, false },
@@ -1305,6 +1326,10 @@ void conf_free(struct conf *c)
 	free(c->crawl.proxy);
 	free_words(c->crawl.headers, c->crawl.n_headers);
 	free(c->crawl.cookie_jar);
+	free(c->crawl.ca_file);
+	free(c->crawl.ca_path);
+	free(c->crawl.client_cert);
+	free(c->crawl.client_key);
 	free(c->normalize.steps_list);
 	free(c->control.listen);
 	free(c->control.unix_path);

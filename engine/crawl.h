@@ -135,6 +135,9 @@ struct crawl_opts {
 	const char *const *headers;
 	size_t n_headers;
 	const char *cookie_jar;
+	/* [crawl] ca_file, ca_path, client_cert, client_key (conf.h), or
+	 * NULL: libcurl's defaults. */
+	const char *ca_file, *ca_path, *client_cert, *client_key;
 	/* [crawl] url_credentials = use: passwords found in URLs are sent
 	 * (crawl_creds_wire()); norm.on_password is crawl_creds_note. */
 	bool url_credentials_use;
