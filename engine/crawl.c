@@ -272,8 +272,13 @@ static int open_store(struct crawl *c)
 		return rc;
 	}
 	if (rc) {
+		int err = errno;
 		crawl_say(c, LOG_ERR, "%s: %s", o->store_dir,
-			  rc == SC_E_IO ? strerror(errno) : sc_strerror(rc));
+			  rc == SC_E_IO ? strerror(err) : sc_strerror(rc));
+		if (full_error(rc, err))
+			crawl_say(c, LOG_ERR,
+				  "free space on that filesystem, then run "
+				  "the same command again");
 		return rc;
 	}
 	if ((rc = lock_store(c)))
@@ -302,8 +307,25 @@ static int open_focus(struct crawl *c)
 {
 	const struct crawl_opts *o = c->o;
 	int rc = focus_open(o->categories, o->n_categories, &c->focus);
-	if (rc || (rc = add_seeds(c)))
+	if (rc)
 		return rc;
+	if ((rc = add_seeds(c))) {
+		/* A full disk at the start: the seeds' commit. */
+		int err = rc == SC_E_IO ? full_errno(c, PART_STORE,
+						     store_last_errno())
+					: 0;
+		if (full_error(rc, err)) {
+			char path[4096];
+			full_path(c, PART_STORE, path, sizeof(path));
+			crawl_say(c, LOG_ERR, "%s: %s", path,
+				  err ? strerror(err) : store_strerror(rc));
+			crawl_say(c, LOG_ERR,
+				  "nothing was queued; free space on that "
+				  "filesystem (or raise [store] max_size), "
+				  "then run the same command again");
+		}
+		return rc;
+	}
 	if ((o->recrawl.pass || (o->daemon && o->recrawl.enabled)) &&
 	    (rc = recrawl_start(c)))
 		crawl_say(c, LOG_ERR, "%s: the re-crawl schedule: %s",

@@ -3,7 +3,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "store-int.h"
 
@@ -13,6 +15,8 @@
 #define MAP_SIZE_64 ((size_t)64 << 30)
 #define MAP_SIZE_32 ((size_t)1 << 30)
 #define MAP_SIZE_MIN ((size_t)1 << 20)
+/* The lock file LMDB makes for 126 readers, its default: 8 KiB. */
+#define LOCK_FILE_MIN ((off_t)8192)
 
 /* The last LMDB failure of this thread and what it was translated to,
  * for store_strerror(). */
@@ -116,6 +120,30 @@ int store_env_open_max(const char *dir, unsigned flags, uint64_t max_bytes,
 		}
 		if (stat(path, &st) != 0)
 			return errno == ENOENT ? SC_E_NOTFOUND : SC_E_IO;
+	}
+
+	/* LMDB maps lock.mdb and writes its reader table through the map: on
+	 * a full disk a sparse lock file is a SIGBUS there.  Its blocks are
+	 * allocated first, so a full disk is ENOSPC here instead. */
+	if (!rdonly) {
+		char lpath[4096];
+		int n = snprintf(lpath, sizeof(lpath), "%s/lock.mdb", dir);
+		if (n < 0 || (size_t)n >= sizeof(lpath)) {
+			errno = ENAMETOOLONG;
+			return SC_E_IO;
+		}
+		int lfd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+		if (lfd < 0)
+			return SC_E_IO;
+		off_t size = lseek(lfd, 0, SEEK_END);
+		int frc = posix_fallocate(
+			lfd, 0, size > LOCK_FILE_MIN ? size : LOCK_FILE_MIN);
+		close(lfd);
+		/* Filesystems without fallocate(2) keep the old risk. */
+		if (frc && frc != EOPNOTSUPP && frc != EINVAL) {
+			errno = frc;
+			return SC_E_IO;
+		}
 	}
 
 	MDB_env *env;

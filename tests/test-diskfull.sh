@@ -96,6 +96,23 @@ done
 check_true "warc: every WARC file is whole gzip ($bad bad)" test "$bad" -eq 0
 
 # ---------------------------------------------------------------------
+# A crawl started on a disk with no byte free: a store to make (LMDB's
+# lock file is written through a map: it used to be a SIGBUS), and a
+# store that exists, with new seeds to queue.
+fresh_mount 1m
+"$sigcrawl" crawl --store "$tmp/mnt/old" "${crawl_args[@]}" --max-pages 5 2>/dev/null
+dd if=/dev/zero of="$tmp/mnt/fill" bs=4k 2>/dev/null
+"$sigcrawl" crawl --store "$tmp/mnt/new" "${crawl_args[@]}" 2>"$tmp/err"
+rc=$?
+expect_rc "full from the start, a new store" 1
+expect_stderr "full from the start, a new store: the message" "$tmp/mnt/new: No space left on device"
+printf 'http://d1.test/p1\nhttp://d2.test/p1\n' >"$tmp/seeds2"
+"$sigcrawl" crawl --store "$tmp/mnt/old" --seeds "$tmp/seeds2" --connect-to "::127.0.0.1:$port" --quiet 2>"$tmp/err"
+rc=$?
+expect_rc "full from the start, new seeds for a store" 1
+check_true "full from the start, new seeds: the message names a file of the store" grep -Eq "$tmp/mnt/old/(data\.mdb|search\.sqlite): No space left on device" "$tmp/err"
+
+# ---------------------------------------------------------------------
 # The map's ceiling: [store] max_size on a roomy disk.
 umount -l "$tmp/mnt"
 printf '[store]\nsearch_index = no\nmax_size = 1M\n' >"$tmp/ceiling.conf"
