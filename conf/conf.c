@@ -274,6 +274,23 @@ static int set_cookie_jar(struct setctx *x, const char *v)
 	return 0;
 }
 
+/* A path key of [crawl], made absolute. */
+#define PATH_SETTER(fn, field)                                                 \
+	static int fn(struct setctx *x, const char *v)                         \
+	{                                                                      \
+		char *p;                                                       \
+		int rc = resolve_path(x, v, PATH_BYTES_MAX, &p);               \
+		if (rc)                                                        \
+			return rc;                                             \
+		free(x->c->crawl.field);                                       \
+		x->c->crawl.field = p;                                         \
+		return 0;                                                      \
+	}
+PATH_SETTER(set_ca_file, ca_file)
+PATH_SETTER(set_ca_path, ca_path)
+PATH_SETTER(set_client_cert, client_cert)
+PATH_SETTER(set_client_key, client_key)
+
 #define UINT_SETTER(fn, field, type, min, max)                                 \
 	static int fn(struct setctx *x, const char *v)                         \
 	{                                                                      \
@@ -561,6 +578,42 @@ static int set_warc(struct setctx *x, const char *v)
 static int set_search_index(struct setctx *x, const char *v)
 {
 	return parse_bool(x, v, &x->c->store.search_index);
+}
+
+/* A size in bytes: digits and an optional K, M, G or T (powers of 1024). */
+static int set_max_size(struct setctx *x, const char *v)
+{
+	char digits[32];
+	size_t n = strlen(v);
+	unsigned shift = 0;
+	if (n && n < sizeof(digits)) {
+		switch (v[n - 1]) {
+		case 'K':
+		case 'k': shift = 10; break;
+		case 'M':
+		case 'm': shift = 20; break;
+		case 'G':
+		case 'g': shift = 30; break;
+		case 'T':
+		case 't': shift = 40; break;
+		default: break;
+		}
+	}
+	uint64_t k;
+	if (n && n < sizeof(digits)) {
+		memcpy(digits, v, n - (shift ? 1 : 0));
+		digits[n - (shift ? 1 : 0)] = '\0';
+		if (parse_u64(digits, 0, UINT64_MAX >> shift, &k) &&
+		    (k << shift) >= ((uint64_t)1 << 20) &&
+		    (k << shift) <= ((uint64_t)1 << 50)) {
+			x->c->store.max_size = k << shift;
+			return 0;
+		}
+	}
+	return fail(x,
+		    "expected a size from 1M to 1024T (bytes, or a number "
+		    "with K, M, G or T), got \"%s\"",
+		    show(v).s);
 }
 
 /* ---- [control] ---------------------------------------------------------- */
@@ -1191,6 +1244,10 @@ static const struct key crawl_keys[] = {
 	{ "proxy", set_proxy, false },
 	{ "header", set_header, true },
 	{ "cookie_jar", set_cookie_jar, false },
+	{ "ca_file", set_ca_file, false },
+	{ "ca_path", set_ca_path, false },
+	{ "client_cert", set_client_cert, false },
+	{ "client_key", set_client_key, false },
 	{ "url_credentials", set_url_credentials, false },
 	{ "max_pages_per_host", set_max_pages_per_host, false },
 	{ "host_retries", set_host_retries, false },
@@ -1211,6 +1268,7 @@ static const struct key dedup_keys[] = {
 static const struct key store_keys[] = {
 	{ "warc", set_warc, false },
 	{ "search_index", set_search_index, false },
+	{ "max_size", set_max_size, false },
 	{ NULL, NULL, false },
 };
 static const struct key control_keys[] = {
@@ -1311,6 +1369,10 @@ void conf_free(struct conf *c)
 	free(c->crawl.proxy);
 	free_words(c->crawl.headers, c->crawl.n_headers);
 	free(c->crawl.cookie_jar);
+	free(c->crawl.ca_file);
+	free(c->crawl.ca_path);
+	free(c->crawl.client_cert);
+	free(c->crawl.client_key);
 	free(c->normalize.steps_list);
 	free(c->control.listen);
 	free(c->control.unix_path);
@@ -1358,6 +1420,8 @@ int conf_default(struct conf **ret)
 	c->recrawl.audit_share = 0.02;
 	c->store.warc = false;
 	c->store.search_index = true;
+	c->store.max_size = sizeof(size_t) >= 8 ? (uint64_t)64 << 30
+						: (uint64_t)1 << 30;
 	c->cluster.enabled = false;
 	c->cluster.shards = 1;
 	c->cluster.shard = 0;

@@ -151,6 +151,13 @@ struct conf {
 		 * exists, written back at the end (Netscape format).  An
 		 * absolute path, or NULL: no cookies. */
 		char *cookie_jar;
+		/* TLS for crawling behind one's own CA: ca_file (PEM
+		 * certificates to trust, in place of libcurl's bundle),
+		 * ca_path (a directory of them, c_rehash'ed), client_cert and
+		 * client_key (PEM, for servers that ask for a client
+		 * certificate).  Absolute paths, or NULL: libcurl's
+		 * defaults. */
+		char *ca_file, *ca_path, *client_cert, *client_key;
 		/* A password in a URL's userinfo is never stored, exported
 		 * or logged (it is recorded "user:***@").  false (mask, the
 		 * default): such URLs are fetched without their userinfo.
@@ -210,6 +217,12 @@ struct conf {
 		/* Keep STORE/search.sqlite, the full-text index of the pages'
 		 * text, up to date as pages are stored.  Default true. */
 		bool search_index;
+		/* max_size: the ceiling of the LMDB data file, bytes (a K, M,
+		 * G or T suffix in the file), 1 MiB..1 PiB; default 64 GiB
+		 * (1 GiB on 32-bit systems).  The map starts smaller and
+		 * doubles up to it; at it, the crawl stops as on a full disk
+		 * (docs/daemon.md). */
+		uint64_t max_size;
 	} store;
 
 	struct {

@@ -25,6 +25,7 @@ const char *control_state_name(enum crawl_state s)
 	case CRAWL_PAUSED: return "paused";
 	case CRAWL_IDLE: return "idle";
 	case CRAWL_STOPPING: return "stopping";
+	case CRAWL_DISK_FULL: return "disk_full";
 	}
 	return "unknown";
 }
@@ -243,6 +244,17 @@ void control_status_answer(const struct crawl_status *st, double rate,
 					"links_misrouted",
 					(json_int_t)s->cluster_misrouted)
 			    : json_null());
+	/* A full disk (engine/diskfull.c): which file, why, since when;
+	 * null while there is space. */
+	const struct crawl_full_status *fu = &st->full;
+	o = with(o, "disk_full",
+		 fu->on ? json_pack("{s:s,s:s,s:I,s:b}", "path", fu->path,
+				    "error", fu->error, "since",
+				    (json_int_t)(fu->since_ms / 1000),
+				    "ceiling", fu->ceiling)
+			: json_null());
+	o = with(o, "disk_full_episodes",
+		 json_integer((json_int_t)fu->episodes));
 	if (st->detail) {
 		o = with(o, "hosts_active",
 			 json_integer((json_int_t)st->hosts_active));
@@ -390,6 +402,14 @@ void control_metrics_answer(const struct crawl_status *st,
 	metric_head(f, "sigcrawl_paused", "gauge",
 		    "1 while paused by POST /pause.");
 	fprintf(f, "sigcrawl_paused %d\n", st->state == CRAWL_PAUSED);
+	metric_head(f, "sigcrawl_disk_full", "gauge",
+		    "1 while fetching waits for disk space (or for a larger "
+		    "[store] max_size).");
+	fprintf(f, "sigcrawl_disk_full %d\n", st->full.on);
+	metric_head(f, "sigcrawl_disk_full_episodes_total", "counter",
+		    "Times the writer found no space, since the start.");
+	fprintf(f, "sigcrawl_disk_full_episodes_total %llu\n",
+		(unsigned long long)st->full.episodes);
 	metric_head(f, "sigcrawl_duplicates_total", "counter",
 		    "Pages collapsed into a representative, by kind.");
 	fprintf(f, "sigcrawl_duplicates_total{kind=\"signature\"} %llu\n",

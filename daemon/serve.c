@@ -364,7 +364,18 @@ static void hook_tick(struct crawl *c, void *arg)
 			d->accept_failures);
 		d->accept_failures = 0;
 	}
-	char line[256];
+	char line[4600];
+	if (st.full.on) {
+		/* What an operator must do, first (systemctl status). */
+		snprintf(line, sizeof(line),
+			 "disk_full: %s: %s; waiting for space, pages %llu",
+			 st.full.path, st.full.error,
+			 (unsigned long long)st.sum.pages);
+		sd_notifyf(0, "STATUS=%s", line);
+		if (ticks % 10 == 0)
+			log_msg(LOG_INFO, "%s", line);
+		return;
+	}
 	snprintf(line, sizeof(line),
 		 "%s: pages %llu  %.1f/s  queue %llu  hosts %u  duplicates "
 		 "%llu  errors %llu",

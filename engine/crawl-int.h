@@ -461,7 +461,23 @@ struct crawl {
 	unsigned n_parsers;
 	pthread_t writer;
 	bool writer_started;
-	int fatal;                /* an error that ends the crawl (under mu) */
+	int fatal; /* an error that ends the crawl (under mu) */
+	/* A full disk (diskfull.c), under mu: set by the writer, retry set
+	 * by the loop's tick when space may be back. */
+	struct crawl_full {
+		bool on, retry;
+		int err; /* ENOSPC, EDQUOT; 0: the store's ceiling */
+		char path[4096];
+		uint64_t since_ms, free_at, tick_at, episodes;
+	} full;
+	/* Transfers at once and libcurl's idle connections: concurrency and
+	 * twice it, unless the descriptors allow fewer (fdbudget.c). */
+	unsigned max_running;
+	long max_cached;
+	/* The writer's own: which part of a batch's writes failed, and
+	 * errno then (diskfull.c names the file). */
+	int w_part; /* enum full_part */
+	int w_errno;
 	struct crawl_summary sum; /* under mu */
 	/* The one-second tick (progress.c): how many, and the pages
 	 * committed at each of the last CRAWL_RATE_WINDOW_S ticks for
@@ -605,6 +621,34 @@ uint64_t recrawl_interval_next(uint64_t interval_s, bool changed,
 			       uint64_t min_s, uint64_t max_s);
 uint64_t recrawl_interval_first(int64_t now_ms, int64_t last_modified_ms,
 				uint64_t min_s, uint64_t max_s);
+
+/* diskfull.c: where the writer failed, for the path it names. */
+enum full_part { PART_STORE, PART_WARC, PART_SEARCH, PART_SPOOL };
+/* Is RC (with errno ERR for SC_E_IO) a want of space? */
+bool full_error(int rc, int err);
+/* ERR, or ENOSPC for an EIO with next to no space left on PART's
+ * filesystem (LMDB's word for a short write). */
+int full_errno(const struct crawl *c, enum full_part part, int err);
+/* The file of PART, into BUF. */
+void full_path(const struct crawl *c, enum full_part part, char *buf,
+	       size_t len);
+/* The writer's batch failed with RC (errno ERR) writing PART.  Not a want
+ * of space: returns false.  In a crawl: says so with the path and how to
+ * resume, sets c->fatal, returns false.  Under serve: sets the state,
+ * waits until the tick sees space (true: try the batch again) or the
+ * writer is told to quit (false). */
+bool full_wait(struct crawl *c, int rc, int err, enum full_part part);
+/* The writer committed: the state clears (and the loop is woken). */
+void full_clear(struct crawl *c);
+/* The one-second tick: has space come back? */
+void full_tick(struct crawl *c);
+/* Is the crawl waiting for space?  Fills *ret when not NULL. */
+bool full_now(struct crawl *c, struct crawl_full_status *ret);
+
+/* fdbudget.c: max_running and max_cached from RLIMIT_NOFILE (raised to
+ * the hard limit first), with a warning when they are below the
+ * config's. */
+void fd_budget(struct crawl *c);
 
 /* progress.c */
 void progress_show(struct crawl *c, bool final);

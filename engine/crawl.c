@@ -254,10 +254,31 @@ static int open_learner(struct crawl *c, MDB_txn *txn)
 static int open_store(struct crawl *c)
 {
 	const struct crawl_opts *o = c->o;
-	int rc = store_env_open(o->store_dir, 0, &c->env);
+	int rc = store_env_open_max(o->store_dir, 0, o->store_max_bytes,
+				    &c->env);
+	if (rc == SC_E_NOMEM) {
+		/* mmap(2) of the map: the address space is limited
+		 * (RLIMIT_AS, ulimit -v) below [store] max_size. */
+		crawl_say(c, LOG_ERR,
+			  "%s: cannot map the store: out of address space for "
+			  "[store] max_size = %llu bytes (ulimit -v?); lower "
+			  "max_size or raise the limit",
+			  o->store_dir,
+			  (unsigned long long)(o->store_max_bytes
+						       ? o->store_max_bytes
+					       : sizeof(size_t) >= 8
+						       ? (uint64_t)64 << 30
+						       : (uint64_t)1 << 30));
+		return rc;
+	}
 	if (rc) {
+		int err = errno;
 		crawl_say(c, LOG_ERR, "%s: %s", o->store_dir,
-			  rc == SC_E_IO ? strerror(errno) : sc_strerror(rc));
+			  rc == SC_E_IO ? strerror(err) : sc_strerror(rc));
+		if (full_error(rc, err))
+			crawl_say(c, LOG_ERR,
+				  "free space on that filesystem, then run "
+				  "the same command again");
 		return rc;
 	}
 	if ((rc = lock_store(c)))
@@ -286,8 +307,25 @@ static int open_focus(struct crawl *c)
 {
 	const struct crawl_opts *o = c->o;
 	int rc = focus_open(o->categories, o->n_categories, &c->focus);
-	if (rc || (rc = add_seeds(c)))
+	if (rc)
 		return rc;
+	if ((rc = add_seeds(c))) {
+		/* A full disk at the start: the seeds' commit. */
+		int err = rc == SC_E_IO ? full_errno(c, PART_STORE,
+						     store_last_errno())
+					: 0;
+		if (full_error(rc, err)) {
+			char path[4096];
+			full_path(c, PART_STORE, path, sizeof(path));
+			crawl_say(c, LOG_ERR, "%s: %s", path,
+				  err ? strerror(err) : store_strerror(rc));
+			crawl_say(c, LOG_ERR,
+				  "nothing was queued; free space on that "
+				  "filesystem (or raise [store] max_size), "
+				  "then run the same command again");
+		}
+		return rc;
+	}
 	if ((o->recrawl.pass || (o->daemon && o->recrawl.enabled)) &&
 	    (rc = recrawl_start(c)))
 		crawl_say(c, LOG_ERR, "%s: the re-crawl schedule: %s",
@@ -370,8 +408,8 @@ static int open_fetcher(struct crawl *c)
 	 * libcurl close one host's idle connection to open another's (on
 	 * bench/crawl, 11,816 connections for 15,008 requests).  Its cache
 	 * keeps up to two idle connections per transfer slot. */
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
-			  (long)o->concurrency * 2);
+	fd_budget(c);
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, c->max_cached);
 	struct timeval one = { 1, 0 };
 	event_add(c->tick, &one);
 	event_add(c->sigint, NULL);
@@ -732,8 +770,11 @@ void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret)
 			host_view(t, now, &ret->held[ret->n_held_listed++]);
 	const struct crawl_opts *o = c->o;
 	bool limit = o->max_pages && c->started >= o->max_pages;
+	bool full = full_now(c, &ret->full);
 	if (c->stopping)
 		ret->state = CRAWL_STOPPING;
+	else if (full)
+		ret->state = CRAWL_DISK_FULL;
 	else if (c->paused)
 		ret->state = CRAWL_PAUSED;
 	else if ((limit && !c->running && !c->parked && !pending) ||
@@ -810,8 +851,8 @@ int crawl_reload(struct crawl *c, const struct crawl_opts *o)
 	frontier_set_opts(c->fr, &fo);
 	/* No connection limits for libcurl (see crawl_run()), only the
 	 * size of its cache. */
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS,
-			  (long)o->concurrency * 2);
+	fd_budget(c);
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, c->max_cached);
 
 	c->seed_jobs++;
 	parse_submit(c, j, false);

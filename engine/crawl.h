@@ -121,8 +121,11 @@ struct crawl_opts {
 	enum crawl_signature signature;
 	int near_k;
 	bool follow_duplicate_links;
-	bool warc;                     /* WARC files in STORE/warc */
-	bool search_index;             /* STORE/search.sqlite kept up to date */
+	bool warc;         /* WARC files in STORE/warc */
+	bool search_index; /* STORE/search.sqlite kept up to date */
+	/* [store] max_size: the ceiling of STORE/data.mdb, bytes (0: the
+	 * store's default, store_env_open_max()). */
+	uint64_t store_max_bytes;
 	const char *const *connect_to; /* curl's HOST1:PORT1:HOST2:PORT2 */
 	size_t n_connect_to;
 	/* [crawl] proxy, header, cookie_jar (conf.h): a proxy for every
@@ -132,6 +135,9 @@ struct crawl_opts {
 	const char *const *headers;
 	size_t n_headers;
 	const char *cookie_jar;
+	/* [crawl] ca_file, ca_path, client_cert, client_key (conf.h), or
+	 * NULL: libcurl's defaults. */
+	const char *ca_file, *ca_path, *client_cert, *client_key;
 	/* [crawl] url_credentials = use: passwords found in URLs are sent
 	 * (crawl_creds_wire()); norm.on_password is crawl_creds_note. */
 	bool url_credentials_use;
@@ -292,7 +298,29 @@ static const double crawl_latency_le[CRAWL_LATENCY_BUCKETS] = {
 	0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30,
 };
 
-enum crawl_state { CRAWL_RUNNING, CRAWL_PAUSED, CRAWL_IDLE, CRAWL_STOPPING };
+enum crawl_state {
+	CRAWL_RUNNING,
+	CRAWL_PAUSED,
+	CRAWL_IDLE,
+	CRAWL_STOPPING,
+	/* No space for the writer (a full disk, or the store at [store]
+	 * max_size): nothing is fetched until space returns (diskfull.c). */
+	CRAWL_DISK_FULL,
+};
+
+/* A full disk, as crawl_status() says it: the file the writer could not
+ * write, the reason in words ("No space left on device", or the
+ * ceiling), since when (Unix ms), whether it is the store's ceiling
+ * (then only a restart with a larger [store] max_size helps), and how many
+ * such episodes this process has had. */
+struct crawl_full_status {
+	bool on;
+	bool ceiling;
+	char path[4096];
+	char error[256];
+	uint64_t since_ms;
+	uint64_t episodes;
+};
 
 /* A host the crawl holds back on purpose rather than for a failure
  * (crawl_status() with detail). */
@@ -327,7 +355,8 @@ struct crawl_category_status {
 
 struct crawl_status {
 	enum crawl_state state;
-	struct crawl_summary sum; /* .seconds: uptime */
+	struct crawl_full_status full; /* state CRAWL_DISK_FULL's detail */
+	struct crawl_summary sum;      /* .seconds: uptime */
 	/* A cluster's shard (crawl_opts.cluster): shards 0 on one machine. */
 	uint32_t shard, shards;
 	uint64_t queued; /* URLs in the queue (committed) */

@@ -191,6 +191,15 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
 	if (o->proxy)
 		curl_easy_setopt(e, CURLOPT_PROXY, o->proxy);
+	/* One's own CA, and a client certificate (conf.h). */
+	if (o->ca_file)
+		curl_easy_setopt(e, CURLOPT_CAINFO, o->ca_file);
+	if (o->ca_path)
+		curl_easy_setopt(e, CURLOPT_CAPATH, o->ca_path);
+	if (o->client_cert)
+		curl_easy_setopt(e, CURLOPT_SSLCERT, o->client_cert);
+	if (o->client_key)
+		curl_easy_setopt(e, CURLOPT_SSLKEY, o->client_key);
 	if (c->share) {
 		/* Cookies: the crawl's, in the share handle; the jar's file
 		 * is read into it by the first transfer. */

@@ -98,6 +98,7 @@ void on_tick(evutil_socket_t fd, short kind, void *arg)
 	struct crawl *c = arg;
 	c->ticks++;
 	rate_sample(c);
+	full_tick(c);
 	if (c->o->daemon && c->o->daemon->tick)
 		c->o->daemon->tick(c, c->o->daemon->arg);
 	recrawl_post(c);

@@ -214,16 +214,21 @@ void sched_fill(struct crawl *c)
 	 * and not yet written counts, parsed or not. */
 	uint64_t unlearned = c->in_pipeline, lead = c->lead;
 	uint64_t commits = c->commits;
+	/* No space for the writer: nothing more is fetched until there is
+	 * (diskfull.c); what is in flight finishes and waits for it. */
+	bool full = c->full.on;
 	pthread_mutex_unlock(&c->mu);
 	if (fatal)
 		c->stopping = true;
+	if (full)
+		return;
 
 	/* Backpressure: fetching outruns the parsers, and every finished
 	 * body waits in the pipeline with its job (some 30 KB): no new
 	 * fetch starts while transfers in flight and jobs not yet
 	 * committed reach twice `concurrency`, which bounds the heap.  The
 	 * writer's wakeup after each commit calls sched_fill() again. */
-	while (!c->stopping && !c->paused && c->running < o->concurrency &&
+	while (!c->stopping && !c->paused && c->running < c->max_running &&
 	       c->running + pipeline < 2ull * o->concurrency &&
 	       (!lead || c->running + unlearned < lead) &&
 	       (!o->max_pages || c->started + c->parked < o->max_pages)) {

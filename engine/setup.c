@@ -244,6 +244,7 @@ int setup_load(struct setup *s, char *err, size_t errlen)
 		category_from_conf(&s->cats[i], &cf->categories[i]);
 	s->o = (struct crawl_opts){
 		.store_dir = cf->crawl.store,
+		.store_max_bytes = cf->store.max_size,
 		.categories = s->cats,
 		.n_categories = cf->n_categories,
 		.max_pages = cf->crawl.max_pages,
@@ -262,6 +263,10 @@ int setup_load(struct setup *s, char *err, size_t errlen)
 		.headers = (const char *const *)cf->crawl.headers,
 		.n_headers = cf->crawl.n_headers,
 		.cookie_jar = cf->crawl.cookie_jar,
+		.ca_file = cf->crawl.ca_file,
+		.ca_path = cf->crawl.ca_path,
+		.client_cert = cf->crawl.client_cert,
+		.client_key = cf->crawl.client_key,
 		.recrawl = { cf->recrawl.enabled, s->recrawl,
 			     cf->recrawl.min_interval_s,
 			     cf->recrawl.max_interval_s,

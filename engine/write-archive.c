@@ -31,7 +31,7 @@ static bool head_has_encoding(const char *h, size_t len)
  * fields, pointing into cap).  A revisit whose page is unchanged is a
  * `revisit` record referring to r's capture.  Pages whose exchange the
  * writer refuses (no response head, an oversized or malformed one) are
- * counted and left out; a write failure is fatal. */
+ * counted and left out; a write failure fails the batch (writer.c). */
 int write_warc(struct crawl *c, const struct job *j, struct store_record *r,
 	       struct warc_capture *cap)
 {
@@ -72,6 +72,10 @@ int write_warc(struct crawl *c, const struct job *j, struct store_record *r,
 			r->capture_id = cap->id;
 			r->capture_id_len = strlen(cap->id);
 		}
+	}
+	if (rc && rc != SC_E_INVAL) {
+		c->w_part = PART_WARC;
+		c->w_errno = errno;
 	}
 	pthread_mutex_lock(&c->mu);
 	if (rc == 0)
@@ -131,7 +135,9 @@ static int index_job(struct crawl *c, const struct job *j)
  * themselves (every write of search_put_*() is an upsert of one URL's
  * whole truth, so a page that turns out a duplicate the second time
  * leaves the pages for the aliases).  If the LMDB commit fails after
- * this one succeeded, the crawl stops, with the same outcome. */
+ * this one succeeded, the crawl stops (or, under serve on a full disk,
+ * the batch is written again once there is space), with the same
+ * outcome. */
 int index_batch(struct crawl *c, struct job **batch, size_t n)
 {
 	int rc = search_begin(c->search);
@@ -142,6 +148,11 @@ int index_batch(struct crawl *c, struct job **batch, size_t n)
 	else
 		search_rollback(c->search);
 	if (rc) {
+		c->w_part = PART_SEARCH;
+		c->w_errno = errno;
+	}
+	/* A want of space is the writer's to say (diskfull.c). */
+	if (rc && !full_error(rc, c->w_errno)) {
 		char what[320];
 		snprintf(what, sizeof(what), "writing the search index (%s)",
 			 search_errmsg(c->search));

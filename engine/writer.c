@@ -821,6 +821,88 @@ static int grow_other(uint16_t **other, size_t *cap, size_t n)
 	return 0;
 }
 
+/* One try at a batch: its transaction, WARC records, search index and
+ * cluster hand-offs, then the commit.  Returns 0, or the failure, after
+ * which nothing of the batch is left as if written: the transaction is
+ * aborted, the WARC file cut back to where the batch began, the search
+ * index's transaction rolled back (index_batch()), and focus's counts of
+ * the try dropped.  c->w_part and c->w_errno say what failed. */
+static int write_batch(struct crawl *c, struct job **batch, size_t n,
+		       struct batch_urls *bu,
+		       struct crawl_cluster_claim *claims, uint16_t **other,
+		       size_t *cap_other, int *queued)
+{
+	struct warc_mark mark;
+	warc_mark(c->warc, &mark);
+	c->w_part = PART_STORE;
+	c->w_errno = 0;
+	*queued = 0;
+	recrawl_clock_refresh();
+	MDB_txn *txn = NULL;
+	int rc = store_txn_begin(c->env, 0, &txn);
+	batch_reset(bu);
+	if (!rc && c->o->cluster && c->o->cluster->claim)
+		rc = claim_batch(c, txn, batch, n, claims);
+	for (size_t i = 0; i < n && !rc; i++)
+		rc = write_job(c, txn, batch[i], bu);
+	/* Other shards' URLs before the learned rules: those are
+	 * their shards' own. */
+	if (!rc && c->o->cluster && bu->n)
+		rc = divert(c, txn, bu);
+	if (!rc && c->adapt && bu->n)
+		rc = adapt_links(c, txn, bu);
+	if (!rc && bu->n)
+		rc = grow_other(other, cap_other, bu->n);
+	if (!rc && bu->n) {
+		int q = frontier_add_batch_cat(c->fr, txn, bu->fu, bu->n, NULL,
+					       *other);
+		if (q < 0)
+			rc = q;
+		else {
+			*queued = q;
+			rc = focus_note_also(c->focus, c->store, txn, bu->fu,
+					     bu->n, *other);
+		}
+	}
+	if (!rc)
+		rc = focus_flush(c->focus, c->store, txn);
+	/* The WARC records (written with each page's record) are
+	 * on disk before the records that say the pages were
+	 * fetched. */
+	if (c->warc && !rc && (rc = warc_flush(c->warc))) {
+		c->w_part = PART_WARC;
+		c->w_errno = errno;
+	}
+	if (!rc && c->search)
+		rc = index_batch(c, batch, n);
+	/* Durable on their way (the spool) before the commit that
+	 * marks them seen. */
+	if (!rc && bu->n_out &&
+	    (rc = c->o->cluster->send(c->o->cluster->arg, bu->out,
+				      bu->n_out))) {
+		c->w_part = PART_SPOOL;
+		c->w_errno = errno;
+	}
+	if (!rc)
+		rc = store_txn_commit(txn);
+	else if (txn)
+		mdb_txn_abort(txn);
+	if (!rc)
+		return 0;
+	if (c->w_part == PART_STORE)
+		c->w_errno = store_last_errno();
+	if (rc == SC_E_IO)
+		c->w_errno = full_errno(c, (enum full_part)c->w_part,
+					c->w_errno);
+	frontier_discarded(c->fr);
+	if (c->warc && warc_cut(c->warc, &mark))
+		c->w_errno = 0; /* the WARC file is broken: fatal */
+	pthread_mutex_lock(&c->mu);
+	crawl_focus_end(c, false);
+	pthread_mutex_unlock(&c->mu);
+	return rc;
+}
+
 void *writer_main(void *arg)
 {
 	struct crawl *c = arg;
@@ -863,55 +945,20 @@ void *writer_main(void *arg)
 			batch[n++] = j;
 		pthread_mutex_unlock(&c->mu);
 
-		recrawl_clock_refresh();
-		MDB_txn *txn = NULL;
-		int rc = store_txn_begin(c->env, 0, &txn);
-		batch_reset(&bu);
-		if (!rc && c->o->cluster && c->o->cluster->claim)
-			rc = claim_batch(c, txn, batch, n, claims);
-		for (size_t i = 0; i < n && !rc; i++)
-			rc = write_job(c, txn, batch[i], &bu);
-		/* Other shards' URLs before the learned rules: those are
-		 * their shards' own. */
-		if (!rc && c->o->cluster && bu.n)
-			rc = divert(c, txn, &bu);
-		if (!rc && c->adapt && bu.n)
-			rc = adapt_links(c, txn, &bu);
 		int queued = 0;
-		if (!rc && bu.n)
-			rc = grow_other(&other, &cap_other, bu.n);
-		if (!rc && bu.n) {
-			queued = frontier_add_batch_cat(c->fr, txn, bu.fu, bu.n,
-							NULL, other);
-			if (queued < 0)
-				rc = queued;
-			else
-				rc = focus_note_also(c->focus, c->store, txn,
-						     bu.fu, bu.n, other);
-		}
-		if (!rc)
-			rc = focus_flush(c->focus, c->store, txn);
-		/* The WARC records (written with each page's record) are
-		 * on disk before the records that say the pages were
-		 * fetched. */
-		if (c->warc && !rc)
-			rc = warc_flush(c->warc);
-		if (!rc && c->search)
-			rc = index_batch(c, batch, n);
-		/* Durable on their way (the spool) before the commit that
-		 * marks them seen. */
-		if (!rc && bu.n_out)
-			rc = c->o->cluster->send(c->o->cluster->arg, bu.out,
-						 bu.n_out);
-		if (!rc)
-			rc = store_txn_commit(txn);
-		else if (txn)
-			mdb_txn_abort(txn);
+		int rc;
+		/* Under serve, a batch that found no space is written again,
+		 * whole, once there is (diskfull.c). */
+		while ((rc = write_batch(c, batch, n, &bu, claims, &other,
+					 &cap_other, &queued)) &&
+		       full_wait(c, rc, c->w_errno, c->w_part))
+			;
 		if (rc) {
-			frontier_discarded(c->fr);
-			crawl_die(c, rc, "writing the store");
+			if (!full_error(rc, c->w_errno))
+				crawl_die(c, rc, "writing the store");
 		} else {
 			frontier_published(c->fr);
+			full_clear(c);
 		}
 		for (size_t i = 0; i < n; i++)
 			if (batch[i]->kind == JOB_PAGE &&

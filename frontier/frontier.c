@@ -873,7 +873,7 @@ int frontier_add_batch_cat(struct frontier *f, MDB_txn *txn,
 			if (other && prev_cat != cat)
 				other[p->idx] = prev_cat;
 		} else {
-			return SC_E_DB;
+			return db_fail(rc); /* MDB_MAP_FULL: SC_E_FULL */
 		}
 	}
 	/* The queue in discovery order, which its sequence numbers keep. */

@@ -134,7 +134,12 @@ static int fail(struct search_index *s, int rc)
 	case SQLITE_DONE:
 	case SQLITE_ROW: return 0;
 	case SQLITE_NOMEM: return SC_E_NOMEM;
-	case SQLITE_FULL: return SC_E_NOSPC;
+	/* "database or disk is full": the disk, as a failed write(2)
+	 * says (issue 35; it used to read "buffer too small"). */
+	case SQLITE_FULL:
+		if (errno != ENOSPC && errno != EDQUOT)
+			errno = ENOSPC;
+		return SC_E_IO;
 	case SQLITE_CORRUPT:
 	case SQLITE_NOTADB: return SC_E_CORRUPT;
 	case SQLITE_BUSY:

@@ -3,14 +3,20 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
 #include <sys/stat.h>
+#include <unistd.h>
 
 #include "store-int.h"
 
-/* The map size bounds the file's growth only; LMDB maps it sparsely.  On a
+/* The default ceiling of the data file (store_env_open_max()).  The map
+ * is address space only: the file grows as pages are written.  On a
  * 32-bit system the address space allows far less. */
 #define MAP_SIZE_64 ((size_t)64 << 30)
 #define MAP_SIZE_32 ((size_t)1 << 30)
+#define MAP_SIZE_MIN ((size_t)1 << 20)
+/* The lock file LMDB makes for 126 readers, its default: 8 KiB. */
+#define LOCK_FILE_MIN ((off_t)8192)
 
 /* The last LMDB failure of this thread and what it was translated to,
  * for store_strerror(). */
@@ -58,6 +64,11 @@ const char *store_strerror(int rc)
 	return msg;
 }
 
+int store_last_errno(void)
+{
+	return last_mdb_rc > 0 ? last_mdb_rc : 0;
+}
+
 int store_txn_begin(MDB_env *env, unsigned flags, MDB_txn **ret)
 {
 	last_mdb_rc = last_rc = 0;
@@ -75,7 +86,14 @@ int store_txn_commit(MDB_txn *txn)
 
 int store_env_open(const char *dir, unsigned flags, MDB_env **ret)
 {
-	if (!dir || !*dir || !ret || (flags & ~STORE_RDONLY))
+	return store_env_open_max(dir, flags, 0, ret);
+}
+
+int store_env_open_max(const char *dir, unsigned flags, uint64_t max_bytes,
+		       MDB_env **ret)
+{
+	if (!dir || !*dir || !ret || (flags & ~STORE_RDONLY) ||
+	    (max_bytes && (max_bytes < MAP_SIZE_MIN || max_bytes > SIZE_MAX)))
 		return SC_E_INVAL;
 	bool rdonly = flags & STORE_RDONLY;
 
@@ -104,18 +122,45 @@ int store_env_open(const char *dir, unsigned flags, MDB_env **ret)
 			return errno == ENOENT ? SC_E_NOTFOUND : SC_E_IO;
 	}
 
+	/* LMDB maps lock.mdb and writes its reader table through the map: on
+	 * a full disk a sparse lock file is a SIGBUS there.  Its blocks are
+	 * allocated first, so a full disk is ENOSPC here instead. */
+	if (!rdonly) {
+		char lpath[4096];
+		int n = snprintf(lpath, sizeof(lpath), "%s/lock.mdb", dir);
+		if (n < 0 || (size_t)n >= sizeof(lpath)) {
+			errno = ENAMETOOLONG;
+			return SC_E_IO;
+		}
+		int lfd = open(lpath, O_RDWR | O_CREAT | O_CLOEXEC, 0640);
+		if (lfd < 0)
+			return SC_E_IO;
+		off_t size = lseek(lfd, 0, SEEK_END);
+		int frc = posix_fallocate(
+			lfd, 0, size > LOCK_FILE_MIN ? size : LOCK_FILE_MIN);
+		close(lfd);
+		/* Filesystems without fallocate(2) keep the old risk. */
+		if (frc && frc != EOPNOTSUPP && frc != EINVAL) {
+			errno = frc;
+			return SC_E_IO;
+		}
+	}
+
 	MDB_env *env;
 	int rc = mdb_env_create(&env);
 	if (rc)
 		return store_db_error(rc);
-	size_t map = sizeof(size_t) >= 8 ? MAP_SIZE_64 : MAP_SIZE_32;
-	rc = mdb_env_set_mapsize(env, map);
+	size_t map = max_bytes             ? (size_t)max_bytes
+		     : sizeof(size_t) >= 8 ? MAP_SIZE_64
+					   : MAP_SIZE_32;
+	/* A reader takes the size the writer last committed (0: the meta
+	 * page's), which covers every committed page. */
+	rc = mdb_env_set_mapsize(env, rdonly ? 0 : map);
 	if (!rc)
 		rc = mdb_env_set_maxdbs(env, STORE_MAX_DBS);
 	if (!rc)
-		rc = mdb_env_open(
-			env, dir,
-			MDB_NOTLS | (rdonly ? MDB_RDONLY : MDB_WRITEMAP), 0640);
+		rc = mdb_env_open(env, dir,
+				  MDB_NOTLS | (rdonly ? MDB_RDONLY : 0), 0640);
 	if (rc) {
 		int err = store_db_error(rc);
 		int saved = errno;

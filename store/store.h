@@ -46,25 +46,35 @@
  * directory DIR, which is created with mode 0750 if it does not exist; the
  * files data.mdb and lock.mdb inside it are created with mode 0640.
  *
- * The map size is 64 GiB on 64-bit systems (1 GiB otherwise): LMDB maps the
- * file sparsely, so the size only bounds growth and costs no disk or
- * memory until pages are written.  The environment is opened with
- * MDB_NOTLS, so read transactions are not tied to threads, and (read-write)
- * with MDB_WRITEMAP: a write transaction's dirty pages are the file's own
- * pages, not malloc'd copies, so the writer's anonymous memory does not
- * grow with the transaction or the store (bench-frontier: RssAnon flat
- * from 10 k to 10 M URLs).  The price: a stray write through a pointer
- * into the map could damage the file, and the data file's apparent size
- * (ls -l) is the map size, while its blocks on disk are what is used.
- * Commits are
- * durable: mdb_txn_commit() fsyncs data and meta page before it returns,
- * which is what lets a kill -9 or a power cut lose nothing committed.  The
- * crawler keeps that cost low by committing many operations at once.
+ * MAX_BYTES is the ceiling of the data file (0: 64 GiB on 64-bit systems,
+ * 1 GiB otherwise; else at least 1 MiB); a reader (STORE_RDONLY) ignores
+ * it and maps what the writer committed.  The map is address space only:
+ * the environment is NOT opened with MDB_WRITEMAP, so a write
+ * transaction's dirty pages are malloc'd copies that the commit writes
+ * with pwrite(2), and the file grows as pages are written, up to the
+ * ceiling, where a write fails with SC_E_FULL (MDB_MAP_FULL).  Why not
+ * MDB_WRITEMAP, which spares the copies: it makes the file a sparse file
+ * of the map's size and writes through the map, so a full disk is a
+ * SIGBUS in the middle of a transaction instead of an error (issue 35);
+ * here a full disk is SC_E_IO with errno ENOSPC from a write or the
+ * commit, the transaction is gone, and the committed state is untouched.
+ * The cost, measured in docs/daemon.md: the writer's heap holds a
+ * batch's dirty pages (LMDB reuses them), and each page is copied once.
+ * The environment is opened with MDB_NOTLS, so read transactions are not
+ * tied to threads.  Commits are durable: mdb_txn_commit() writes and
+ * fsyncs data and meta page before it returns, which is what lets a
+ * kill -9 or a power cut lose nothing committed.  The crawler keeps that
+ * cost low by committing many operations at once.
  *
- * Returns 0 and sets *ret, or SC_E_INVAL (NULL argument, unknown flag),
- * SC_E_NOTFOUND (STORE_RDONLY and no store in DIR), SC_E_IO (a system call
- * failed; errno says why), SC_E_CORRUPT (the files are not an LMDB
- * environment of this LMDB version), SC_E_NOMEM or SC_E_DB. */
+ * Returns 0 and sets *ret, or SC_E_INVAL (NULL argument, unknown flag,
+ * MAX_BYTES out of range), SC_E_NOTFOUND (STORE_RDONLY and no store in
+ * DIR), SC_E_IO (a system call failed; errno says why), SC_E_CORRUPT (the
+ * files are not an LMDB environment of this LMDB version), SC_E_NOMEM or
+ * SC_E_DB. */
+int store_env_open_max(const char *dir, unsigned flags, uint64_t max_bytes,
+		       MDB_env **ret) SC_WUR;
+
+/* store_env_open_max() with the default ceiling. */
 int store_env_open(const char *dir, unsigned flags, MDB_env **ret) SC_WUR;
 
 /* Closes the environment; every transaction must have ended.  NULL is
@@ -88,6 +98,11 @@ int store_db_error(int mdb_rc);
  * mapsize limit reached)".  Static or thread-local text, valid until the
  * thread's next call; never NULL. */
 const char *store_strerror(int rc);
+
+/* The errno value of this thread's last LMDB failure (ENOSPC for a full
+ * disk), or 0 when it was not a system error or there was none since the
+ * last store_txn_begin(). */
+int store_last_errno(void);
 
 /* Begins a transaction of ENV with mdb_txn_begin()'s FLAGS (0 or
  * MDB_RDONLY) and no parent, and forgets the thread's last LMDB failure.

@@ -915,6 +915,30 @@ int warc_flush(struct warc_writer *w)
 	return sync_dir(w);
 }
 
+void warc_mark(const struct warc_writer *w, struct warc_mark *ret)
+{
+	*ret = (struct warc_mark){ 0 };
+	if (w && w->fd >= 0) {
+		ret->serial = w->serial;
+		ret->offset = w->file_bytes;
+		ret->open = true;
+	}
+}
+
+int warc_cut(struct warc_writer *w, const struct warc_mark *m)
+{
+	if (!w || !m)
+		return SC_E_INVAL;
+	if (w->fd >= 0 && m->open && m->serial == w->serial &&
+	    m->offset <= w->file_bytes)
+		cut_back(w, m->offset);
+	if (w->broken) {
+		errno = EIO;
+		return SC_E_IO;
+	}
+	return 0;
+}
+
 int warc_close(struct warc_writer *w)
 {
 	if (!w)

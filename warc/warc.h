@@ -194,6 +194,24 @@ int warc_write_visit(struct warc_writer *w, const struct warc_exchange *x,
  * Returns 0 or SC_E_IO. */
 int warc_flush(struct warc_writer *w) SC_WUR;
 
+/* A place in the open file, to cut back to (warc_cut()). */
+struct warc_mark {
+	unsigned serial; /* of the file */
+	uint64_t offset;
+	bool open;
+};
+
+/* Where the next record would go. */
+void warc_mark(const struct warc_writer *w, struct warc_mark *ret);
+
+/* Drops every record written since MARK, when the file it was taken in is
+ * still the open one (a batch that failed: its records are not left in
+ * the file as if they were kept).  Records already in an earlier, closed
+ * file stay there: whole records nothing refers to.  Returns 0, or
+ * SC_E_IO when the file could not be cut (the writer then refuses every
+ * further write). */
+int warc_cut(struct warc_writer *w, const struct warc_mark *m) SC_WUR;
+
 /* Finishes the open file (flush, fsync, rename to its final name, fsync of
  * the directory) and frees W.  NULL is accepted.  Returns 0, or SC_E_IO if
  * finishing failed: W is freed either way, and the file keeps its ".open"
