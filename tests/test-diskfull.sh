@@ -130,6 +130,7 @@ check_true "max_size: every page recorded" test "$(committed "$tmp/cstore" | wc 
 # ---------------------------------------------------------------------
 # serve on a full disk: stays up, says so, resumes by itself.
 fresh_mount 1m
+dash_port=$(python3 -c 'import socket; s = socket.socket(); s.bind(("127.0.0.1", 0)); print(s.getsockname()[1])')
 sock=$tmp/ctl.sock
 ctl=(--control "unix:$sock")
 cat >"$tmp/serve.conf" <<EOF
@@ -143,6 +144,7 @@ connect_to = ::127.0.0.1:$port
 search_index = no
 [control]
 listen = unix:$sock
+dashboard = tcp:127.0.0.1:$dash_port
 [category web]
 EOF
 sstart=$(($(wc -l <"$tmp/log") + 1))
@@ -158,6 +160,23 @@ check_true "serve: /status says why" status_has '"error":"No space left on devic
 curl -s --max-time 5 --unix-socket "$sock" http://x/metrics >"$tmp/metrics"
 check_true "serve: /metrics sigcrawl_disk_full 1" grep -qx 'sigcrawl_disk_full 1' "$tmp/metrics"
 check_true "serve: still running" kill -0 "$spid"
+# The dashboard says so too, in a browser.
+chromium=$(command -v chromium || command -v chromium-browser || true)
+if [ -n "$chromium" ]; then
+	timeout 60 "$chromium" --headless --no-sandbox --disable-gpu \
+		--no-first-run --user-data-dir="$tmp/chrome" \
+		--virtual-time-budget=5000 --dump-dom \
+		"http://127.0.0.1:$dash_port/" >"$tmp/full.dom" 2>/dev/null
+	check_true "serve: the dashboard shows disk_full and the file" python3 -c '
+import re, sys
+dom = open(sys.argv[1]).read()
+m = re.search(r"<p id=\"full\">([^<]*)</p>", dom)
+sys.exit(not ("class=\"disk_full\"" in dom and m and sys.argv[2] in m.group(1)
+              and "No space left on device" in m.group(1)))' \
+		"$tmp/full.dom" "$tmp/mnt/store/data.mdb"
+else
+	fail "serve: chromium is installed (.ci/install-deps) for the dashboard's check"
+fi
 check_true "serve: its log names the file and waits" grep -q "$tmp/mnt/store/data.mdb: No space left on device; fetching paused" "$tmp/serve.err"
 # Nothing is fetched while the disk is full (what was in flight aside).
 n1=$(wc -l <"$tmp/log")
