@@ -494,10 +494,60 @@ static int stop_threads(struct crawl *c, int rc)
 	return rc;
 }
 
+/* The cookies of the share back into the jar's file (a new file renamed
+ * over it, so a jar is whole or the old one), every write checked: a full
+ * disk is said with the file's name, and returned (SC_E_IO) unless rc
+ * already says something.  libcurl's own writing of the jar ignores its
+ * errors. */
+static int save_jar(struct crawl *c, int rc)
+{
+	const char *jar = c->o->cookie_jar;
+	/* No transfer read the jar into the share: it is left as it is. */
+	if (!c->jar_loaded)
+		return rc;
+	CURL *e = curl_easy_init();
+	struct curl_slist *list = NULL;
+	if (!e)
+		return rc ? rc : SC_E_NOMEM;
+	curl_easy_setopt(e, CURLOPT_SHARE, c->share);
+	CURLcode cc = curl_easy_getinfo(e, CURLINFO_COOKIELIST, &list);
+	curl_easy_cleanup(e);
+	if (cc != CURLE_OK)
+		return rc ? rc : SC_E_NOMEM;
+	if (!list) /* no cookie: the jar's file is left as it is, as libcurl
+		    * leaves it */
+		return rc;
+	char tmp[4096];
+	snprintf(tmp, sizeof(tmp), "%s.new", jar);
+	FILE *f = fopen(tmp, "w");
+	int err = f ? 0 : errno;
+	if (f) {
+		fputs("# Netscape HTTP Cookie File\n"
+		      "# written by sigcrawl at the end of a crawl\n\n",
+		      f);
+		for (struct curl_slist *l = list; l; l = l->next)
+			fprintf(f, "%s\n", l->data);
+		if (fflush(f) || fsync(fileno(f)))
+			err = errno;
+		if (fclose(f) && !err)
+			err = errno;
+		if (!err && rename(tmp, jar))
+			err = errno;
+		if (err)
+			unlink(tmp);
+	}
+	curl_slist_free_all(list);
+	if (!err)
+		return rc;
+	crawl_say(c, LOG_ERR, "%s: %s (the cookies of this run are not saved)",
+		  jar, strerror(err));
+	return rc ? rc : SC_E_IO;
+}
+
 /* The fetcher's transfers stopped, the jobs still on their way to the
  * loop answered or freed, the daemon's finish hook, and every host's and
  * libcurl's state freed (the cookies written back to their jar). */
-static void close_fetcher(struct crawl *c)
+static int close_fetcher(struct crawl *c, int rc)
 {
 	const struct crawl_opts *o = c->o;
 	if (c->multi) {
@@ -532,14 +582,7 @@ static void close_fetcher(struct crawl *c)
 	curl_slist_free_all(c->connect_to);
 	curl_slist_free_all(c->headers);
 	if (c->share) {
-		/* The cookies back into the jar's file. */
-		CURL *e = curl_easy_init();
-		if (e) {
-			curl_easy_setopt(e, CURLOPT_SHARE, c->share);
-			curl_easy_setopt(e, CURLOPT_COOKIEJAR, o->cookie_jar);
-			curl_easy_setopt(e, CURLOPT_COOKIELIST, "FLUSH");
-			curl_easy_cleanup(e);
-		}
+		rc = save_jar(c, rc);
 		curl_share_cleanup(c->share);
 	}
 	struct event **evs[] = { &c->curl_timer, &c->sched_timer, &c->tick,
@@ -548,6 +591,7 @@ static void close_fetcher(struct crawl *c)
 		if (*evs[i])
 			event_free(*evs[i]);
 	event_base_free(c->base);
+	return rc;
 }
 
 /* The outputs and the store, in reverse of their opening.  Returns rc, or
@@ -603,7 +647,7 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		ret->seconds = (double)(mono_ms() - c->t0) / 1000.0;
 		list_hosts(c, ret);
 	}
-	close_fetcher(c);
+	rc = close_fetcher(c, rc);
 	rc = close_store(c, rc);
 	crawl_free(c);
 	return rc;

@@ -197,4 +197,41 @@ committed "$tmp/mnt/store" >"$tmp/after"
 check_true "serve: every page recorded ($(wc -l <"$tmp/after") of $total)" test "$(wc -l <"$tmp/after")" -eq "$total"
 dups=$(requested_since "$sstart" | uniq -d | wc -l)
 check_true "serve: no page fetched twice ($dups): the daemon kept the batch that found no space" test "$dups" -eq 0
+stop_fixture
+
+# The cookie jar on a full disk: the crawl's records are whole, the jar's
+# file is named with "No space left on device" and the exit status is 1;
+# the old jar is left as it was (a new file renamed over it).
+cat >"$tmp/web-jar" <<'WEB'
+host j.test
+page /            200 text/html  title="Home" links=/a header="Set-Cookie: sess=abc123; Path=/"
+page /a           200 text/html  title="A"
+page /robots.txt  200 text/plain body="User-agent: *\nAllow: /\n"
+default 404
+WEB
+start_fixture "$tmp/web-jar" "$tmp/log-jar"
+fresh_mount 64k
+echo "# the old jar" >"$tmp/mnt/jar.txt"
+dd if=/dev/zero of="$tmp/mnt/fill" bs=4k 2>/dev/null
+printf '[crawl]\nstore = %s\nper_host_delay_ms = 0\ncookie_jar = %s\n' \
+	"$tmp/jar-store" "$tmp/mnt/jar.txt" >"$tmp/jar.conf"
+echo http://j.test/ >"$tmp/jar-seeds"
+"$sigcrawl" crawl -c "$tmp/jar.conf" --seeds "$tmp/jar-seeds" \
+	--connect-to "::127.0.0.1:$port" --quiet 2>"$tmp/err"
+rc=$?
+expect_rc "cookie jar on a full disk: the crawl" 1
+check_true "cookie jar: the message names the jar and says No space left on device" \
+	grep -q "$tmp/mnt/jar.txt: No space left on device" "$tmp/err"
+check_true "cookie jar: the old jar is left whole" grep -qx "# the old jar" "$tmp/mnt/jar.txt"
+check_true "cookie jar: no half-written jar beside it" test ! -e "$tmp/mnt/jar.txt.new"
+check_true "cookie jar: the crawl's records are whole (2 pages)" \
+	test "$("$sigcrawl" export --store "$tmp/jar-store" | grep -c '"fetched":true')" -eq 2
+rm -f "$tmp/mnt/fill"
+rm -rf "$tmp/jar-store"
+"$sigcrawl" crawl -c "$tmp/jar.conf" --seeds "$tmp/jar-seeds" \
+	--connect-to "::127.0.0.1:$port" --quiet 2>"$tmp/err"
+rc=$?
+expect_rc "cookie jar with space: the crawl" 0
+check_true "cookie jar with space: written" grep -q "sess" "$tmp/mnt/jar.txt"
+stop_fixture
 finish
