@@ -18,6 +18,8 @@
 #include <event2/event.h>
 #include <event2/listener.h>
 #include <signal.h>
+#include <sys/statvfs.h>
+#include <time.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -445,6 +447,57 @@ static void hook_finish(struct crawl *c, void *arg)
 	d->sighup = NULL;
 }
 
+/* The crawl could not start (its store not opened, its seeds not
+ * committed: the loop never ran, so no control API answers yet) and the
+ * store's filesystem is all but full: a full disk at start.  Say so to
+ * the log and to systemd, and wait (SIGTERM and SIGINT, held until the
+ * loop runs, end the wait) until WAIT_GAIN more bytes are free or
+ * WAIT_EVERY_S seconds went by (a quota does not show in statvfs), then
+ * 1: try again.  0 when the disk is not full; -1 on a signal (a stop
+ * asked for while waiting: not a failure). */
+#define WAIT_FULL_FREE ((uint64_t)1 << 20)
+#define WAIT_GAIN ((uint64_t)256 << 10)
+#define WAIT_EVERY_S 60
+static uint64_t free_of(const char *dir)
+{
+	struct statvfs v;
+	if (statvfs(dir, &v))
+		return UINT64_MAX;
+	return (uint64_t)(geteuid() == 0 ? v.f_bfree : v.f_bavail) *
+	       (uint64_t)v.f_frsize;
+}
+
+static int wait_for_space(const char *store)
+{
+	uint64_t had = free_of(store);
+	if (had >= WAIT_FULL_FREE)
+		return 0;
+	log_msg(LOG_ERR,
+		"%s: No space left on device at start; waiting for space "
+		"(the control API answers once the crawl runs)",
+		store);
+	sd_notifyf(0,
+		   "STATUS=disk_full: %s: No space left on device at "
+		   "start; waiting for space",
+		   store);
+	sigset_t stop;
+	sigemptyset(&stop);
+	sigaddset(&stop, SIGTERM);
+	sigaddset(&stop, SIGINT);
+	for (unsigned s = 0; s < WAIT_EVERY_S; s++) {
+		struct timespec one = { 1, 0 };
+		if (sigtimedwait(&stop, NULL, &one) > 0) {
+			log_msg(LOG_NOTICE, "stopped while waiting for space");
+			return -1;
+		}
+		uint64_t now = free_of(store);
+		if (now != UINT64_MAX && now >= had + WAIT_GAIN)
+			break;
+	}
+	log_msg(LOG_NOTICE, "%s: trying to start again", store);
+	return 1;
+}
+
 int cmd_serve(int argc, char **argv)
 {
 	struct daemon d = { .argc = argc, .argv = argv };
@@ -516,7 +569,12 @@ int cmd_serve(int argc, char **argv)
 		d.cur->o.cluster = cnode_hooks(d.node);
 	}
 	struct crawl_summary s;
-	int rc = crawl_run(&d.cur->o, &s);
+	int rc, w = 0;
+	while ((rc = crawl_run(&d.cur->o, &s)) != 0 && !d.c &&
+	       (w = wait_for_space(d.cur->o.store_dir)) == 1)
+		free(s.hosts);
+	if (w < 0)
+		rc = 0; /* stopped while waiting for space */
 	cnode_close(d.node);
 	curl_global_cleanup();
 	if (rc)

@@ -197,6 +197,30 @@ committed "$tmp/mnt/store" >"$tmp/after"
 check_true "serve: every page recorded ($(wc -l <"$tmp/after") of $total)" test "$(wc -l <"$tmp/after")" -eq "$total"
 dups=$(requested_since "$sstart" | uniq -d | wc -l)
 check_true "serve: no page fetched twice ($dups): the daemon kept the batch that found no space" test "$dups" -eq 0
+
+# serve started on a disk already full: it waits (under systemd, no
+# restart loop), says so in its log, and starts once there is space.
+fresh_mount 1m
+dd if=/dev/zero of="$tmp/mnt/fill" bs=4k 2>/dev/null
+"$sigcrawl" serve -c "$tmp/serve.conf" 2>"$tmp/serve0.err" &
+spid=$!
+sleep 3
+check_true "serve on a full disk at start: still running" kill -0 "$spid"
+check_true "serve on a full disk at start: its log says it waits for space" \
+	grep -q "$tmp/mnt/store: No space left on device at start; waiting for space" "$tmp/serve0.err"
+rm -f "$tmp/mnt/fill"
+grow_mount 256m
+wait_until 30 test -S "$sock"
+"$sigcrawl" submit "${ctl[@]}" --category web - <"$tmp/seeds" >/dev/null
+wait_until 60 status_has '"state":"idle"'
+check_true "serve on a full disk at start: it started once there was space, and crawled" status_has '"state":"idle"'
+kill -TERM "$spid"
+wait "$spid"
+rc=$?
+spid=
+check_true "serve on a full disk at start: SIGTERM ends it with 0 ($rc)" test "$rc" -eq 0
+committed "$tmp/mnt/store" >"$tmp/after0"
+check_true "serve on a full disk at start: every page recorded ($(wc -l <"$tmp/after0") of $total)" test "$(wc -l <"$tmp/after0")" -eq "$total"
 stop_fixture
 
 # The cookie jar on a full disk: the crawl's records are whole, the jar's
