@@ -389,6 +389,13 @@ struct xfer {
 	bool truncated;
 	struct curl_slist *headers; /* a revisit's conditional request */
 	char errbuf[CURL_ERROR_SIZE];
+	/* Under connect_to, the name resolution and the port change that
+	 * route_set() gives libcurl instead of the whole list: lists of
+	 * one entry each, in place (libcurl reads them until the transfer
+	 * is removed, and frees nothing). */
+	struct curl_slist route_list[2];
+	char route_resolve[FRONTIER_HOST_MAX + 32];
+	char route_to[FRONTIER_HOST_MAX + 16];
 };
 
 struct crawl {
@@ -524,6 +531,10 @@ void robots_back(struct crawl *c, struct job *j);
  * when libcurl waited for a connection.  Call once it is done. */
 uint64_t xfer_sent_ms(struct xfer *x);
 int start_xfer(struct crawl *c, struct xfer *x, const char *url);
+/* route.c: tell x's easy handle where url connects under connect_to (the
+ * whole list, or its host resolved to the address of the entry that
+ * applies, so that libcurl keeps the host's connections apart). */
+void route_set(struct crawl *c, struct xfer *x, const char *url);
 void xfer_unlink(struct crawl *c, struct xfer *x);
 int error_kind(CURLcode cc);
 int curl_socket_cb(CURL *e, curl_socket_t s, int what, void *cbp, void *sockp);
