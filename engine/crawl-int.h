@@ -464,6 +464,10 @@ struct crawl {
 	struct jobq to_parse, to_write;
 	struct jobq to_loop; /* robots.txt jobs coming back to the loop */
 	bool quit_parsers, quit_writer;
+	/* The writer waits out its linger for a fuller batch (writer.c):
+	 * a job handed over wakes it only when the batch is full enough
+	 * (writer_wake()). */
+	bool writer_lingers;
 	pthread_t *parsers;
 	unsigned n_parsers;
 	pthread_t writer;
@@ -544,6 +548,9 @@ int curl_timer_cb(CURLM *m, long timeout_ms, void *arg);
 /* parsers.c */
 void *parser_main(void *arg);
 void parse_submit(struct crawl *c, struct job *j, bool parse);
+/* A job was pushed on to_write (c->mu held): wake the writer, unless it
+ * lingers and the batch is not yet full enough to end the linger. */
+void writer_wake(struct crawl *c);
 
 /* ---- The writer thread: writer.c, write-adapt.c, write-archive.c ----- */
 
