@@ -122,7 +122,7 @@ def crawl_once(a, binary, work, web, seeds):
                          stdout=subprocess.DEVNULL, stderr=slave)
     os.close(slave)
     samples, buf, pages, queue = [], b"", 0, 0
-    peak, nxt, stopped = 0, t0 + 1, False
+    peak, nxt, stopped, reached = 0, t0 + 1, False, None
     mdb = os.path.join(store, "data.mdb")
     try:
         while True:
@@ -148,8 +148,12 @@ def crawl_once(a, binary, work, web, seeds):
                 if c is not None:
                     samples.append((now - t0, pages, queue, c,
                                     run.rss_anon_kib(p.pid), blocks(mdb)))
+                if a.shape == "frontier" and queue >= a.queue and \
+                        not reached:
+                    reached = now
+                # The last checkpoint's window runs on past it.
                 if not stopped and (
-                        (a.shape == "frontier" and queue >= a.queue) or
+                        (reached and now - reached >= a.window) or
                         now - t0 > a.max_s):
                     p.send_signal(signal.SIGINT)
                     stopped = True
@@ -162,7 +166,6 @@ def crawl_once(a, binary, work, web, seeds):
         fx.terminate()
         fx.wait()
     wall = time.monotonic() - t0
-    ru = os.wait4(-1, os.WNOHANG) if False else None  # noqa
     final_cpu = samples[-1][3] if samples else 0.0
     shutil.rmtree(d, ignore_errors=True)
     return samples, fx_cpu, wall, final_cpu, peak
