@@ -323,9 +323,6 @@ static int open_outputs(struct crawl *c)
 	return 0;
 }
 
-/* libcurl's multi handle with its lists and cookie share, and the loop's
- * events: libcurl's timer, the scheduler's, the tick, the writer's
- * wake-up, the signals. */
 /* The idle connections libcurl keeps for reuse: 32 per transfer slot,
  * as far as the descriptor limit leaves room beside the transfers in
  * flight, and never fewer than 2 per slot (the size before issue 36).
@@ -351,6 +348,9 @@ static long idle_connections(unsigned concurrency)
 	return want > least ? want : least;
 }
 
+/* libcurl's multi handle with its lists and cookie share, and the loop's
+ * events: libcurl's timer, the scheduler's, the tick, the writer's
+ * wake-up, the signals. */
 static int open_fetcher(struct crawl *c)
 {
 	const struct crawl_opts *o = c->o;
