@@ -389,6 +389,13 @@ struct xfer {
 	bool truncated;
 	struct curl_slist *headers; /* a revisit's conditional request */
 	char errbuf[CURL_ERROR_SIZE];
+	/* Under connect_to, the name resolution and the port change that
+	 * route_set() gives libcurl instead of the whole list: lists of
+	 * one entry each, in place (libcurl reads them until the transfer
+	 * is removed, and frees nothing). */
+	struct curl_slist route_list[2];
+	char route_resolve[FRONTIER_HOST_MAX + 32];
+	char route_to[FRONTIER_HOST_MAX + 16];
 };
 
 struct crawl {
@@ -457,6 +464,10 @@ struct crawl {
 	struct jobq to_parse, to_write;
 	struct jobq to_loop; /* robots.txt jobs coming back to the loop */
 	bool quit_parsers, quit_writer;
+	/* The writer waits out its linger for a fuller batch (writer.c):
+	 * a job handed over wakes it only when the batch is full enough
+	 * (writer_wake()). */
+	bool writer_lingers;
 	pthread_t *parsers;
 	unsigned n_parsers;
 	pthread_t writer;
@@ -547,6 +558,10 @@ void robots_back(struct crawl *c, struct job *j);
  * when libcurl waited for a connection.  Call once it is done. */
 uint64_t xfer_sent_ms(struct xfer *x);
 int start_xfer(struct crawl *c, struct xfer *x, const char *url);
+/* route.c: tell x's easy handle where url connects under connect_to (the
+ * whole list, or its host resolved to the address of the entry that
+ * applies, so that libcurl keeps the host's connections apart). */
+void route_set(struct crawl *c, struct xfer *x, const char *url);
 void xfer_unlink(struct crawl *c, struct xfer *x);
 int error_kind(CURLcode cc);
 int curl_socket_cb(CURL *e, curl_socket_t s, int what, void *cbp, void *sockp);
@@ -556,6 +571,9 @@ int curl_timer_cb(CURLM *m, long timeout_ms, void *arg);
 /* parsers.c */
 void *parser_main(void *arg);
 void parse_submit(struct crawl *c, struct job *j, bool parse);
+/* A job was pushed on to_write (c->mu held): wake the writer, unless it
+ * lingers and the batch is not yet full enough to end the linger. */
+void writer_wake(struct crawl *c);
 
 /* ---- The writer thread: writer.c, write-adapt.c, write-archive.c ----- */
 

@@ -3,6 +3,8 @@
  * unreachable hosts, and the daemon's side (pause, status, seeds, reload). */
 #include "crawl-int.h"
 
+#include <sys/resource.h>
+
 /* A zeroed job of that kind, or NULL. */
 struct job *job_new(enum job_kind kind)
 {
@@ -407,7 +409,8 @@ static int open_fetcher(struct crawl *c)
 	 * with --connect-to sending every host to one address they made
 	 * libcurl close one host's idle connection to open another's (on
 	 * bench/crawl, 11,816 connections for 15,008 requests).  Its cache
-	 * keeps up to two idle connections per transfer slot. */
+	 * is sized by fd_budget(): up to IDLE_PER_SLOT idle connections per
+	 * transfer slot. */
 	fd_budget(c);
 	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, c->max_cached);
 	struct timeval one = { 1, 0 };

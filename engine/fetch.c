@@ -187,8 +187,7 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	curl_easy_setopt(e, CURLOPT_CONNECTTIMEOUT_MS,
 			 (long)(o->timeout_s < 10 ? o->timeout_s : 10) * 1000L);
 	curl_easy_setopt(e, CURLOPT_TIMEOUT_MS, (long)o->timeout_s * 1000L);
-	if (c->connect_to)
-		curl_easy_setopt(e, CURLOPT_CONNECT_TO, c->connect_to);
+	route_set(c, x, url);
 	if (o->proxy)
 		curl_easy_setopt(e, CURLOPT_PROXY, o->proxy);
 	/* One's own CA, and a client certificate (conf.h). */

@@ -301,10 +301,16 @@ void *parser_main(void *arg)
 		}
 		pthread_mutex_lock(&c->mu);
 		jobq_push(&c->to_write, j);
-		pthread_cond_signal(&c->write_cv);
+		writer_wake(c);
 		pthread_mutex_unlock(&c->mu);
 	}
 	return NULL;
+}
+
+void writer_wake(struct crawl *c)
+{
+	if (!c->writer_lingers || c->to_write.n >= WRITE_BATCH / 4)
+		pthread_cond_signal(&c->write_cv);
 }
 
 /* Hand a finished job on: to a parser, or straight to the writer when
@@ -319,7 +325,7 @@ void parse_submit(struct crawl *c, struct job *j, bool parse)
 		pthread_cond_signal(&c->parse_cv);
 	} else {
 		jobq_push(&c->to_write, j);
-		pthread_cond_signal(&c->write_cv);
+		writer_wake(c);
 	}
 	pthread_mutex_unlock(&c->mu);
 }

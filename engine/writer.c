@@ -921,10 +921,12 @@ void *writer_main(void *arg)
 			break;
 		}
 		/* Linger a little when the batch is small: fewer, larger
-		 * commits.  Every job a parser hands over signals write_cv,
-		 * so the wait goes on until the deadline, not the first
-		 * signal (that committed some 5 pages at a time, with an
-		 * msync each). */
+		 * commits.  The wait goes on until the deadline or a batch
+		 * full enough, not the first signal (that committed some 5
+		 * pages at a time, with an msync each), and while it lingers
+		 * a job handed over signals write_cv only when the batch is
+		 * full enough (writer_wake()): a signal per job woke this
+		 * thread once a page, for nothing. */
 		if (c->to_write.n < WRITE_BATCH / 4 && !c->quit_writer) {
 			struct timespec ts;
 			clock_gettime(CLOCK_REALTIME, &ts);
@@ -933,11 +935,13 @@ void *writer_main(void *arg)
 				ts.tv_sec++;
 				ts.tv_nsec -= 1000000000L;
 			}
+			c->writer_lingers = true;
 			while (c->to_write.n < WRITE_BATCH / 4 &&
 			       !c->quit_writer &&
 			       pthread_cond_timedwait(&c->write_cv, &c->mu,
 						      &ts) != ETIMEDOUT)
 				;
+			c->writer_lingers = false;
 		}
 		size_t n = 0;
 		struct job *j;
