@@ -48,6 +48,26 @@ static json_t *host_string(const char *p, size_t cap)
 	return json_stringn(t, n);
 }
 
+/* A path or an error of at most cap bytes (NUL-terminated before cap, or
+ * cut there) as a JSON string: as it is when it is UTF-8 (a path is bytes,
+ * and a store may live under any name), else with every byte that is not
+ * printable ASCII written '?', so /status always answers. */
+static json_t *text_string(const char *p, size_t cap)
+{
+	size_t n = strnlen(p, cap);
+	json_t *s = json_stringn(p, n);
+	if (s)
+		return s;
+	char *t = malloc(n + 1);
+	if (!t)
+		return NULL;
+	for (size_t i = 0; i < n; i++)
+		t[i] = p[i] >= 0x20 && p[i] < 0x7f ? p[i] : '?';
+	s = json_stringn(t, n);
+	free(t);
+	return s;
+}
+
 /* v (>= 0) to the nearest multiple of 1/scale, for figures that mean
  * nothing past a decimal or three; jansson then prints it short
  * (JSON_FLAGS).  Done without libm, and 0 for anything not a number. */
@@ -248,9 +268,11 @@ void control_status_answer(const struct crawl_status *st, double rate,
 	 * null while there is space. */
 	const struct crawl_full_status *fu = &st->full;
 	o = with(o, "disk_full",
-		 fu->on ? json_pack("{s:s,s:s,s:I,s:b}", "path", fu->path,
-				    "error", fu->error, "since",
-				    (json_int_t)(fu->since_ms / 1000),
+		 fu->on ? json_pack("{s:o,s:o,s:I,s:b}", "path",
+				    text_string(fu->path, sizeof(fu->path)),
+				    "error",
+				    text_string(fu->error, sizeof(fu->error)),
+				    "since", (json_int_t)(fu->since_ms / 1000),
 				    "ceiling", fu->ceiling)
 			: json_null());
 	o = with(o, "disk_full_episodes",

@@ -152,6 +152,12 @@ static void check_reports(const uint8_t *data, size_t size)
 	for (size_t i = 0; i < sizeof(st) && i < size; i++)
 		b[i] = data[i];
 	st.state = (enum crawl_state)(size ? data[0] % 4 : 0);
+	/* The full-disk detail as the engine fills it: flags that are
+	 * bools, strings that end. */
+	*(unsigned char *)&st.full.on &= 1; /* not read as a bool first */
+	*(unsigned char *)&st.full.ceiling &= 1;
+	st.full.path[sizeof(st.full.path) - 1] = '\0';
+	st.full.error[sizeof(st.full.error) - 1] = '\0';
 	st.latency_sum = 1.5;
 	st.sum.seconds = 2.0;
 	struct control_answer a;
