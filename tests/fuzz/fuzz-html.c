@@ -48,7 +48,11 @@ static int on_link(void *p, const struct parse_link *l)
 	ASSERT(parts_consistent(l->url, l->u), l->url);
 	ASSERT(l->kind <= PARSE_LINK_REFRESH, l->url);
 	ASSERT(l->nofollow <= 1, l->url);
-	ASSERT((l->rel & ~0x1fu) == 0, l->url);
+	ASSERT((l->rel &
+		~(unsigned)(PARSE_REL_NOFOLLOW | PARSE_REL_CANONICAL |
+			    PARSE_REL_ALTERNATE | PARSE_REL_STYLESHEET |
+			    PARSE_REL_ICON | PARSE_REL_NAV)) == 0,
+	       l->url);
 	/* What the link shows: bounded, and only with keywords, for a link
 	 * to follow. */
 	ASSERT(l->anchor_len <= PARSE_ANCHOR_MAX, l->url);
