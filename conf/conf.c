@@ -675,6 +675,31 @@ static int parse_tcp(struct setctx *x, const char *v, char *host,
 	return 0;
 }
 
+/* A tcp:HOST:PORT setting (the control listener, the dashboard's): v
+ * parsed, then *spec, *host and *port replaced.  Returns 0, fail()'s, or
+ * SC_E_NOMEM (nothing replaced). */
+static int take_tcp(struct setctx *x, const char *v, char **spec, char **host,
+		    uint16_t *port)
+{
+	char h[64];
+	uint64_t p;
+	int rc = parse_tcp(x, v, h, &p);
+	if (rc)
+		return rc;
+	char *sd = strdup(v), *hd = strdup(h);
+	if (!sd || !hd) {
+		free(sd);
+		free(hd);
+		return SC_E_NOMEM;
+	}
+	free(*spec);
+	free(*host);
+	*spec = sd;
+	*host = hd;
+	*port = (uint16_t)p;
+	return 0;
+}
+
 static int set_listen(struct setctx *x, const char *v)
 {
 	struct conf *c = x->c;
@@ -703,24 +728,12 @@ static int set_listen(struct setctx *x, const char *v)
 			    "expected unix:PATH or tcp:HOST:PORT, got \"%s\"",
 			    show(v).s);
 
-	char host[64];
-	uint64_t port;
-	int rc = parse_tcp(x, v, host, &port);
+	int rc = take_tcp(x, v, &c->control.listen, &c->control.tcp_host,
+			  &c->control.tcp_port);
 	if (rc)
 		return rc;
-	char *listen = strdup(v), *hostdup = strdup(host);
-	if (!listen || !hostdup) {
-		free(listen);
-		free(hostdup);
-		return SC_E_NOMEM;
-	}
-	free(c->control.listen);
 	free(c->control.unix_path);
-	free(c->control.tcp_host);
-	c->control.listen = listen;
 	c->control.unix_path = NULL;
-	c->control.tcp_host = hostdup;
-	c->control.tcp_port = (uint16_t)port;
 	c->control.kind = CONF_LISTEN_TCP;
 	return 0;
 }
@@ -735,23 +748,8 @@ static int set_dashboard(struct setctx *x, const char *v)
 			    "expected tcp:HOST:PORT (a browser opens the "
 			    "dashboard over TCP), got \"%s\"",
 			    show(v).s);
-	char host[64];
-	uint64_t port;
-	int rc = parse_tcp(x, v, host, &port);
-	if (rc)
-		return rc;
-	char *dash = strdup(v), *hostdup = strdup(host);
-	if (!dash || !hostdup) {
-		free(dash);
-		free(hostdup);
-		return SC_E_NOMEM;
-	}
-	free(c->control.dashboard);
-	free(c->control.dash_host);
-	c->control.dashboard = dash;
-	c->control.dash_host = hostdup;
-	c->control.dash_port = (uint16_t)port;
-	return 0;
+	return take_tcp(x, v, &c->control.dashboard, &c->control.dash_host,
+			&c->control.dash_port);
 }
 
 /* ---- [cluster] ---------------------------------------------------------- */
