@@ -217,6 +217,9 @@ struct job {
 					uint64_t media; /* parse_page.media */
 					bool has_relevance;
 					double relevance;
+					/* What the focus takes it at
+					 * (focus_nav_relevance()). */
+					double focus_relevance;
 					/* From the writer: the representative
 					 * it duplicates, if any. */
 					char dup_of[NORM_URL_MAX + 1];

@@ -395,6 +395,34 @@ static void fill_fetched(const struct job *j, struct store_record *r)
 
 /* The new URLs a page brings: the redirect target at the same depth,
  * links one deeper.  They are queued together at the end of the batch. */
+/* The relevance the focus takes a fetched page at
+ * (focus_nav_relevance()): a page off topic whose links' words say it
+ * lists the topic's pages is on the topic's path.  Only pages off topic
+ * pay for the look at their links. */
+static double page_relevance(struct crawl *c, const struct job *j)
+{
+	uint16_t cat = j->lease.category;
+	unsigned on = 0, off = 0;
+	bool nav;
+	if (!j->has_relevance || !focus_predicts(c->focus, cat) ||
+	    focus_nav_relevance(c->focus, cat, j->relevance, NULL, 1000, 0,
+				&nav) == j->relevance)
+		return j->relevance;
+	for (size_t i = 0; i < j->n_links; i++) {
+		const struct link *l = &j->links[i];
+		int says = focus_link_says(c->focus, cat, j->lease.url,
+					   &j->lease_u,
+					   j->link_text.p + l->anchor_off,
+					   l->anchor_len,
+					   j->link_text.p + l->off, &l->u);
+		on += says > 0;
+		off += says < 0;
+	}
+	double rr = focus_nav_relevance(c->focus, cat, j->relevance, j->words, on, off, &nav);
+	if (getenv("SC_DBG")) fprintf(stderr, "NAV %.*s on %u off %u n %zu rel %.2f nav %d\n", (int)j->lease.url_len, j->lease.url, on, off, j->n_links, j->relevance, nav);
+	return rr;
+}
+
 static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 		       struct batch_urls *b)
 {
@@ -459,7 +487,7 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 	}
 	uint8_t off;
 	bool follow = focus_follow(c->focus, j->lease.category,
-				   j->has_relevance, j->relevance,
+				   j->has_relevance, j->focus_relevance,
 				   j->lease.offtopic, &off);
 	if (j->lease.depth + 1u <= o->max_depth &&
 	    (!j->dup || o->follow_duplicate_links)) {
@@ -487,7 +515,7 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 			struct focus_link pl;
 			focus_predict(
 				c->focus, j->lease.category, j->has_relevance,
-				j->relevance, l->hits, page_hits,
+				j->focus_relevance, l->hits, page_hits,
 				l->u.host_len == j->lease_u.host_len &&
 					memcmp(lurl + l->u.host_off,
 					       j->lease.url +
@@ -495,9 +523,21 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 					       l->u.host_len) == 0,
 				lurl, &l->u, j->link_text.p + l->anchor_off,
 				l->anchor_len, off, &pl);
+			if (getenv("SC_DBG")) fprintf(stderr, "PRED %.*s -> %.*s keep %d p %d off %u rel %.2f\n", (int)j->lease.url_len, j->lease.url, (int)l->u.len, lurl, pl.keep, pl.predicted, off, j->focus_relevance);
 			if (!pl.keep) {
 				focus_count(c->focus, j->lease.category,
 					    STORE_FOCUS_PRUNED_PREDICTED, 1);
+				struct frontier_url rf = {
+					.url = lurl,
+					.url_len = l->u.len,
+					.u = &l->u,
+					.found = j->link_text.p + l->found_off,
+					.found_len = l->found_len,
+					.depth = (uint16_t)(j->lease.depth + 1),
+					.category = j->lease.category,
+					.offtopic = off,
+				};
+				focus_reserve(c->focus, &rf);
 				continue;
 			}
 			gain += pl.fresh && l->hits > 0;
@@ -537,7 +577,7 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 		}
 		if (follow)
 			focus_bridge(c->focus, j->lease.category, &j->lease,
-				     j->has_relevance, j->relevance, gain);
+				     j->has_relevance, j->focus_relevance, gain);
 	}
 	if (refused) {
 		pthread_mutex_lock(&c->mu);
@@ -690,11 +730,31 @@ static int write_revisit(struct crawl *c, MDB_txn *txn, struct job *j,
 	rc = 0;
 	/* Links of a page that answered, and a redirect that appeared, are
 	 * new URLs like any (the seen set drops those known). */
+	j->focus_relevance = j->relevance;
 	if ((v == VISIT_CHANGED || v == VISIT_UNCHANGED) && st != 304)
 		rc = queue_found(c, txn, j, b);
 out:
 	free(buf);
 	return rc;
+}
+
+struct release_ctx {
+	struct crawl *c;
+	MDB_txn *txn;
+};
+
+/* A pruned link whose shape's pruning samples undid (focus_release()):
+ * queued, unless it was queued before. */
+static int release_queue(void *arg, const struct frontier_url *fu)
+{
+	struct release_ctx *x = arg;
+	int rc = frontier_add(x->c->fr, x->txn, fu);
+	if (rc == 1) {
+		pthread_mutex_lock(&x->c->mu);
+		x->c->sum.queued++;
+		pthread_mutex_unlock(&x->c->mu);
+	}
+	return rc == SC_E_INVAL || rc > 0 ? 0 : rc;
 }
 
 static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
@@ -715,6 +775,17 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	if (j->pruned) {
 		focus_count(c->focus, j->lease.category,
 			    STORE_FOCUS_PRUNED_PREDICTED, 1);
+		struct frontier_url rf = {
+			.url = j->lease.url,
+			.url_len = j->lease.url_len,
+			.u = &j->lease.u,
+			.found = j->lease.found,
+			.found_len = j->lease.found_len,
+			.depth = j->lease.depth,
+			.category = j->lease.category,
+			.offtopic = j->lease.offtopic,
+		};
+		focus_reserve(c->focus, &rf);
 		/* Out of the queue and out of the seen set: the prediction
 		 * was made with what the crawl knew then, and a later link
 		 * that shows more queues the URL again (predicted anew). */
@@ -772,10 +843,16 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		return rc;
 	/* What the page turned out to be teaches the link prediction,
 	 * before its own links are predicted. */
+	j->focus_relevance = j->relevance;
 	if (j->fetched && j->status >= 200 && j->status <= 299 &&
-	    j->lease.u.len)
+	    j->lease.u.len) {
+		j->focus_relevance = page_relevance(c, j);
 		focus_learn(c->focus, j->lease.category, &j->lease, j->words,
-			    j->has_relevance, j->relevance);
+			    j->has_relevance, j->focus_relevance);
+		struct release_ctx x = { c, txn };
+		if ((rc = focus_release(c->focus, release_queue, &x)))
+			return rc;
+	}
 	bool learning = focus_learning(c->focus);
 	if (learning != c->learning) {
 		frontier_set_learning(c->fr, learning);

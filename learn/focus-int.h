@@ -57,9 +57,32 @@ struct focus {
 	 * (INLINKS slots, direct-mapped: a URL whose slot another takes
 	 * keeps the words of its queue entry only). */
 	struct inlink *inl;
+	/* Per category, host and shape of URL, the samples of the links
+	 * the prediction pruned (focus-shape.c). */
+	struct shape *ss;
+	size_t ss_mask, ss_used;
+	struct held *released; /* to be queued (focus_release()) */
 	/* The scheduler reads the model too (focus_lease_keep()). */
 	pthread_mutex_t mu;
 };
+
+/* focus-shape.c, with focus.mu held.  A link to url (components u) that
+ * the prediction prunes: is it kept all the same, its shape's pruning
+ * undone on its host by samples, or taken as a sample (only from a page
+ * on topic, from_on)? */
+bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
+		       const struct norm_url *u, bool from_on);
+/* A page fetched (on topic or not): if it is its shape's sample, what
+ * the sample says. */
+void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
+			const struct norm_url *u, bool on);
+
+/* Frees the shapes' table and what they hold (focus_close()). */
+void shape_free(struct focus *f);
+
+/* Do URLs a and b (components au, bu) have one shape, on one host? */
+bool shape_same(const char *a, const struct norm_url *au, const char *b,
+		const struct norm_url *bu);
 
 /* The view published last (the parsers may still hold an older one). */
 static inline const struct view *view_of(const struct focus *f)

@@ -129,6 +129,7 @@ void focus_close(struct focus *f)
 	free(f->hs);
 	free(f->ts);
 	free(f->inl);
+	shape_free(f);
 	pthread_mutex_destroy(&f->mu);
 	psl_free(f->psl_own);
 	free(f);

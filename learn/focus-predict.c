@@ -11,6 +11,7 @@
 #include "focus-int.h"
 
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -612,6 +613,13 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	ret->keep = p + (1.0 - p) * gain >= c->predict_min ||
 		    shown_kept(k, p, says) || c->tunnel == 0;
 	ret->priority = p >= 0.75 ? 0 : p >= 0.5 ? 1 : p >= 0.25 ? 2 : 3;
+	/* Pruned: kept all the same when samples of its shape on its host
+	 * undid the pruning, or as such a sample (focus-shape.c). */
+	if (!ret->keep) {
+		pthread_mutex_lock(&f->mu);
+		ret->keep = shape_keep_locked(f, cat, url, lu, k >= 6);
+		pthread_mutex_unlock(&f->mu);
+	}
 	/* A host none of whose pages was fetched yet is a guess: after
 	 * the links the crawl knows more about, and its first pages tell
 	 * the rest of its links whether to come (focus_lease_keep()).  So
@@ -675,9 +683,13 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 					    l->u.host_len),
 				   l->url, &l->u, l->offtopic, c->tunnel);
 	}
+	bool keep = p >= c->predict_min ||
+		    shown_kept(class_of(l->pred_class), p, says) ||
+		    shape_keep_locked(f, cat, l->url, &l->u,
+				      class_of(l->pred_class) >= 6);
 	pthread_mutex_unlock(&f->mu);
-	return p >= c->predict_min ||
-	       shown_kept(class_of(l->pred_class), p, says);
+	if (getenv("SC_DBG")) fprintf(stderr, "LEASE %.*s p %.3f says %d keep %d\n", (int)l->url_len, l->url, p, says, keep);
+	return keep;
 }
 
 /* Of the words of the links to a page, lw[nl], those neither in its word
@@ -799,6 +811,7 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 			m->n[k]++;
 			m->on[k] += on;
 		}
+		shape_learn_locked(f, cat, l->url, &l->u, on);
 	}
 	pthread_mutex_unlock(&f->mu);
 	if (!m || !known)
@@ -834,6 +847,16 @@ void focus_bridge(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 	}
 	pthread_mutex_unlock(&f->mu);
 }
+
+/* A navigation page of the topic (focus_nav_relevance()): at least
+ * NAV_MIN of its links whose words say on topic (their log odds at
+ * NAV_SAYS or more), and of those whose words say either, NAV_NUM /
+ * NAV_DEN or more on topic. */
+#define NAV_SAYS 1.0
+#define NAV_WORDS 40u
+#define NAV_MIN 4u
+#define NAV_NUM 1u
+#define NAV_DEN 2u
 
 /* Pages learned from after which a category whose words are still not
  * ready (almost every page on topic) no longer holds the guesses back.
@@ -915,4 +938,41 @@ int focus_load(struct focus *f, struct store *s, MDB_txn *txn)
 			return SC_E_NOMEM;
 	}
 	return 0;
+}
+
+int focus_link_says(struct focus *f, uint16_t cat, const char *page,
+		    const struct norm_url *pu, const char *anchor,
+		    size_t anchor_len, const char *url,
+		    const struct norm_url *lu)
+{
+	/* A root, the page's next page (its own shape): the way around,
+	 * not what the page lists. */
+	if (is_root(url, lu) || shape_same(page, pu, url, lu))
+		return 0;
+	uint32_t t[TOKENS_PER_TEXT];
+	size_t n = link_words(anchor, anchor_len, url, lu, t);
+	bool says = false;
+	double z = 0.0;
+	pthread_mutex_lock(&f->mu);
+	if (cat < f->n_model && words_ready(&f->model[cat]))
+		z = words_locked(f, &f->model[cat], cat, t, n, NULL, &says);
+	pthread_mutex_unlock(&f->mu);
+	return !says ? 0 : z >= NAV_SAYS ? 1 : z <= -NAV_SAYS ? -1 : 0;
+}
+
+double focus_nav_relevance(const struct focus *f, uint16_t cat,
+			   double relevance, const uint64_t *words,
+			   unsigned n_on, unsigned n_off, bool *nav)
+{
+	const struct view *v = view_of(f);
+	*nav = false;
+	if (cat >= v->n || relevance >= v->cats[cat].min_relevance)
+		return relevance;
+	size_t own = 0;
+	for (size_t i = 0; words && i < FOCUS_WORDS_CAP; i++)
+		own += words[i] != 0;
+	if (getenv("SC_DBG")) fprintf(stderr, "OWN %zu on %u off %u\n", own, n_on, n_off);
+	*nav = own <= NAV_WORDS && n_on >= NAV_MIN &&
+	       n_on * NAV_DEN >= (n_on + n_off) * NAV_NUM;
+	return *nav ? v->cats[cat].min_relevance : relevance;
 }

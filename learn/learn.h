@@ -406,6 +406,28 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 		   const char *anchor, size_t anchor_len, uint8_t offtopic,
 		   struct focus_link *ret);
 
+/* What the words of a link (its text anchor, its URL url with
+ * components lu) say of its page, as the crawl learned them: 1 on
+ * topic, -1 off topic, 0 nothing (too little learned, or words that say
+ * nothing).  The writer's. */
+int focus_link_says(struct focus *f, uint16_t cat, const char *page,
+		    const struct norm_url *pu, const char *anchor,
+		    size_t anchor_len, const char *url,
+		    const struct norm_url *lu);
+
+/* The relevance the focus takes a page of category cat at: its own,
+ * unless it is off topic and a navigation page of the topic (a list of
+ * the topic's articles: of its links whose words say something
+ * (focus_link_says()), n_on say on topic and n_off off topic, with n_on
+ * large enough and most of them), which is on the topic's path: then
+ * the category's min_relevance, so that its links are followed as an
+ * on-topic page's and it is learned as one (*nav set).  Its text is
+ * titles, link text, which is not a page's own words (relevance counts
+ * none), yet its label is the topic. */
+double focus_nav_relevance(const struct focus *f, uint16_t cat,
+			   double relevance, const uint64_t *words,
+			   unsigned n_on, unsigned n_off, bool *nav);
+
 /* A page of category cat fetched from lease l, whose links were
  * followed, queued gain links that no link predicted before showed and
  * that show a keyword: when it is off topic, learn how much a page that
@@ -444,6 +466,21 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l);
  * was. */
 void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		 const uint64_t *words, bool has_relevance, double relevance);
+
+/* A link of fu's category that the prediction pruned (when its page's
+ * links were predicted, or at its lease): held aside while samples of its
+ * shape of URL on its host are taken, and queued if they undo the pruning
+ * (focus_release(); docs/focus.md "Samples of the pruned").  The
+ * writer's; fu is copied. */
+void focus_reserve(struct focus *f, const struct frontier_url *fu);
+
+/* Hands each link held aside whose shape's pruning was undone since the
+ * last call to queue (frontier_add(), say), with priority 2 and no
+ * prediction, and forgets it.  Returns 0, or the first negative code
+ * queue returned (the links after it are dropped).  The writer's. */
+int focus_release(struct focus *f,
+		  int (*queue)(void *arg, const struct frontier_url *fu),
+		  void *arg);
 
 /* Take the learned class rates from the store's counters (at start). */
 int focus_load(struct focus *f, struct store *s, MDB_txn *txn);

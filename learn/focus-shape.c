@@ -1,0 +1,301 @@
+/* focus-shape.c — samples of what the prediction prunes, per host and
+ * URL shape (docs/focus.md "Samples of the pruned").
+ *
+ * The prediction learns only from the pages it chose to fetch: a kind of
+ * link it got wrong early (a site's paginated lists of the topic, whose
+ * URLs and "Next page" links have no word of it, learned off topic from
+ * other sites' lists) stays pruned, and nothing the crawl fetches tells
+ * it otherwise.  So of the links a page on topic has and the prediction
+ * prunes, a few of each shape of URL on each host are fetched all the
+ * same, one at a time: a sample of the pruned, unbiased by the
+ * prediction.  When SAMPLE_ON of them in a row turn out on topic (or
+ * navigation pages of the topic, focus_nav_relevance()), the prediction
+ * was wrong about that shape on that host and its links are kept from
+ * then on; when one turns out off topic, the pruning was right and the
+ * shape stays pruned (no more samples).
+ *
+ * The shape of a URL: its host, its path with every segment of digits
+ * read as one "N" and the last of two or more segments as "<any>" (the slug,
+ * the title, the id), and the names of its query's parameters, without
+ * their values: /list?cat=opinion&page=3 is "list?cat&page",
+ * /2024/05/17/a-slug is "N/N/N/<any>", /tag/stadium "tag/<any>".
+ *
+ * A table of struct shape, open addressing, grown by doubling; under
+ * focus.mu (the writer predicts and learns, the scheduler asks at the
+ * lease).  Memory grows with hosts times shapes, as the host table's
+ * grows with hosts. */
+#include "focus-int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <xxhash.h>
+
+/* Samples on topic in a row that undo the pruning of a shape. */
+#define SAMPLE_ON 2
+/* The most a kept shape's score rises while its pages are watched
+ * (shape_learn_locked()): a shape kept long is pruned again after this
+ * many pages off topic more than on. */
+#define SAMPLE_CAP 4
+/* Links of a shape pruned (from pages on topic) before the first
+ * sample: a shape met once or twice costs little if pruned wrongly, and
+ * sampling every such shape costs much (a blog platform's every blog
+ * linked once from a post). */
+#define SAMPLE_AFTER 3
+/* The most pruned links a shape holds while it is sampled. */
+#define HELD_MAX 64
+/* A sample not learned from (a redirect, an error, pruned elsewhere)
+ * after this many more pruned links of its shape: another is taken. */
+#define SAMPLE_STALE 64
+
+struct shape {
+	uint64_t key;     /* 0: empty */
+	uint64_t pending; /* the URL sampled, not yet learned (0: none) */
+	int16_t score;    /* samples on topic less those off */
+	uint16_t since;   /* pruned links since pending was taken */
+	uint16_t pruned;  /* pruned links from pages on topic */
+	uint8_t state;    /* SHAPE_* */
+	uint16_t n_held;
+	struct held *held; /* the reserve: pruned links while sampling */
+};
+
+/* A pruned link kept aside, queued if its shape is kept. */
+struct held {
+	struct held *next;
+	struct frontier_url fu;
+	struct norm_url u;
+	char buf[]; /* the URL, then the URL as found */
+};
+
+enum { SHAPE_SAMPLING, SHAPE_KEPT, SHAPE_PRUNED };
+
+static uint64_t fnv(uint64_t h, const char *s, size_t n)
+{
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)s[i]) * 0x100000001b3ull;
+	return h;
+}
+
+/* The shape's key of url (components u) in category cat. */
+static uint64_t shape_key(uint16_t cat, const char *url,
+			  const struct norm_url *u)
+{
+	uint64_t h = fnv(0xcbf29ce484222325ull ^ (cat + 1u), url + u->host_off,
+			 u->host_len);
+	const char *p = url + u->path_off, *end = p + u->path_len;
+	size_t segs = 0;
+	for (const char *q = p; q < end; q++)
+		segs += *q == '/';
+	size_t seg = 0;
+	while (p < end) {
+		const char *s = p + (*p == '/'), *e = s;
+		while (e < end && *e != '/')
+			e++;
+		seg++;
+		bool digits = e > s;
+		for (const char *q = s; q < e && digits; q++)
+			digits = *q >= '0' && *q <= '9';
+		h = fnv(h, "/", 1);
+		if (digits)
+			h = fnv(h, "N", 1);
+		else if (seg == segs && segs >= 2)
+			h = fnv(h, "*", 1);
+		else
+			h = fnv(h, s, (size_t)(e - s));
+		p = e;
+	}
+	if (u->has_query) {
+		const char *q = url + u->query_off, *qe = q + u->query_len;
+		h = fnv(h, "?", 1);
+		while (q < qe) {
+			const char *e = q;
+			while (e < qe && *e != '=' && *e != '&')
+				e++;
+			h = fnv(h, q, (size_t)(e - q));
+			h = fnv(h, "&", 1);
+			while (e < qe && *e != '&')
+				e++;
+			q = e < qe ? e + 1 : e;
+		}
+	}
+	return h ? h : 1;
+}
+
+static void held_free(struct held *h)
+{
+	while (h) {
+		struct held *next = h->next;
+		free(h);
+		h = next;
+	}
+}
+
+static uint64_t url_key(const char *url, const struct norm_url *u)
+{
+	uint64_t k = XXH3_64bits(url, u->len);
+	return k ? k : 1;
+}
+
+static struct shape *shape_of(struct focus *f, uint64_t key, bool add)
+{
+	if (add && 2 * (f->ss_used + 1) > f->ss_mask + 1) {
+		size_t cap = f->ss ? 2 * (f->ss_mask + 1) : 256;
+		struct shape *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return NULL;
+		for (size_t i = 0; f->ss && i <= f->ss_mask; i++) {
+			if (!f->ss[i].key)
+				continue;
+			size_t k = f->ss[i].key & (cap - 1);
+			while (v[k].key)
+				k = (k + 1) & (cap - 1);
+			v[k] = f->ss[i];
+		}
+		free(f->ss);
+		f->ss = v;
+		f->ss_mask = cap - 1;
+	}
+	if (!f->ss)
+		return NULL;
+	for (size_t i = key & f->ss_mask;; i = (i + 1) & f->ss_mask) {
+		if (f->ss[i].key == key)
+			return &f->ss[i];
+		if (!f->ss[i].key) {
+			if (!add)
+				return NULL;
+			f->ss[i].key = key;
+			f->ss_used++;
+			return &f->ss[i];
+		}
+	}
+}
+
+bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
+		       const struct norm_url *u, bool sample)
+{
+	struct shape *s = shape_of(f, shape_key(cat, url, u), sample);
+	if (!s)
+		return false;
+	if (s->state != SHAPE_SAMPLING)
+		return s->state == SHAPE_KEPT;
+	uint64_t k = url_key(url, u);
+	if (s->pending == k)
+		return true;
+	if (!sample)
+		return false;
+	if (s->pruned < UINT16_MAX)
+		s->pruned++;
+	if (s->pruned < SAMPLE_AFTER)
+		return false;
+	if (s->pending && ++s->since < SAMPLE_STALE)
+		return false;
+	s->pending = k;
+	s->since = 0;
+	return true;
+}
+
+
+
+void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
+			const struct norm_url *u, bool on)
+{
+	struct shape *s = shape_of(f, shape_key(cat, url, u), false);
+	if (s && s->state == SHAPE_KEPT) {
+		/* Kept, and watched: a shape whose pages turn out off
+		 * topic more often than not is pruned again. */
+		s->score += on ? 1 : -1;
+		if (s->score > SAMPLE_CAP)
+			s->score = SAMPLE_CAP;
+		if (s->score < 0)
+			s->state = SHAPE_PRUNED;
+		if (getenv("SC_DBG")) fprintf(stderr, "WATCH %.*s on %d score %d\n", (int)u->len, url, on, s->score);
+		return;
+	}
+	if (!s || s->state != SHAPE_SAMPLING || !s->pending ||
+	    s->pending != url_key(url, u))
+		return;
+	if (getenv("SC_DBG")) fprintf(stderr, "SAMPLE %.*s on %d\n", (int)u->len, url, on);
+	s->pending = 0;
+	s->score += on ? 1 : -1;
+	s->state = s->score >= SAMPLE_ON ? SHAPE_KEPT
+		   : s->score < 0	 ? SHAPE_PRUNED
+					 : SHAPE_SAMPLING;
+	if (s->state == SHAPE_KEPT) {
+		/* What it held is queued (focus_release()). */
+		struct held **t = &s->held;
+		while (*t)
+			t = &(*t)->next;
+		*t = f->released;
+		f->released = s->held;
+	} else if (s->state == SHAPE_PRUNED) {
+		held_free(s->held);
+	}
+	if (s->state != SHAPE_SAMPLING) {
+		s->held = NULL;
+		s->n_held = 0;
+	}
+}
+
+bool shape_same(const char *a, const struct norm_url *au, const char *b,
+		const struct norm_url *bu)
+{
+	return shape_key(0, a, au) == shape_key(0, b, bu);
+}
+
+void focus_reserve(struct focus *f, const struct frontier_url *fu)
+{
+	if (!fu->u || !fu->u->len)
+		return;
+	pthread_mutex_lock(&f->mu);
+	struct shape *s = shape_of(f, shape_key(fu->category, fu->url, fu->u),
+				   false);
+	if (s && s->state == SHAPE_SAMPLING && s->n_held < HELD_MAX) {
+		struct held *h = malloc(sizeof(*h) + fu->url_len +
+					fu->found_len + 2);
+		if (h) {
+			h->fu = *fu;
+			h->u = *fu->u;
+			memcpy(h->buf, fu->url, fu->url_len);
+			h->buf[fu->url_len] = '\0';
+			memcpy(h->buf + fu->url_len + 1, fu->found,
+			       fu->found_len);
+			h->buf[fu->url_len + 1 + fu->found_len] = '\0';
+			h->fu.url = h->buf;
+			h->fu.found = h->buf + fu->url_len + 1;
+			h->fu.u = &h->u;
+			h->fu.etag = h->fu.last_modified = NULL;
+			h->fu.etag_len = h->fu.last_modified_len = 0;
+			h->fu.revisit = false;
+			h->fu.priority = 2;
+			h->fu.predicted = h->fu.pred_class = 0;
+			h->fu.n_words = 0;
+			h->next = s->held;
+			s->held = h;
+			s->n_held++;
+		}
+	}
+	pthread_mutex_unlock(&f->mu);
+}
+
+int focus_release(struct focus *f,
+		  int (*queue)(void *arg, const struct frontier_url *fu),
+		  void *arg)
+{
+	pthread_mutex_lock(&f->mu);
+	struct held *h = f->released;
+	f->released = NULL;
+	pthread_mutex_unlock(&f->mu);
+	int rc = 0;
+	for (struct held *k = h; k && rc >= 0; k = k->next)
+		rc = queue(arg, &k->fu);
+	held_free(h);
+	return rc < 0 ? rc : 0;
+}
+
+void shape_free(struct focus *f)
+{
+	for (size_t i = 0; f->ss && i <= f->ss_mask; i++)
+		held_free(f->ss[i].held);
+	held_free(f->released);
+	free(f->ss);
+}
