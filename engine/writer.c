@@ -536,7 +536,11 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 					.depth = (uint16_t)(j->lease.depth + 1),
 					.category = j->lease.category,
 					.offtopic = off,
+					.predicted = pl.predicted,
+					.pred_class = pl.pred_class,
+					.n_words = pl.n_words,
 				};
+				memcpy(rf.words, pl.words, sizeof(rf.words));
 				focus_reserve(c->focus, &rf);
 				continue;
 			}
@@ -784,7 +788,11 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 			.depth = j->lease.depth,
 			.category = j->lease.category,
 			.offtopic = j->lease.offtopic,
+			.predicted = j->lease.predicted,
+			.pred_class = j->lease.pred_class,
+			.n_words = j->lease.n_words,
 		};
+		memcpy(rf.words, j->lease.words, sizeof(rf.words));
 		focus_reserve(c->focus, &rf);
 		/* Out of the queue and out of the seen set: the prediction
 		 * was made with what the crawl knew then, and a later link

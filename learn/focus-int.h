@@ -73,9 +73,10 @@ struct focus {
 bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 		       const struct norm_url *u, bool from_on);
 /* A page fetched (on topic or not): if it is its shape's sample, what
- * the sample says. */
+ * the sample says; if its shape is kept and the prediction would prune
+ * it now (pruned), what it says of the shape. */
 void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
-			const struct norm_url *u, bool on);
+			const struct norm_url *u, bool on, bool pruned);
 
 /* Frees the shapes' table and what they hold (focus_close()). */
 void shape_free(struct focus *f);

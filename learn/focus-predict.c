@@ -552,6 +552,17 @@ static bool shown_kept(unsigned k, double p, bool says)
 	return link_hits_of(k) > 0 && (k < 6 || p >= SHOWN_MIN || !says);
 }
 
+/* Is a pruned link predicted p a candidate sample of its shape
+ * (focus-shape.c)?  When its own words said nothing (says false), its
+ * class and the kind of its page pruned it, and those say what such
+ * links were elsewhere; when its words say off topic, it is pruned on
+ * its own account, unless the crawl is unsure (SAMPLE_P). */
+#define SAMPLE_P 0.3
+static bool sampled(double p, bool says)
+{
+	return !says || p >= SAMPLE_P;
+}
+
 void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 		   double relevance, unsigned hits, unsigned page_hits,
 		   bool same_host, const char *url, const struct norm_url *lu,
@@ -617,7 +628,8 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	 * undid the pruning, or as such a sample (focus-shape.c). */
 	if (!ret->keep) {
 		pthread_mutex_lock(&f->mu);
-		ret->keep = shape_keep_locked(f, cat, url, lu, k >= 6);
+		ret->keep = shape_keep_locked(f, cat, url, lu,
+					      k >= 6 && sampled(p, says));
 		pthread_mutex_unlock(&f->mu);
 	}
 	/* A host none of whose pages was fetched yet is a guess: after
@@ -659,6 +671,34 @@ static bool lease_prunes(const struct view *v, size_t i)
 	return v->kw[i] && c->predict && c->predict_min > 0.0 && c->tunnel;
 }
 
+/* The prediction for the URL of lease l made again with what the crawl
+ * knows now, into *p and *says (the link's own words spoke); false when
+ * it falls under the category's predict_min (c) and the link is not
+ * kept for what it shows.  With the lock held. */
+static bool lease_kept_locked(struct focus *f, const struct crawl_category *c,
+			      const struct frontier_lease *l, double *p,
+			      bool *says)
+{
+	uint16_t cat = l->category;
+	*p = 1.0;
+	*says = false;
+	if (cat < f->n_model) {
+		const struct model *m = &f->model[cat];
+		uint32_t t[2 * FRONTIER_WORDS_MAX];
+		int kind;
+		size_t n = lease_words(f, cat, l, t, &kind);
+		double z = link_z_locked(f, m, cat, t, n, NULL, says);
+		*p = predict_locked(m, class_of(l->pred_class), kind, z, *says);
+		*p += (1.0 - *p) *
+		      bridge_locked(f, m,
+				    host_key(cat, l->url + l->u.host_off,
+					     l->u.host_len),
+				    l->url, &l->u, l->offtopic, c->tunnel);
+	}
+	return *p >= c->predict_min ||
+	       shown_kept(class_of(l->pred_class), *p, *says);
+}
+
 bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 {
 	const struct view *v = view_of(f);
@@ -666,27 +706,13 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 	if (!pred_known(l->pred_class) || cat >= v->n || !l->u.len ||
 	    !lease_prunes(v, cat))
 		return true;
-	const struct crawl_category *c = &v->cats[cat];
 	pthread_mutex_lock(&f->mu);
-	double p = 1.0;
-	bool says = false;
-	if (cat < f->n_model) {
-		const struct model *m = &f->model[cat];
-		uint32_t t[2 * FRONTIER_WORDS_MAX];
-		int kind;
-		size_t n = lease_words(f, cat, l, t, &kind);
-		double z = link_z_locked(f, m, cat, t, n, NULL, &says);
-		p = predict_locked(m, class_of(l->pred_class), kind, z, says);
-		p += (1.0 - p) *
-		     bridge_locked(f, m,
-				   host_key(cat, l->url + l->u.host_off,
-					    l->u.host_len),
-				   l->url, &l->u, l->offtopic, c->tunnel);
-	}
-	bool keep = p >= c->predict_min ||
-		    shown_kept(class_of(l->pred_class), p, says) ||
+	double p;
+	bool says;
+	bool keep = lease_kept_locked(f, &v->cats[cat], l, &p, &says) ||
 		    shape_keep_locked(f, cat, l->url, &l->u,
-				      class_of(l->pred_class) >= 6);
+				      class_of(l->pred_class) >= 6 &&
+					      sampled(p, says));
 	pthread_mutex_unlock(&f->mu);
 	if (getenv("SC_DBG")) fprintf(stderr, "LEASE %.*s p %.3f says %d keep %d\n", (int)l->url_len, l->url, p, says, keep);
 	return keep;
@@ -811,7 +837,15 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 			m->n[k]++;
 			m->on[k] += on;
 		}
-		shape_learn_locked(f, cat, l->url, &l->u, on);
+		/* Would the prediction prune it now?  (Then it is what the
+		 * samples of its shape watch.) */
+		double p_now;
+		bool says_now;
+		bool pruned_now = !pred_known(l->pred_class) ||
+				  (lease_prunes(v, cat) &&
+				   !lease_kept_locked(f, c, l, &p_now,
+						      &says_now));
+		shape_learn_locked(f, cat, l->url, &l->u, on, pruned_now);
 	}
 	pthread_mutex_unlock(&f->mu);
 	if (!m || !known)

@@ -197,10 +197,12 @@ bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 
 
 void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
-			const struct norm_url *u, bool on)
+			const struct norm_url *u, bool on, bool pruned)
 {
 	struct shape *s = shape_of(f, shape_key(cat, url, u), false);
 	if (s && s->state == SHAPE_KEPT) {
+		if (!pruned)
+			return;
 		/* Kept, and watched: a shape whose pages turn out off
 		 * topic more often than not is pruned again. */
 		s->score += on ? 1 : -1;
@@ -267,8 +269,6 @@ void focus_reserve(struct focus *f, const struct frontier_url *fu)
 			h->fu.etag_len = h->fu.last_modified_len = 0;
 			h->fu.revisit = false;
 			h->fu.priority = 2;
-			h->fu.predicted = h->fu.pred_class = 0;
-			h->fu.n_words = 0;
 			h->next = s->held;
 			s->held = h;
 			s->n_held++;
