@@ -28,6 +28,9 @@ struct view {
 	struct view *prev;
 };
 
+/* The most shapes that wait for a sample (focus-shape.c). */
+#define WAITING_MAX 64
+
 struct focus {
 	_Atomic(struct view *) view;
 	psl_ctx_t *psl_own; /* psl_latest()'s, freed at the end */
@@ -62,6 +65,11 @@ struct focus {
 	struct shape *ss;
 	size_t ss_mask, ss_used;
 	struct held *released; /* to be queued (focus_release()) */
+	uint64_t samples; /* samples taken */
+	/* The shapes waiting for the samples' budget (their keys). */
+	uint64_t waiting[WAITING_MAX];
+	size_t n_waiting;
+	uint64_t learned; /* pages learned from (focus_learn()) */
 	/* The scheduler reads the model too (focus_lease_keep()). */
 	pthread_mutex_t mu;
 };
@@ -74,9 +82,12 @@ bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 		       const struct norm_url *u, bool from_on);
 /* A page fetched (on topic or not): if it is its shape's sample, what
  * the sample says; if its shape is kept and the prediction would prune
- * it now (pruned), what it says of the shape. */
+ * it now (pruned), what it says of the shape.  ready: the words of the
+ * links say something by now (a page learned from before does not count
+ * as one the prediction knows its shape by). */
 void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
-			const struct norm_url *u, bool on, bool pruned);
+			const struct norm_url *u, bool on, bool pruned,
+			bool ready);
 
 /* Frees the shapes' table and what they hold (focus_close()). */
 void shape_free(struct focus *f);

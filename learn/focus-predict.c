@@ -552,15 +552,17 @@ static bool shown_kept(unsigned k, double p, bool says)
 	return link_hits_of(k) > 0 && (k < 6 || p >= SHOWN_MIN || !says);
 }
 
-/* Is a pruned link predicted p a candidate sample of its shape
- * (focus-shape.c)?  When its own words said nothing (says false), its
- * class and the kind of its page pruned it, and those say what such
- * links were elsewhere; when its words say off topic, it is pruned on
- * its own account, unless the crawl is unsure (SAMPLE_P). */
+/* Is a pruned link of class k predicted p a candidate sample of its
+ * shape (focus-shape.c)?  Only a link from a page on topic to its own
+ * host: a site's own ways to the rest of its topic (its lists, its
+ * tags).  When its own words said nothing (says false), its class and
+ * the kind of its page pruned it, and those say what such links were
+ * elsewhere; when its words say off topic, it is pruned on its own
+ * account, unless the crawl is unsure (SAMPLE_P). */
 #define SAMPLE_P 0.3
-static bool sampled(double p, bool says)
+static bool sampled(unsigned k, double p, bool says)
 {
-	return !says || p >= SAMPLE_P;
+	return k >= 6 && (k & 1u) && (!says || p >= SAMPLE_P);
 }
 
 void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
@@ -629,7 +631,7 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	if (!ret->keep) {
 		pthread_mutex_lock(&f->mu);
 		ret->keep = shape_keep_locked(f, cat, url, lu,
-					      k >= 6 && sampled(p, says));
+					      sampled(k, p, says));
 		pthread_mutex_unlock(&f->mu);
 	}
 	/* A host none of whose pages was fetched yet is a guess: after
@@ -711,8 +713,8 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 	bool says;
 	bool keep = lease_kept_locked(f, &v->cats[cat], l, &p, &says) ||
 		    shape_keep_locked(f, cat, l->url, &l->u,
-				      class_of(l->pred_class) >= 6 &&
-					      sampled(p, says));
+				      sampled(class_of(l->pred_class), p,
+					      says));
 	pthread_mutex_unlock(&f->mu);
 	if (getenv("SC_DBG")) fprintf(stderr, "LEASE %.*s p %.3f says %d keep %d\n", (int)l->url_len, l->url, p, says, keep);
 	return keep;
@@ -769,6 +771,7 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		t[i] = in_text ? 0 : word_key(cat, word32(t[i]));
 	}
 	pthread_mutex_lock(&f->mu);
+	f->learned++;
 	struct model *m = model_of(f, cat);
 	if (m) {
 		m->all_n++;
@@ -845,7 +848,8 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 				  (lease_prunes(v, cat) &&
 				   !lease_kept_locked(f, c, l, &p_now,
 						      &says_now));
-		shape_learn_locked(f, cat, l->url, &l->u, on, pruned_now);
+		shape_learn_locked(f, cat, l->url, &l->u, on, pruned_now,
+				   words_ready(m));
 	}
 	pthread_mutex_unlock(&f->mu);
 	if (!m || !known)

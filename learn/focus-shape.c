@@ -41,9 +41,14 @@
  * sample: a shape met once or twice costs little if pruned wrongly, and
  * sampling every such shape costs much (a blog platform's every blog
  * linked once from a post). */
-#define SAMPLE_AFTER 3
+#define SAMPLE_AFTER 4
 /* The most pruned links a shape holds while it is sampled. */
 #define HELD_MAX 64
+#define SAMPLE_BASE 4
+#define SAMPLE_EVERY 20
+/* Pages of a shape on a host learned from after which its links are
+ * not sampled: the prediction learned what they are there. */
+#define SEEN_MAX 3
 /* A sample not learned from (a redirect, an error, pruned elsewhere)
  * after this many more pruned links of its shape: another is taken. */
 #define SAMPLE_STALE 64
@@ -54,6 +59,7 @@ struct shape {
 	int16_t score;    /* samples on topic less those off */
 	uint16_t since;   /* pruned links since pending was taken */
 	uint16_t pruned;  /* pruned links from pages on topic */
+	uint16_t seen;    /* pages of the shape learned from */
 	uint8_t state;    /* SHAPE_* */
 	uint16_t n_held;
 	struct held *held; /* the reserve: pruned links while sampling */
@@ -130,6 +136,18 @@ static void held_free(struct held *h)
 	}
 }
 
+/* May one more sample be taken?  Each costs a page, off topic where the
+ * pruning was right: at most SAMPLE_BASE and one in SAMPLE_EVERY of the
+ * pages learned from, so that a small crawl (a hundred pages of a portal)
+ * does not spend its harvest on them.  Counts the sample if so. */
+static bool sample_budget(struct focus *f)
+{
+	if (f->samples >= SAMPLE_BASE + f->learned / SAMPLE_EVERY)
+		return false;
+	f->samples++;
+	return true;
+}
+
 static uint64_t url_key(const char *url, const struct norm_url *u)
 {
 	uint64_t k = XXH3_64bits(url, u->len);
@@ -170,6 +188,33 @@ static struct shape *shape_of(struct focus *f, uint64_t key, bool add)
 	}
 }
 
+/* The next sample of s: a link it holds, queued (focus_release()). */
+static void take_held(struct focus *f, struct shape *s)
+{
+	struct held *h = s->held;
+	s->held = h->next;
+	s->n_held--;
+	h->next = f->released;
+	f->released = h;
+	s->pending = url_key(h->fu.url, h->fu.u);
+	s->since = 0;
+}
+
+/* Shapes that waited for the budget, oldest first, while it allows:
+ * each gets a sample from what it holds. */
+static void take_waiting(struct focus *f)
+{
+	while (f->n_waiting &&
+	       f->samples < SAMPLE_BASE + f->learned / SAMPLE_EVERY) {
+		struct shape *s = shape_of(f, f->waiting[0], false);
+		memmove(f->waiting, f->waiting + 1,
+			--f->n_waiting * sizeof(*f->waiting));
+		if (s && s->state == SHAPE_SAMPLING && !s->pending && s->held &&
+		    sample_budget(f))
+			take_held(f, s);
+	}
+}
+
 bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 		       const struct norm_url *u, bool sample)
 {
@@ -181,15 +226,25 @@ bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 	uint64_t k = url_key(url, u);
 	if (s->pending == k)
 		return true;
-	if (!sample)
+	if (!sample || s->seen >= SEEN_MAX)
 		return false;
 	if (s->pruned < UINT16_MAX)
 		s->pruned++;
-	if (s->pruned < SAMPLE_AFTER)
+	if (s->n_held < SAMPLE_AFTER)
 		return false;
 	if (s->pending && ++s->since < SAMPLE_STALE)
 		return false;
+	if (!sample_budget(f)) {
+		/* Its turn comes when the budget allows (take_waiting()). */
+		bool queued = false;
+		for (size_t i = 0; i < f->n_waiting && !queued; i++)
+			queued = f->waiting[i] == s->key;
+		if (!queued && f->n_waiting < WAITING_MAX)
+			f->waiting[f->n_waiting++] = s->key;
+		return false;
+	}
 	s->pending = k;
+	if (getenv("SC_DBG")) fprintf(stderr, "TAKE %.*s pruned %u\n", (int)u->len, url, s->pruned);
 	s->since = 0;
 	return true;
 }
@@ -197,9 +252,13 @@ bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 
 
 void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
-			const struct norm_url *u, bool on, bool pruned)
+			const struct norm_url *u, bool on, bool pruned,
+			bool ready)
 {
-	struct shape *s = shape_of(f, shape_key(cat, url, u), false);
+	take_waiting(f);
+	struct shape *s = shape_of(f, shape_key(cat, url, u), true);
+	if (s && ready && s->seen < UINT16_MAX)
+		s->seen++;
 	if (s && s->state == SHAPE_KEPT) {
 		if (!pruned)
 			return;
@@ -235,6 +294,8 @@ void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
 	if (s->state != SHAPE_SAMPLING) {
 		s->held = NULL;
 		s->n_held = 0;
+	} else if (s->held && sample_budget(f)) {
+		take_held(f, s); /* no other link of it may come */
 	}
 }
 
@@ -251,7 +312,11 @@ void focus_reserve(struct focus *f, const struct frontier_url *fu)
 	pthread_mutex_lock(&f->mu);
 	struct shape *s = shape_of(f, shape_key(fu->category, fu->url, fu->u),
 				   false);
-	if (s && s->state == SHAPE_SAMPLING && s->n_held < HELD_MAX) {
+	bool dup = false;
+	for (const struct held *h = s ? s->held : NULL; h && !dup; h = h->next)
+		dup = h->fu.url_len == fu->url_len &&
+		      memcmp(h->fu.url, fu->url, fu->url_len) == 0;
+	if (s && !dup && s->state == SHAPE_SAMPLING && s->n_held < HELD_MAX) {
 		struct held *h = malloc(sizeof(*h) + fu->url_len +
 					fu->found_len + 2);
 		if (h) {
