@@ -285,6 +285,45 @@ bool sched_idle(struct crawl *c)
 	return !busy && c->frontier_dry;
 }
 
+/* Before the crawl ends, or goes idle under serve: a round of focus's
+ * samples of the links it pruned and holds (learn.h,
+ * focus_reconsider()), if it has some to take and the last round queued
+ * something, or the crawl committed pages since.  Returns true while a
+ * round is with the writer or was just asked for. */
+static bool reserve_round(struct crawl *c)
+{
+	if (c->reserve_outstanding)
+		return true;
+	if (!c->focus || !sched_idle(c))
+		return false;
+	pthread_mutex_lock(&c->mu);
+	uint64_t commits = c->commits;
+	pthread_mutex_unlock(&c->mu);
+	if ((c->reserve_spent && commits == c->reserve_commits) ||
+	    !focus_reserve_pending(c->focus))
+		return false;
+	struct job *j = job_new(JOB_RESERVE);
+	if (!j) {
+		crawl_die(c, SC_E_NOMEM, "the focus reserve");
+		return false;
+	}
+	c->reserve_outstanding = true;
+	parse_submit(c, j, false);
+	return true;
+}
+
+void reserve_back(struct crawl *c, struct job *j)
+{
+	c->reserve_outstanding = false;
+	c->reserve_spent = j->seeds_rc != 0 || j->seeds_added == 0;
+	pthread_mutex_lock(&c->mu);
+	c->reserve_commits = c->commits;
+	pthread_mutex_unlock(&c->mu);
+	if (j->seeds_rc)
+		crawl_die(c, j->seeds_rc, "the focus reserve");
+	job_free(j);
+}
+
 void sched_check_done(struct crawl *c)
 {
 	if (c->running || c->parked)
@@ -298,6 +337,8 @@ void sched_check_done(struct crawl *c)
 	bool limit = c->o->max_pages && c->started >= c->o->max_pages;
 	/* A re-crawl pass goes on until it has queued every page. */
 	if (!c->stopping && !fatal && !limit && recrawl_busy(c))
+		return;
+	if (!c->stopping && !fatal && !limit && reserve_round(c))
 		return;
 	/* Long-running mode waits for more seeds instead. */
 	if (c->o->daemon && !c->stopping && !fatal)
@@ -351,6 +392,8 @@ void on_wakeup(evutil_socket_t fd, short kind, void *arg)
 			robots_back(c, j);
 		else if (j->kind == JOB_DUE)
 			recrawl_back(c, j);
+		else if (j->kind == JOB_RESERVE)
+			reserve_back(c, j);
 		else
 			seeds_back(c, j);
 	}
