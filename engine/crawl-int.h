@@ -91,6 +91,7 @@ enum job_kind {
 	JOB_SEEDS,  /* seeds submitted at run time (crawl_add_seeds()) */
 	JOB_RELOAD, /* the seed files read again after crawl_reload() */
 	JOB_DUE,    /* re-crawls: queue the pages that are due (recrawl.c) */
+	JOB_RESERVE, /* focus: samples of the links it holds (learn.h) */
 };
 
 /* What a revisit found (recrawl.c), set by the writer. */
@@ -512,6 +513,13 @@ struct crawl {
 	 * the last JOB_DUE.  Under mu: revisits queued and not yet
 	 * committed.  The writer's own: the pass and where its scan is. */
 	bool due_outstanding;
+	/* Focus's samples of what it pruned (learn.h), on the loop: a
+	 * JOB_RESERVE is with the writer; the last one queued nothing, at
+	 * this many commits (none is asked for again until the crawl
+	 * commits more). */
+	bool reserve_outstanding;
+	bool reserve_spent;
+	uint64_t reserve_commits;
 	bool due_more; /* the last JOB_DUE left pages due unqueued */
 	bool pass_scanned;
 	uint64_t due_scheduled, due_overdue;
@@ -543,6 +551,8 @@ void sched_check_done(struct crawl *c);
 bool sched_idle(struct crawl *c);
 void on_sched_timer(evutil_socket_t fd, short kind, void *arg);
 void seeds_back(struct crawl *c, struct job *j);
+/* A JOB_RESERVE came back from the writer (sched.c). */
+void reserve_back(struct crawl *c, struct job *j);
 void on_wakeup(evutil_socket_t fd, short kind, void *arg);
 
 /* robots-gate.c */

@@ -745,6 +745,7 @@ out:
 struct release_ctx {
 	struct crawl *c;
 	MDB_txn *txn;
+	size_t queued;
 };
 
 /* A pruned link whose shape's pruning samples undid (focus_release()):
@@ -754,6 +755,7 @@ static int release_queue(void *arg, const struct frontier_url *fu)
 	struct release_ctx *x = arg;
 	int rc = frontier_add(x->c->fr, x->txn, fu);
 	if (rc == 1) {
+		x->queued++;
 		pthread_mutex_lock(&x->c->mu);
 		x->c->sum.queued++;
 		pthread_mutex_unlock(&x->c->mu);
@@ -772,6 +774,14 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		return write_seeds(c, txn, j, b);
 	if (j->kind == JOB_DUE)
 		return recrawl_move(c, txn, j);
+	if (j->kind == JOB_RESERVE) {
+		/* The crawl ran dry: samples of what focus holds (learn.h). */
+		focus_reconsider(c->focus);
+		struct release_ctx x = { c, txn, 0 };
+		int rc = focus_release(c->focus, release_queue, &x);
+		j->seeds_added = x.queued;
+		return rc;
+	}
 	if (j->held)
 		return write_held(c, txn, j);
 	if (j->rehome)
@@ -857,7 +867,7 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		j->focus_relevance = page_relevance(c, j);
 		focus_learn(c->focus, j->lease.category, &j->lease, j->words,
 			    j->has_relevance, j->focus_relevance);
-		struct release_ctx x = { c, txn };
+		struct release_ctx x = { c, txn, 0 };
 		if ((rc = focus_release(c->focus, release_queue, &x)))
 			return rc;
 	}

@@ -89,6 +89,11 @@ void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
 			const struct norm_url *u, bool on, bool pruned,
 			bool ready);
 
+/* focus-predict.c, with focus.mu held: is the pruned link fu (its
+ * prediction's class and words) one that the samples of its shape may
+ * take (not pruned on its own words)? */
+bool shape_candidate_locked(struct focus *f, const struct frontier_url *fu);
+
 /* Frees the shapes' table and what they hold (focus_close()). */
 void shape_free(struct focus *f);
 

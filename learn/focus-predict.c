@@ -559,7 +559,7 @@ static bool shown_kept(unsigned k, double p, bool says)
  * the kind of its page pruned it, and those say what such links were
  * elsewhere; when its words say off topic, it is pruned on its own
  * account, unless the crawl is unsure (SAMPLE_P). */
-#define SAMPLE_P 0.3
+#define SAMPLE_P 0.05
 static bool sampled(unsigned k, double p, bool says)
 {
 	return k >= 6 && (k & 1u) && (!says || p >= SAMPLE_P);
@@ -1013,4 +1013,18 @@ double focus_nav_relevance(const struct focus *f, uint16_t cat,
 	*nav = own <= NAV_WORDS && n_on >= NAV_MIN &&
 	       n_on * NAV_DEN >= (n_on + n_off) * NAV_NUM;
 	return *nav ? v->cats[cat].min_relevance : relevance;
+}
+
+bool shape_candidate_locked(struct focus *f, const struct frontier_url *fu)
+{
+	uint16_t cat = fu->category;
+	if (!pred_known(fu->pred_class) || cat >= f->n_model)
+		return false;
+	const struct model *m = &f->model[cat];
+	bool says = false;
+	size_t n = fu->n_words <= FRONTIER_WORDS_MAX ? fu->n_words : 0;
+	double z = link_z_locked(f, m, cat, fu->words, n, NULL, &says);
+	unsigned k = class_of(fu->pred_class);
+	double p = predict_locked(m, k, kind_of(fu->pred_class), z, says);
+	return sampled(k, p, says);
 }

@@ -42,6 +42,8 @@
  * sampling every such shape costs much (a blog platform's every blog
  * linked once from a post). */
 #define SAMPLE_AFTER 4
+/* ... or pruned links to it (a few lists every page of a site links). */
+#define SAMPLE_AFTER_LINKS 12
 /* The most pruned links a shape holds while it is sampled. */
 #define HELD_MAX 64
 #define SAMPLE_BASE 4
@@ -49,15 +51,16 @@
 /* Pages of a shape on a host learned from after which its links are
  * not sampled: the prediction learned what they are there. */
 #define SEEN_MAX 3
-/* A sample not learned from (a redirect, an error, pruned elsewhere)
- * after this many more pruned links of its shape: another is taken. */
-#define SAMPLE_STALE 64
+/* A sample not learned from after this many pages learned (a URL
+ * fetched already, whose link was pruned; a redirect, an error): another
+ * may be taken. */
+#define SAMPLE_STALE 32
 
 struct shape {
 	uint64_t key;     /* 0: empty */
 	uint64_t pending; /* the URL sampled, not yet learned (0: none) */
 	int16_t score;    /* samples on topic less those off */
-	uint16_t since;   /* pruned links since pending was taken */
+	uint64_t taken;   /* focus.learned when pending was taken */
 	uint16_t pruned;  /* pruned links from pages on topic */
 	uint16_t seen;    /* pages of the shape learned from */
 	uint8_t state;    /* SHAPE_* */
@@ -197,7 +200,24 @@ static void take_held(struct focus *f, struct shape *s)
 	h->next = f->released;
 	f->released = h;
 	s->pending = url_key(h->fu.url, h->fu.u);
-	s->since = 0;
+	s->taken = f->learned;
+}
+
+/* Has s met the links to be sampled (SAMPLE_AFTER), and may it? */
+static bool shape_ready(const struct shape *s)
+{
+	return s->seen < SEEN_MAX &&
+	       (s->n_held >= SAMPLE_AFTER || s->pruned >= SAMPLE_AFTER_LINKS);
+}
+
+/* s waits for the budget, unless it does already. */
+static void wait_for_budget(struct focus *f, const struct shape *s)
+{
+	for (size_t i = 0; i < f->n_waiting; i++)
+		if (f->waiting[i] == s->key)
+			return;
+	if (f->n_waiting < WAITING_MAX)
+		f->waiting[f->n_waiting++] = s->key;
 }
 
 /* Shapes that waited for the budget, oldest first, while it allows:
@@ -226,26 +246,22 @@ bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 	uint64_t k = url_key(url, u);
 	if (s->pending == k)
 		return true;
-	if (!sample || s->seen >= SEEN_MAX)
+	if (!sample)
 		return false;
 	if (s->pruned < UINT16_MAX)
 		s->pruned++;
-	if (s->n_held < SAMPLE_AFTER)
+	if (!shape_ready(s))
 		return false;
-	if (s->pending && ++s->since < SAMPLE_STALE)
+	if (s->pending && f->learned - s->taken < SAMPLE_STALE)
 		return false;
 	if (!sample_budget(f)) {
 		/* Its turn comes when the budget allows (take_waiting()). */
-		bool queued = false;
-		for (size_t i = 0; i < f->n_waiting && !queued; i++)
-			queued = f->waiting[i] == s->key;
-		if (!queued && f->n_waiting < WAITING_MAX)
-			f->waiting[f->n_waiting++] = s->key;
+		wait_for_budget(f, s);
 		return false;
 	}
 	s->pending = k;
 	if (getenv("SC_DBG")) fprintf(stderr, "TAKE %.*s pruned %u\n", (int)u->len, url, s->pruned);
-	s->since = 0;
+	s->taken = f->learned;
 	return true;
 }
 
@@ -294,8 +310,11 @@ void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
 	if (s->state != SHAPE_SAMPLING) {
 		s->held = NULL;
 		s->n_held = 0;
-	} else if (s->held && sample_budget(f)) {
-		take_held(f, s); /* no other link of it may come */
+	} else if (s->held) {
+		/* The next sample, from what it holds (no other link of it
+		 * may come), as the budget allows. */
+		wait_for_budget(f, s);
+		take_waiting(f);
 	}
 }
 
@@ -316,7 +335,8 @@ void focus_reserve(struct focus *f, const struct frontier_url *fu)
 	for (const struct held *h = s ? s->held : NULL; h && !dup; h = h->next)
 		dup = h->fu.url_len == fu->url_len &&
 		      memcmp(h->fu.url, fu->url, fu->url_len) == 0;
-	if (s && !dup && s->state == SHAPE_SAMPLING && s->n_held < HELD_MAX) {
+	if (s && !dup && s->state == SHAPE_SAMPLING && s->n_held < HELD_MAX &&
+	    shape_candidate_locked(f, fu)) {
 		struct held *h = malloc(sizeof(*h) + fu->url_len +
 					fu->found_len + 2);
 		if (h) {
@@ -363,4 +383,29 @@ void shape_free(struct focus *f)
 		held_free(f->ss[i].held);
 	held_free(f->released);
 	free(f->ss);
+}
+
+bool focus_reserve_pending(struct focus *f)
+{
+	pthread_mutex_lock(&f->mu);
+	bool any = f->released != NULL;
+	for (size_t i = 0; f->ss && i <= f->ss_mask && !any; i++)
+		any = f->ss[i].key && f->ss[i].state == SHAPE_SAMPLING &&
+		      f->ss[i].held && shape_ready(&f->ss[i]);
+	pthread_mutex_unlock(&f->mu);
+	return any;
+}
+
+void focus_reconsider(struct focus *f)
+{
+	pthread_mutex_lock(&f->mu);
+	/* Nothing is in flight: a sample not learned from never will be. */
+	for (size_t i = 0; f->ss && i <= f->ss_mask; i++) {
+		struct shape *s = &f->ss[i];
+		if (s->key && s->state == SHAPE_SAMPLING && s->held &&
+		    shape_ready(s) && sample_budget(f)) {
+			take_held(f, s);
+		}
+	}
+	pthread_mutex_unlock(&f->mu);
 }

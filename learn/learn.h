@@ -482,6 +482,16 @@ int focus_release(struct focus *f,
 		  int (*queue)(void *arg, const struct frontier_url *fu),
 		  void *arg);
 
+/* Has focus links it holds to sample, or to queue, now that the crawl
+ * ran dry (focus_reconsider())?  Safe from the loop's thread. */
+bool focus_reserve_pending(struct focus *f);
+
+/* The crawl ran dry (nothing queued, nothing in flight): of each shape
+ * of URL whose pruning is being sampled and that holds links, one is
+ * taken as its next sample (as the samples' budget allows), for
+ * focus_release() to queue.  The writer's. */
+void focus_reconsider(struct focus *f);
+
 /* Take the learned class rates from the store's counters (at start). */
 int focus_load(struct focus *f, struct store *s, MDB_txn *txn);
 

@@ -13,11 +13,14 @@ the 5 latest articles: an article past the first page of the list is
 reached only through the list (trait 1: list pages of the topic).
 
 sky.test, a site of another topic (astronomy): a home page linked from
-sport.test's home ("Our partners"), 12 articles of its topic, a section
+sport.test's articles past the 5 latest ("Our partners"), 12 articles of its topic, a section
 of them (/section/stars) and a section of the topic (/section/sports,
-labelled sports), the only way to its 8 articles of the topic (trait 2:
-the topic's articles scattered on a site of another topic, linked from
-its sections).  food.test (cooking): a home and 6 articles.
+labelled sports, "Sports" on the home's link, "Locker room" on its own
+page), the only way to its 8 articles of the topic (trait 2: the topic's
+articles scattered on a site of another topic, linked from its
+sections).  At tunnel 1 the home is the tunnel's one page off topic, so
+the section's links are followed only if the crawl tells it is a page of
+the topic's path.  food.test (cooking): a home and 6 articles.
 
 The seeds are sport.test's home and two of its latest articles."""
 
@@ -41,6 +44,8 @@ def main():
     a = ap.parse_args()
     rng = random.Random("traits-%d" % a.seed)
     web = Web(rng)
+    # An operator names the topic and some of its vocabulary.
+    keywords = {t: [t] + rng.sample(VOCAB[t].split(), 11) for t in TOPICS}
     S, H, F = "http://sport.test", "http://sky.test", "http://food.test"
 
     # sport.test: its articles, newest first.
@@ -85,10 +90,12 @@ def main():
     # sky.test: a site of another topic with a section of the topic.
     shome = web.page(H + "/", "nav", "The Sky Gazette")
     stars = web.page(H + "/section/stars", "astronomy", "Stars")
-    ssec = web.page(H + "/section/sports", "sports", "Sports")
-    for sec in (stars, ssec):
+    # Its section of the topic is named by its link ("Sports"), not by
+    # its own words: a list of titles, as the news shape's lists.
+    ssec = web.page(H + "/section/sports", "sports", "Locker room")
+    for sec, anchor in ((stars, "Stars"), (ssec, "Sports")):
         web.pages[sec]["body"] = "<p>Every story of this section.</p>"
-        web.link(shome, sec, web.pages[sec]["title"])
+        web.link(shome, sec, anchor)
         web.link(sec, shome, "Home")
     for i in range(12):
         t = web.title("astronomy")
@@ -98,8 +105,13 @@ def main():
         web.link(u, stars, "Stars")
         if i < 6:
             web.link(shome, u, t)
+    # Its articles of the topic are titled with words of the topic that
+    # are not keywords: the section's relevance is nil.
+    unnamed = [w for w in VOCAB["sports"].split()
+               if w not in keywords["sports"]]
     for i in range(8):
-        t = web.title("sports")
+        w = rng.sample(unnamed, 2)
+        t = "%s and %s" % (w[0].capitalize(), w[1])
         u = web.page("%s/story/%d" % (H, 200 + i), "sports", t)
         web.link(ssec, u, t)
         web.link(u, shome, "Home")
@@ -112,11 +124,11 @@ def main():
         web.link(fhome, u, t)
         web.link(u, fhome, "Home")
 
-    web.link(home, shome, "Our partners: The Sky Gazette")
+    for u in arts[5:]:
+        web.link(u, shome, "Our partners: The Sky Gazette")
     web.link(home, fhome, "Our partners: The Open Kitchen")
     seeds = {t: [] for t in TOPICS}
     seeds["sports"] = [home, arts[0], arts[1]]
-    keywords = {t: [t] + rng.sample(VOCAB[t].split(), 11) for t in TOPICS}
     web.write(a.out, seeds, keywords)
 
 
