@@ -398,15 +398,13 @@ static void fill_fetched(const struct job *j, struct store_record *r)
 /* The relevance the focus takes a fetched page at
  * (focus_nav_relevance()): a page off topic whose links' words say it
  * lists the topic's pages is on the topic's path.  Only pages off topic
- * pay for the look at their links. */
+ * with few words of their own pay for the look at their links. */
 static double page_relevance(struct crawl *c, const struct job *j)
 {
 	uint16_t cat = j->lease.category;
 	unsigned on = 0, off = 0;
-	bool nav;
-	if (!j->has_relevance || !focus_predicts(c->focus, cat) ||
-	    focus_nav_relevance(c->focus, cat, j->relevance, NULL, 1000, 0,
-				&nav) == j->relevance)
+	if (!focus_nav_candidate(c->focus, cat, j->has_relevance, j->relevance,
+				 j->words))
 		return j->relevance;
 	for (size_t i = 0; i < j->n_links; i++) {
 		const struct link *l = &j->links[i];
@@ -418,9 +416,7 @@ static double page_relevance(struct crawl *c, const struct job *j)
 		on += says > 0;
 		off += says < 0;
 	}
-	double rr = focus_nav_relevance(c->focus, cat, j->relevance, j->words, on, off, &nav);
-	if (getenv("SC_DBG")) fprintf(stderr, "NAV %.*s on %u off %u n %zu rel %.2f nav %d\n", (int)j->lease.url_len, j->lease.url, on, off, j->n_links, j->relevance, nav);
-	return rr;
+	return focus_nav_relevance(c->focus, cat, j->relevance, on, off);
 }
 
 static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
@@ -523,7 +519,6 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 					       l->u.host_len) == 0,
 				lurl, &l->u, j->link_text.p + l->anchor_off,
 				l->anchor_len, off, &pl);
-			if (getenv("SC_DBG")) fprintf(stderr, "PRED %.*s -> %.*s keep %d p %d off %u rel %.2f\n", (int)j->lease.url_len, j->lease.url, (int)l->u.len, lurl, pl.keep, pl.predicted, off, j->focus_relevance);
 			if (!pl.keep) {
 				focus_count(c->focus, j->lease.category,
 					    STORE_FOCUS_PRUNED_PREDICTED, 1);

@@ -11,7 +11,6 @@
 #include "focus-int.h"
 
 #include <math.h>
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -716,7 +715,6 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 				      sampled(class_of(l->pred_class), p,
 					      says));
 	pthread_mutex_unlock(&f->mu);
-	if (getenv("SC_DBG")) fprintf(stderr, "LEASE %.*s p %.3f says %d keep %d\n", (int)l->url_len, l->url, p, says, keep);
 	return keep;
 }
 
@@ -998,21 +996,30 @@ int focus_link_says(struct focus *f, uint16_t cat, const char *page,
 	return !says ? 0 : z >= NAV_SAYS ? 1 : z <= -NAV_SAYS ? -1 : 0;
 }
 
-double focus_nav_relevance(const struct focus *f, uint16_t cat,
-			   double relevance, const uint64_t *words,
-			   unsigned n_on, unsigned n_off, bool *nav)
+bool focus_nav_candidate(const struct focus *f, uint16_t cat,
+			 bool has_relevance, double relevance,
+			 const uint64_t *words)
 {
 	const struct view *v = view_of(f);
-	*nav = false;
+	if (!has_relevance || cat >= v->n || !v->kw[cat] ||
+	    !v->cats[cat].predict || relevance >= v->cats[cat].min_relevance)
+		return false;
+	size_t own = 0;
+	for (size_t i = 0; words && i < FOCUS_WORDS_CAP && own <= NAV_WORDS;
+	     i++)
+		own += words[i] != 0;
+	return own <= NAV_WORDS;
+}
+
+double focus_nav_relevance(const struct focus *f, uint16_t cat,
+			   double relevance, unsigned n_on, unsigned n_off)
+{
+	const struct view *v = view_of(f);
 	if (cat >= v->n || relevance >= v->cats[cat].min_relevance)
 		return relevance;
-	size_t own = 0;
-	for (size_t i = 0; words && i < FOCUS_WORDS_CAP; i++)
-		own += words[i] != 0;
-	if (getenv("SC_DBG")) fprintf(stderr, "OWN %zu on %u off %u\n", own, n_on, n_off);
-	*nav = own <= NAV_WORDS && n_on >= NAV_MIN &&
-	       n_on * NAV_DEN >= (n_on + n_off) * NAV_NUM;
-	return *nav ? v->cats[cat].min_relevance : relevance;
+	bool nav = n_on >= NAV_MIN &&
+		   n_on * NAV_DEN >= (n_on + n_off) * NAV_NUM;
+	return nav ? v->cats[cat].min_relevance : relevance;
 }
 
 bool shape_candidate_locked(struct focus *f, const struct frontier_url *fu)

@@ -26,7 +26,6 @@
  * grows with hosts. */
 #include "focus-int.h"
 
-#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <xxhash.h>
@@ -260,7 +259,6 @@ bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 		return false;
 	}
 	s->pending = k;
-	if (getenv("SC_DBG")) fprintf(stderr, "TAKE %.*s pruned %u\n", (int)u->len, url, s->pruned);
 	s->taken = f->learned;
 	return true;
 }
@@ -285,13 +283,11 @@ void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
 			s->score = SAMPLE_CAP;
 		if (s->score < 0)
 			s->state = SHAPE_PRUNED;
-		if (getenv("SC_DBG")) fprintf(stderr, "WATCH %.*s on %d score %d\n", (int)u->len, url, on, s->score);
 		return;
 	}
 	if (!s || s->state != SHAPE_SAMPLING || !s->pending ||
 	    s->pending != url_key(url, u))
 		return;
-	if (getenv("SC_DBG")) fprintf(stderr, "SAMPLE %.*s on %d\n", (int)u->len, url, on);
 	s->pending = 0;
 	s->score += on ? 1 : -1;
 	s->state = s->score >= SAMPLE_ON ? SHAPE_KEPT

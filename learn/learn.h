@@ -415,18 +415,25 @@ int focus_link_says(struct focus *f, uint16_t cat, const char *page,
 		    size_t anchor_len, const char *url,
 		    const struct norm_url *lu);
 
-/* The relevance the focus takes a page of category cat at: its own,
- * unless it is off topic and a navigation page of the topic (a list of
- * the topic's articles: of its links whose words say something
- * (focus_link_says()), n_on say on topic and n_off off topic, with n_on
- * large enough and most of them), which is on the topic's path: then
- * the category's min_relevance, so that its links are followed as an
- * on-topic page's and it is learned as one (*nav set).  Its text is
- * titles, link text, which is not a page's own words (relevance counts
- * none), yet its label is the topic. */
+/* Is a page of category cat (its relevance if has_relevance, its word
+ * set words as focus_learn() takes it) one that may be a navigation page
+ * of the topic: off topic, with few words of its own (a list's: its text
+ * is the titles it links, link text, which relevance counts and the word
+ * set does not)?  Only then are its links' words looked at
+ * (focus_link_says(), focus_nav_relevance()).  Any thread. */
+bool focus_nav_candidate(const struct focus *f, uint16_t cat,
+			 bool has_relevance, double relevance,
+			 const uint64_t *words);
+
+/* The relevance the focus takes a candidate page (focus_nav_candidate())
+ * of category cat at: its own, unless it is a navigation page of the
+ * topic (of its links whose words say something, n_on say on topic and
+ * n_off off topic, with n_on large enough and most of them), which is on
+ * the topic's path: then the category's min_relevance, so that its links
+ * are followed as an on-topic page's and it is learned as one.  Any
+ * thread. */
 double focus_nav_relevance(const struct focus *f, uint16_t cat,
-			   double relevance, const uint64_t *words,
-			   unsigned n_on, unsigned n_off, bool *nav);
+			   double relevance, unsigned n_on, unsigned n_off);
 
 /* A page of category cat fetched from lease l, whose links were
  * followed, queued gain links that no link predicted before showed and
