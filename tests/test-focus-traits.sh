@@ -1,0 +1,95 @@
+#!/bin/bash
+# test-focus-traits.sh SIGCRAWL FIXTURE — the two traits of issue 33 a
+# focused crawl must get through (docs/focus.md "Navigation pages of the
+# topic", "Samples of the pruned"), each crawl measured by
+# tests/focus/measure.py against the generator's labels, at tunnel 1 and
+# min_relevance 0.3 with prediction on.
+#
+# Trait 1, the topic's list pages (tests/focus/webgen.py --shape news,
+# seeds 1 and 2: news sites whose sections are paginated lists of
+# article titles, most of an article's ways in): of the topic's list
+# pages reachable, at least 0.6 fetched (the landed build fetched 0.02
+# and 0.11: its prediction learned the lists' URLs off topic and pruned
+# them, at the lease as well), coverage >= 0.75 (0.66 and 0.61) and
+# harvest >= 0.9.
+#
+# Trait 2, the topic's articles scattered on a site of another topic,
+# linked from its section (tests/focus/traitgen.py, seeds 2 and 3: a
+# magazine of astronomy whose section of sports, reached through its
+# home, lists 8 articles of sports whose titles show no keyword): at
+# least 7 of the 8 fetched (the landed build fetched none: the section,
+# a list of titles with no keyword, is off topic by relevance, the
+# second page off topic in a row, and its links were not followed),
+# harvest >= 0.9.
+set -u
+sigcrawl=$1
+fixture=$2
+. "$(dirname "$0")/lib.sh"
+here=$(cd "$(dirname "$0")/focus" && pwd)
+
+# measure WEB NAME — the measure.py JSON of a crawl at tunnel 1 in
+# $tmp/NAME.json, its store in $tmp/run-NAME/store
+measure()
+{
+	python3 "$here/measure.py" "$sigcrawl" "$fixture" "$tmp/$1" sports \
+		--tunnel 1 --min-relevance 0.3 --json --work "$tmp/run-$2" \
+		>"$tmp/$2.json" 2>"$tmp/$2.err"
+	check_true "crawl $2 measured (see $tmp/$2.err)" [ -s "$tmp/$2.json" ]
+}
+
+# get NAME FIELD — a field of a measurement
+get() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))[sys.argv[2]])' "$tmp/$1.json" "$2"; }
+
+# ge A B — A >= B
+ge() { python3 -c 'import sys; sys.exit(0 if float(sys.argv[1]) >= float(sys.argv[2]) else 1)' "$1" "$2"; }
+
+# fetched NAME — the URLs the crawl NAME fetched, one a line
+fetched()
+{
+	"$sigcrawl" export --store "$tmp/run-$1/store" | python3 -c '
+import json, sys
+for l in sys.stdin:
+    r = json.loads(l)
+    if r.get("fetched") and r.get("status") == 200:
+        print(r["normalized"])'
+}
+
+for seed in 1 2; do
+	w=news-$seed
+	python3 "$here/webgen.py" --shape news --seed "$seed" --out "$tmp/$w"
+	measure "$w" "$w"
+	h=$(get "$w" harvest) cov=$(get "$w" coverage)
+	fetched "$w" >"$tmp/$w.got"
+	# The topic's list pages reachable from the seeds, and those fetched.
+	share=$(python3 - "$here" "$tmp/$w" "$tmp/$w.got" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from measure import reachable
+web, got = sys.argv[2], set(open(sys.argv[3]).read().split())
+labels = dict(l.rstrip("\n").split("\t") for l in open(web + "/labels.tsv"))
+seeds = open(web + "/seeds-sports.txt").read().split()
+lists = [u for u in reachable(web, seeds)
+         if "/list?" in u and labels[u] == "sports"]
+print("%.3f" % (sum(u in got for u in lists) / max(1, len(lists))))
+PY
+)
+	echo "# $w: harvest $h, coverage $cov, list pages of the topic fetched $share"
+	check_true "$w: share of the topic's list pages fetched $share >= 0.6" \
+		ge "$share" 0.6
+	check_true "$w: coverage $cov >= 0.75" ge "$cov" 0.75
+	check_true "$w: harvest $h >= 0.9" ge "$h" 0.9
+done
+
+for seed in 2 3; do
+	w=traits-$seed
+	python3 "$here/traitgen.py" --seed "$seed" --out "$tmp/$w"
+	measure "$w" "$w"
+	h=$(get "$w" harvest)
+	fetched "$w" >"$tmp/$w.got"
+	n=$(grep -c '^http://sky\.test/story/2' "$tmp/$w.got")
+	echo "# $w: harvest $h, $n of the 8 scattered articles fetched"
+	check_true "$w: scattered articles of the topic fetched $n >= 7" \
+		[ "$n" -ge 7 ]
+	check_true "$w: harvest $h >= 0.9" ge "$h" 0.9
+done
+finish
