@@ -86,11 +86,11 @@ struct link {
 enum dup_kind { DUP_EXACT = 1, DUP_NEAR = 2 };
 
 enum job_kind {
-	JOB_PAGE,   /* a leased URL */
-	JOB_ROBOTS, /* a host's robots.txt: looked up, fetched, parsed, kept */
-	JOB_SEEDS,  /* seeds submitted at run time (crawl_add_seeds()) */
-	JOB_RELOAD, /* the seed files read again after crawl_reload() */
-	JOB_DUE,    /* re-crawls: queue the pages that are due (recrawl.c) */
+	JOB_PAGE,    /* a leased URL */
+	JOB_ROBOTS,  /* a host's robots.txt: looked up, fetched, parsed, kept */
+	JOB_SEEDS,   /* seeds submitted at run time (crawl_add_seeds()) */
+	JOB_RELOAD,  /* the seed files read again after crawl_reload() */
+	JOB_DUE,     /* re-crawls: queue the pages that are due (recrawl.c) */
 	JOB_RESERVE, /* focus: samples of the links it holds (learn.h) */
 };
 
@@ -553,6 +553,24 @@ void on_sched_timer(evutil_socket_t fd, short kind, void *arg);
 void seeds_back(struct crawl *c, struct job *j);
 /* A JOB_RESERVE came back from the writer (sched.c). */
 void reserve_back(struct crawl *c, struct job *j);
+
+/* write-focus.c, the writer's (learn.h, focus's navigation pages and
+ * samples of the pruned).  The relevance focus takes the fetched page of
+ * j at (focus_nav_relevance()). */
+double write_page_relevance(struct crawl *c, const struct job *j);
+/* Link l of page j, which the prediction pruned (pl; off: the count it
+ * would carry), or the lease of j, pruned at its lease: handed to focus
+ * to hold (focus_reserve()). */
+void write_hold_link(struct crawl *c, const struct job *j, const struct link *l,
+		     uint8_t off, const struct focus_link *pl);
+void write_hold_lease(struct crawl *c, const struct job *j);
+/* The held links focus released (focus_release()), queued in txn;
+ * *queued (if not NULL) gets how many were new.  Returns 0 or a
+ * negative sc_err of the frontier. */
+int write_released(struct crawl *c, MDB_txn *txn, int *queued);
+/* A JOB_RESERVE: the crawl ran dry; focus's next samples
+ * (focus_reconsider()) queued, their count in j->seeds_added. */
+int write_reserve(struct crawl *c, MDB_txn *txn, struct job *j);
 void on_wakeup(evutil_socket_t fd, short kind, void *arg);
 
 /* robots-gate.c */

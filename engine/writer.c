@@ -395,30 +395,6 @@ static void fill_fetched(const struct job *j, struct store_record *r)
 
 /* The new URLs a page brings: the redirect target at the same depth,
  * links one deeper.  They are queued together at the end of the batch. */
-/* The relevance the focus takes a fetched page at
- * (focus_nav_relevance()): a page off topic whose links' words say it
- * lists the topic's pages is on the topic's path.  Only pages off topic
- * with few words of their own pay for the look at their links. */
-static double page_relevance(struct crawl *c, const struct job *j)
-{
-	uint16_t cat = j->lease.category;
-	unsigned on = 0, off = 0;
-	if (!focus_nav_candidate(c->focus, cat, j->has_relevance, j->relevance,
-				 j->words))
-		return j->relevance;
-	for (size_t i = 0; i < j->n_links; i++) {
-		const struct link *l = &j->links[i];
-		int says = focus_link_says(c->focus, cat, j->lease.url,
-					   &j->lease_u,
-					   j->link_text.p + l->anchor_off,
-					   l->anchor_len,
-					   j->link_text.p + l->off, &l->u);
-		on += says > 0;
-		off += says < 0;
-	}
-	return focus_nav_relevance(c->focus, cat, j->relevance, on, off);
-}
-
 static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 		       struct batch_urls *b)
 {
@@ -522,21 +498,7 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 			if (!pl.keep) {
 				focus_count(c->focus, j->lease.category,
 					    STORE_FOCUS_PRUNED_PREDICTED, 1);
-				struct frontier_url rf = {
-					.url = lurl,
-					.url_len = l->u.len,
-					.u = &l->u,
-					.found = j->link_text.p + l->found_off,
-					.found_len = l->found_len,
-					.depth = (uint16_t)(j->lease.depth + 1),
-					.category = j->lease.category,
-					.offtopic = off,
-					.predicted = pl.predicted,
-					.pred_class = pl.pred_class,
-					.n_words = pl.n_words,
-				};
-				memcpy(rf.words, pl.words, sizeof(rf.words));
-				focus_reserve(c->focus, &rf);
+				write_hold_link(c, j, l, off, &pl);
 				continue;
 			}
 			gain += pl.fresh && l->hits > 0;
@@ -576,7 +538,8 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 		}
 		if (follow)
 			focus_bridge(c->focus, j->lease.category, &j->lease,
-				     j->has_relevance, j->focus_relevance, gain);
+				     j->has_relevance, j->focus_relevance,
+				     gain);
 	}
 	if (refused) {
 		pthread_mutex_lock(&c->mu);
@@ -737,27 +700,6 @@ out:
 	return rc;
 }
 
-struct release_ctx {
-	struct crawl *c;
-	MDB_txn *txn;
-	size_t queued;
-};
-
-/* A pruned link whose shape's pruning samples undid (focus_release()):
- * queued, unless it was queued before. */
-static int release_queue(void *arg, const struct frontier_url *fu)
-{
-	struct release_ctx *x = arg;
-	int rc = frontier_add(x->c->fr, x->txn, fu);
-	if (rc == 1) {
-		x->queued++;
-		pthread_mutex_lock(&x->c->mu);
-		x->c->sum.queued++;
-		pthread_mutex_unlock(&x->c->mu);
-	}
-	return rc == SC_E_INVAL || rc > 0 ? 0 : rc;
-}
-
 static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		     struct batch_urls *b)
 {
@@ -769,14 +711,8 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 		return write_seeds(c, txn, j, b);
 	if (j->kind == JOB_DUE)
 		return recrawl_move(c, txn, j);
-	if (j->kind == JOB_RESERVE) {
-		/* The crawl ran dry: samples of what focus holds (learn.h). */
-		focus_reconsider(c->focus);
-		struct release_ctx x = { c, txn, 0 };
-		int rc = focus_release(c->focus, release_queue, &x);
-		j->seeds_added = x.queued;
-		return rc;
-	}
+	if (j->kind == JOB_RESERVE)
+		return write_reserve(c, txn, j);
 	if (j->held)
 		return write_held(c, txn, j);
 	if (j->rehome)
@@ -784,21 +720,7 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	if (j->pruned) {
 		focus_count(c->focus, j->lease.category,
 			    STORE_FOCUS_PRUNED_PREDICTED, 1);
-		struct frontier_url rf = {
-			.url = j->lease.url,
-			.url_len = j->lease.url_len,
-			.u = &j->lease.u,
-			.found = j->lease.found,
-			.found_len = j->lease.found_len,
-			.depth = j->lease.depth,
-			.category = j->lease.category,
-			.offtopic = j->lease.offtopic,
-			.predicted = j->lease.predicted,
-			.pred_class = j->lease.pred_class,
-			.n_words = j->lease.n_words,
-		};
-		memcpy(rf.words, j->lease.words, sizeof(rf.words));
-		focus_reserve(c->focus, &rf);
+		write_hold_lease(c, j);
 		/* Out of the queue and out of the seen set: the prediction
 		 * was made with what the crawl knew then, and a later link
 		 * that shows more queues the URL again (predicted anew). */
@@ -859,11 +781,10 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	j->focus_relevance = j->relevance;
 	if (j->fetched && j->status >= 200 && j->status <= 299 &&
 	    j->lease.u.len) {
-		j->focus_relevance = page_relevance(c, j);
+		j->focus_relevance = write_page_relevance(c, j);
 		focus_learn(c->focus, j->lease.category, &j->lease, j->words,
 			    j->has_relevance, j->focus_relevance);
-		struct release_ctx x = { c, txn, 0 };
-		if ((rc = focus_release(c->focus, release_queue, &x)))
+		if ((rc = write_released(c, txn, NULL)))
 			return rc;
 	}
 	bool learning = focus_learning(c->focus);

@@ -65,7 +65,7 @@ struct focus {
 	struct shape *ss;
 	size_t ss_mask, ss_used;
 	struct held *released; /* to be queued (focus_release()) */
-	uint64_t samples; /* samples taken */
+	uint64_t samples;      /* samples taken */
 	/* The shapes waiting for the samples' budget (their keys). */
 	uint64_t waiting[WAITING_MAX];
 	size_t n_waiting;

@@ -711,9 +711,9 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 	double p;
 	bool says;
 	bool keep = lease_kept_locked(f, &v->cats[cat], l, &p, &says) ||
-		    shape_keep_locked(f, cat, l->url, &l->u,
-				      sampled(class_of(l->pred_class), p,
-					      says));
+		    shape_keep_locked(
+			    f, cat, l->url, &l->u,
+			    sampled(class_of(l->pred_class), p, says));
 	pthread_mutex_unlock(&f->mu);
 	return keep;
 }

@@ -263,8 +263,6 @@ bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 	return true;
 }
 
-
-
 void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
 			const struct norm_url *u, bool on, bool pruned,
 			bool ready)
@@ -291,7 +289,7 @@ void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
 	s->pending = 0;
 	s->score += on ? 1 : -1;
 	s->state = s->score >= SAMPLE_ON ? SHAPE_KEPT
-		   : s->score < 0	 ? SHAPE_PRUNED
+		   : s->score < 0        ? SHAPE_PRUNED
 					 : SHAPE_SAMPLING;
 	if (s->state == SHAPE_KEPT) {
 		/* What it held is queued (focus_release()). */
