@@ -221,6 +221,10 @@ struct job {
 					/* What the focus takes it at
 					 * (focus_nav_relevance()). */
 					double focus_relevance;
+					/* It was a sample of the pruned
+					 * (focus_learn()): off topic, its
+					 * links are not followed. */
+					bool focus_sample;
 					/* From the writer: the representative
 					 * it duplicates, if any. */
 					char dup_of[NORM_URL_MAX + 1];

@@ -458,9 +458,10 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 		b->fu[b->n++] = rfu;
 	}
 	uint8_t off;
-	bool follow = focus_follow(c->focus, j->lease.category,
-				   j->has_relevance, j->focus_relevance,
-				   j->lease.offtopic, &off);
+	bool follow = focus_follow(
+		c->focus, j->lease.category, j->has_relevance,
+		j->focus_relevance,
+		j->focus_sample ? UINT8_MAX : j->lease.offtopic, &off);
 	if (j->lease.depth + 1u <= o->max_depth &&
 	    (!j->dup || o->follow_duplicate_links)) {
 		if (!follow)
@@ -693,6 +694,7 @@ static int write_revisit(struct crawl *c, MDB_txn *txn, struct job *j,
 	/* Links of a page that answered, and a redirect that appeared, are
 	 * new URLs like any (the seen set drops those known). */
 	j->focus_relevance = j->relevance;
+	j->focus_sample = false;
 	if ((v == VISIT_CHANGED || v == VISIT_UNCHANGED) && st != 304)
 		rc = queue_found(c, txn, j, b);
 out:
@@ -779,11 +781,13 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	/* What the page turned out to be teaches the link prediction,
 	 * before its own links are predicted. */
 	j->focus_relevance = j->relevance;
+	j->focus_sample = false;
 	if (j->fetched && j->status >= 200 && j->status <= 299 &&
 	    j->lease.u.len) {
 		j->focus_relevance = write_page_relevance(c, j);
-		focus_learn(c->focus, j->lease.category, &j->lease, j->words,
-			    j->has_relevance, j->focus_relevance);
+		j->focus_sample = focus_learn(
+			c->focus, j->lease.category, &j->lease, j->words,
+			j->has_relevance, j->focus_relevance);
 		if ((rc = write_released(c, txn, NULL)))
 			return rc;
 	}

@@ -64,6 +64,9 @@ struct focus {
 	 * the prediction pruned (focus-shape.c). */
 	struct shape *ss;
 	size_t ss_mask, ss_used;
+	/* Per category and host, what its samples came to. */
+	struct sample_host *sh;
+	size_t sh_mask, sh_used;
 	struct held *released; /* to be queued (focus_release()) */
 	uint64_t samples;      /* samples taken */
 	/* The shapes waiting for the samples' budget (their keys). */
@@ -82,12 +85,10 @@ bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 		       const struct norm_url *u, bool from_on);
 /* A page fetched (on topic or not): if it is its shape's sample, what
  * the sample says; if its shape is kept and the prediction would prune
- * it now (pruned), what it says of the shape.  ready: the words of the
- * links say something by now (a page learned from before does not count
- * as one the prediction knows its shape by). */
-void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
-			const struct norm_url *u, bool on, bool pruned,
-			bool ready);
+ * it now (pruned), what it says of the shape.  Returns whether the page
+ * was a sample of its shape. */
+bool shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
+			const struct norm_url *u, bool on, bool pruned);
 
 /* focus-predict.c, with focus.mu held: is the pruned link fu (its
  * prediction's class and words) one that the samples of its shape may

@@ -744,12 +744,12 @@ static size_t anchor_words(uint16_t cat, const uint64_t *words,
 	return nl;
 }
 
-void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
+bool focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		 const uint64_t *words, bool has_relevance, double relevance)
 {
 	const struct view *v = view_of(f);
 	if (cat >= v->n || !v->kw[cat] || !has_relevance || !l->u.len)
-		return;
+		return false;
 	const struct crawl_category *c = &v->cats[cat];
 	bool on = relevance >= c->min_relevance;
 	bool known = pred_known(l->pred_class) && l->predicted;
@@ -768,6 +768,7 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 			}
 		t[i] = in_text ? 0 : word_key(cat, word32(t[i]));
 	}
+	bool sample = false;
 	pthread_mutex_lock(&f->mu);
 	f->learned++;
 	struct model *m = model_of(f, cat);
@@ -846,12 +847,12 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 				  (lease_prunes(v, cat) &&
 				   !lease_kept_locked(f, c, l, &p_now,
 						      &says_now));
-		shape_learn_locked(f, cat, l->url, &l->u, on, pruned_now,
-				   words_ready(m));
+		sample = shape_learn_locked(f, cat, l->url, &l->u, on,
+					    pruned_now);
 	}
 	pthread_mutex_unlock(&f->mu);
 	if (!m || !known)
-		return;
+		return sample;
 	focus_count(f, cat, STORE_FOCUS_CLASS_N + k, 1);
 	focus_count(f, cat, STORE_FOCUS_CLASS_ON + k, on);
 	double p = (l->predicted - 1) / 254.0;
@@ -864,6 +865,7 @@ void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 				  : STORE_FOCUS_PRED_ON_OFF)
 			    : STORE_FOCUS_PRED_OFF_ON,
 		    pred_on || on ? 1 : 0);
+	return sample;
 }
 
 void focus_bridge(struct focus *f, uint16_t cat, const struct frontier_lease *l,

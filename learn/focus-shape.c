@@ -12,7 +12,11 @@
  * navigation pages of the topic, focus_nav_relevance()), the prediction
  * was wrong about that shape on that host and its links are kept from
  * then on; when one turns out off topic, the pruning was right and the
- * shape stays pruned (no more samples).
+ * shape stays pruned (no more samples).  A sample off topic is no first
+ * page of a tunnel (its links are not followed), a host whose samples
+ * come back off topic is sampled no more (HOST_CREDIT), and a shape the
+ * crawl fetched pages of on its host (SEEN_MAX) is not sampled: the
+ * prediction chose among them.
  *
  * The shape of a URL: its host, its path with every segment of digits
  * read as one "N" and the last of two or more segments as "<any>" (the slug,
@@ -30,12 +34,18 @@
 #include <string.h>
 #include <xxhash.h>
 
-/* Samples on topic in a row that undo the pruning of a shape. */
+/* Samples on topic in a row that undo the pruning of a shape (one off
+ * topic keeps it pruned for good). */
 #define SAMPLE_ON 2
 /* The most a kept shape's score rises while its pages are watched
  * (shape_learn_locked()): a shape kept long is pruned again after this
  * many pages off topic more than on. */
 #define SAMPLE_CAP 4
+/* What a watched page off topic takes from a kept shape's score: a
+ * shape kept on two samples whose pages are mostly off topic (a site of
+ * three topics whose items share one URL shape) is pruned again after a
+ * page or two, and the links it released are pruned at their lease. */
+#define WATCH_OFF 2
 /* Links of a shape pruned (from pages on topic) before the first
  * sample: a shape met once or twice costs little if pruned wrongly, and
  * sampling every such shape costs much (a blog platform's every blog
@@ -45,11 +55,16 @@
 #define SAMPLE_AFTER_LINKS 12
 /* The most pruned links a shape holds while it is sampled. */
 #define HELD_MAX 64
-#define SAMPLE_BASE 4
-#define SAMPLE_EVERY 20
-/* Pages of a shape on a host learned from after which its links are
- * not sampled: the prediction learned what they are there. */
-#define SEEN_MAX 3
+#define SAMPLE_BASE 0
+#define SAMPLE_EVERY 10
+/* Pages of a shape on a host learned from (at any time) after which its
+ * links are not sampled: the crawl fetched that kind of page there, and
+ * the prediction picks among them by their words (a wiki's articles). */
+#define SEEN_MAX 6
+/* A host's samples off topic fewer than HOST_CREDIT and one for each of
+ * its samples on topic: a host whose first sample comes back off topic
+ * (a wiki's edit page) is not sampled again, on any shape. */
+#define HOST_CREDIT 1u
 /* A sample not learned from after this many pages learned (a URL
  * fetched already, whose link was pruned; a redirect, an error): another
  * may be taken. */
@@ -76,6 +91,13 @@ struct held {
 };
 
 enum { SHAPE_SAMPLING, SHAPE_KEPT, SHAPE_PRUNED };
+
+/* Per category and host, what its samples came to. */
+struct sample_host {
+	uint64_t key; /* 0: empty */
+	uint16_t on;  /* learned: on topic (or navigation pages of it) */
+	uint16_t off; /* learned: off topic */
+};
 
 static uint64_t fnv(uint64_t h, const char *s, size_t n)
 {
@@ -138,10 +160,61 @@ static void held_free(struct held *h)
 	}
 }
 
+/* The samples of the host of url (components u) in category cat. */
+static struct sample_host *host_of(struct focus *f, uint16_t cat,
+				   const char *url, const struct norm_url *u)
+{
+	uint64_t key = fnv(0x84222325cbf29ce4ull ^ (cat + 1u),
+			   url + u->host_off, u->host_len);
+	key = key ? key : 1;
+	if (2 * (f->sh_used + 1) > f->sh_mask + 1) {
+		size_t cap = f->sh ? 2 * (f->sh_mask + 1) : 64;
+		struct sample_host *v = calloc(cap, sizeof(*v));
+		if (!v)
+			return NULL;
+		for (size_t i = 0; f->sh && i <= f->sh_mask; i++) {
+			if (!f->sh[i].key)
+				continue;
+			size_t k = f->sh[i].key & (cap - 1);
+			while (v[k].key)
+				k = (k + 1) & (cap - 1);
+			v[k] = f->sh[i];
+		}
+		free(f->sh);
+		f->sh = v;
+		f->sh_mask = cap - 1;
+	}
+	for (size_t i = key & f->sh_mask;; i = (i + 1) & f->sh_mask) {
+		if (f->sh[i].key == key)
+			return &f->sh[i];
+		if (!f->sh[i].key) {
+			f->sh[i].key = key;
+			f->sh_used++;
+			return &f->sh[i];
+		}
+	}
+}
+
+/* May the host h take one more sample (HOST_CREDIT)?  Only samples
+ * learned from count: one out may be a URL fetched already (its link
+ * pruned where it was found), never learned. */
+static bool host_may(const struct sample_host *h)
+{
+	return h && h->off < HOST_CREDIT + h->on;
+}
+
+/* Shape s takes the URL of key k as its sample (0: none). */
+static void set_pending(struct focus *f, struct shape *s, uint64_t k)
+{
+	s->pending = k;
+	s->taken = f->learned;
+}
+
 /* May one more sample be taken?  Each costs a page, off topic where the
  * pruning was right: at most SAMPLE_BASE and one in SAMPLE_EVERY of the
- * pages learned from, so that a small crawl (a hundred pages of a portal)
- * does not spend its harvest on them.  Counts the sample if so. */
+ * pages learned from, so that a small crawl (a hundred pages of a wiki)
+ * spends no more than a page or two of its harvest on them, and none
+ * before it learned from a few pages.  Counts the sample if so. */
 static bool sample_budget(struct focus *f)
 {
 	if (f->samples >= SAMPLE_BASE + f->learned / SAMPLE_EVERY)
@@ -190,6 +263,14 @@ static struct shape *shape_of(struct focus *f, uint64_t key, bool add)
 	}
 }
 
+/* May s take its next sample from what it holds, as its host's samples
+ * allow? */
+static bool held_may(struct focus *f, const struct shape *s)
+{
+	return s->held && host_may(host_of(f, s->held->fu.category,
+					   s->held->fu.url, s->held->fu.u));
+}
+
 /* The next sample of s: a link it holds, queued (focus_release()). */
 static void take_held(struct focus *f, struct shape *s)
 {
@@ -198,8 +279,7 @@ static void take_held(struct focus *f, struct shape *s)
 	s->n_held--;
 	h->next = f->released;
 	f->released = h;
-	s->pending = url_key(h->fu.url, h->fu.u);
-	s->taken = f->learned;
+	set_pending(f, s, url_key(h->fu.url, h->fu.u));
 }
 
 /* Has s met the links to be sampled (SAMPLE_AFTER), and may it? */
@@ -228,8 +308,8 @@ static void take_waiting(struct focus *f)
 		struct shape *s = shape_of(f, f->waiting[0], false);
 		memmove(f->waiting, f->waiting + 1,
 			--f->n_waiting * sizeof(*f->waiting));
-		if (s && s->state == SHAPE_SAMPLING && !s->pending && s->held &&
-		    sample_budget(f))
+		if (s && s->state == SHAPE_SAMPLING && !s->pending &&
+		    held_may(f, s) && sample_budget(f))
 			take_held(f, s);
 	}
 }
@@ -253,44 +333,49 @@ bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 		return false;
 	if (s->pending && f->learned - s->taken < SAMPLE_STALE)
 		return false;
+	if (!host_may(host_of(f, cat, url, u)))
+		return false;
 	if (!sample_budget(f)) {
 		/* Its turn comes when the budget allows (take_waiting()). */
 		wait_for_budget(f, s);
 		return false;
 	}
-	s->pending = k;
-	s->taken = f->learned;
+	set_pending(f, s, k);
 	return true;
 }
 
-void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
-			const struct norm_url *u, bool on, bool pruned,
-			bool ready)
+bool shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
+			const struct norm_url *u, bool on, bool pruned)
 {
 	take_waiting(f);
 	struct shape *s = shape_of(f, shape_key(cat, url, u), true);
-	if (s && ready && s->seen < UINT16_MAX)
+	if (s && s->seen < UINT16_MAX)
 		s->seen++;
 	if (s && s->state == SHAPE_KEPT) {
 		if (!pruned)
-			return;
+			return false;
 		/* Kept, and watched: a shape whose pages turn out off
 		 * topic more often than not is pruned again. */
-		s->score += on ? 1 : -1;
+		s->score += on ? 1 : -WATCH_OFF;
 		if (s->score > SAMPLE_CAP)
 			s->score = SAMPLE_CAP;
 		if (s->score < 0)
 			s->state = SHAPE_PRUNED;
-		return;
+		return false;
 	}
 	if (!s || s->state != SHAPE_SAMPLING || !s->pending ||
 	    s->pending != url_key(url, u))
-		return;
-	s->pending = 0;
+		return false;
+	set_pending(f, s, 0);
+	struct sample_host *h = host_of(f, cat, url, u);
+	if (h && on && h->on < UINT16_MAX)
+		h->on++;
+	else if (h && !on && h->off < UINT16_MAX)
+		h->off++;
 	s->score += on ? 1 : -1;
-	s->state = s->score >= SAMPLE_ON ? SHAPE_KEPT
-		   : s->score < 0        ? SHAPE_PRUNED
-					 : SHAPE_SAMPLING;
+	s->state = !on                     ? SHAPE_PRUNED
+		   : s->score >= SAMPLE_ON ? SHAPE_KEPT
+					   : SHAPE_SAMPLING;
 	if (s->state == SHAPE_KEPT) {
 		/* What it held is queued (focus_release()). */
 		struct held **t = &s->held;
@@ -310,6 +395,7 @@ void shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
 		wait_for_budget(f, s);
 		take_waiting(f);
 	}
+	return true;
 }
 
 bool shape_same(const char *a, const struct norm_url *au, const char *b,
@@ -377,6 +463,7 @@ void shape_free(struct focus *f)
 		held_free(f->ss[i].held);
 	held_free(f->released);
 	free(f->ss);
+	free(f->sh);
 }
 
 bool focus_reserve_pending(struct focus *f)
@@ -385,7 +472,7 @@ bool focus_reserve_pending(struct focus *f)
 	bool any = f->released != NULL;
 	for (size_t i = 0; f->ss && i <= f->ss_mask && !any; i++)
 		any = f->ss[i].key && f->ss[i].state == SHAPE_SAMPLING &&
-		      f->ss[i].held && shape_ready(&f->ss[i]);
+		      shape_ready(&f->ss[i]) && held_may(f, &f->ss[i]);
 	pthread_mutex_unlock(&f->mu);
 	return any;
 }
@@ -396,10 +483,9 @@ void focus_reconsider(struct focus *f)
 	/* Nothing is in flight: a sample not learned from never will be. */
 	for (size_t i = 0; f->ss && i <= f->ss_mask; i++) {
 		struct shape *s = &f->ss[i];
-		if (s->key && s->state == SHAPE_SAMPLING && s->held &&
-		    shape_ready(s) && sample_budget(f)) {
+		if (s->key && s->state == SHAPE_SAMPLING && shape_ready(s) &&
+		    held_may(f, s) && sample_budget(f))
 			take_held(f, s);
-		}
 	}
 	pthread_mutex_unlock(&f->mu);
 }

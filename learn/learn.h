@@ -470,8 +470,9 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l);
 /* A page of category cat was fetched for the first time, with a 2xx
  * answer, from lease l, with its words (a set of FOCUS_WORDS_CAP slots,
  * or NULL): learn from its relevance, and count how good its prediction
- * was. */
-void focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
+ * was.  Returns whether the page was a sample of the pruned (focus-shape.c):
+ * one off topic is no tunnel's first page (its links are not followed). */
+bool focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		 const uint64_t *words, bool has_relevance, double relevance);
 
 /* A link of fu's category that the prediction pruned (when its page's
