@@ -13,7 +13,10 @@
 #   3. audits: every active rule that holds URLs is audited, though the
 #      sampled share of keys (audit_share) misses all of them;
 #   4. a key whose page is gone (404) has the URLs held onto it fetched
-#      after all: a page the rule would have lost is found.
+#      after all: a page the rule would have lost is found;
+#   5. a DUST rewrite is keyed as the URL it writes: /story?id=N written
+#      /stories/N is keyed /stories/N, not with the slash a directory's
+#      step gave /story (wild web seed 1 fetched 170 such pages twice).
 set -u
 sigcrawl=$1
 fixture=$2
@@ -216,5 +219,52 @@ check_true "its record is a fetched page" \
 	grep -q '"url":"http://k.test/Special".*"fetched":true' "$tmp/k.export"
 counters=$(rule k k.test "step lowercase_path" counter_examples)
 check_true "the gone key counts against the rule ($counters counter-examples)" [ "${counters:-0}" -ge 1 ]
+
+# --- 5. A rewrite is keyed by what it writes -----------------------------------
+# w.test redirects /news, /sport, /arts and /food to their slash:
+# add_trailing_slash holds on words at the root, /story among them.  Its
+# stories answer under /story?id=N and /stories/N alike; the first eight,
+# linked from the home page in both forms, teach the rewrite
+# /story/?id={N} -> /stories/{N} (the rules' image of /story?id=N has
+# the slash).  /stories/N itself is a file-like name, out of the slash's
+# scope.  Three levels down, /hub links stories 20-29 in both forms: each
+# is one page, fetched once, and the other form is held.
+{
+	echo "host w.test"
+	links=""
+	for s in news sport arts food; do
+		links="$links/$s,"
+		echo "page /$s 301 location=/$s/"
+		echo "page /$s/ 200 title=$s body=\"<p>section $s $(body $((${#s} + 3)))</p>\""
+	done
+	for n in 1 2 3 4 5 6 7 8 20 21 22 23 24 25 26 27 28 29; do
+		b="<p>story $n $(body $((n + 50)))</p>"
+		echo "page /story?id=$n 200 title=S$n body=\"$b\""
+		echo "page /stories/$n 200 title=S$n body=\"$b\""
+		[ "$n" -lt 20 ] && links="$links/story?id=$n,/stories/$n,"
+	done
+	hub=""
+	for n in 20 21 22 23 24 25 26 27 28 29; do
+		hub="$hub/stories/$n,/story?id=$n,"
+	done
+	echo "page / 200 links=${links}/a"
+	echo "page /a 200 links=/b"
+	echo "page /b 200 links=/hub"
+	echo "page /hub 200 links=${hub%,}"
+} >"$tmp/w.web"
+crawl w "audit_share = 0"
+cat "$tmp/w.rules"
+state=$(rule w w.test "rewrite /story/?id={N} -> /stories/{N}" state)
+check_true "w.test learned the rewrite (state '$state')" [ "$state" = active ]
+twice=0
+for n in 20 21 22 23 24 25 26 27 28 29; do
+	a=$(requests w.test "/story?id=$n" "$tmp/w.log")
+	b=$(requests w.test "/stories/$n" "$tmp/w.log")
+	[ $((a + b)) -ge 2 ] && twice=$((twice + 1))
+	[ $((a + b)) -eq 0 ] && twice=$((twice + 100))
+done
+check_true "stories 20-29 fetched once each, under one of their forms ($twice not)" [ "$twice" -eq 0 ]
+keyed=$(grep -c '"normalized":"http://w.test/stories/[0-9]*/"' "$tmp/w.export")
+check_true "no story is keyed with a slash ($keyed)" [ "$keyed" -eq 0 ]
 
 finish
