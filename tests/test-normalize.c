@@ -523,8 +523,8 @@ static const struct row step_rows[] = {
 	{ NORM_REMOVE_SESSION_IDS, NULL, "http://a.com/a/;jsessionid=AB12/",
 	  "http://a.com/a/", 0 },
 	{ NORM_REMOVE_SESSION_IDS, NULL,
-	  "http://a.com/;jsessionid=AB12/index.html",
-	  "http://a.com/index.html", 0 },
+	  "http://a.com/;jsessionid=AB12/index.html", "http://a.com/index.html",
+	  0 },
 	{ NORM_REMOVE_SESSION_IDS, NULL, "http://a.com/;jsessionid=AB12",
 	  "http://a.com/", 0 },
 
