@@ -294,6 +294,10 @@ static int open_store(struct crawl *c)
 	    (rc = frontier_open(c->env, txn, &fo, &c->fr))) {
 		mdb_txn_abort(txn);
 		crawl_say(c, LOG_ERR, "%s: %s", o->store_dir, sc_strerror(rc));
+		if (rc == SC_E_FORMAT)
+			crawl_say(c, LOG_ERR,
+				  "crawl it with the sigcrawl that wrote it, "
+				  "or give this one a new --store");
 		return rc;
 	}
 	if ((rc = check_keys(c, txn)) || (rc = open_learner(c, txn))) {
