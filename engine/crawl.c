@@ -392,6 +392,8 @@ static int open_fetcher(struct crawl *c)
 	     curl_share_setopt(c->share, CURLSHOPT_SHARE,
 			       CURL_LOCK_DATA_COOKIE) != CURLSHE_OK))
 		return SC_E_NOMEM;
+	if (conn_caches_open(c))
+		return SC_E_NOMEM;
 
 	c->multi = curl_multi_init();
 	c->curl_timer = evtimer_new(c->base, on_curl_timer, c);
@@ -416,7 +418,7 @@ static int open_fetcher(struct crawl *c)
 	 * is sized by fd_budget(): up to IDLE_PER_SLOT idle connections per
 	 * transfer slot. */
 	fd_budget(c);
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, c->max_cached);
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, conn_cache_size(c));
 	struct timeval one = { 1, 0 };
 	event_add(c->tick, &one);
 	event_add(c->sigint, NULL);
@@ -592,6 +594,7 @@ static int close_fetcher(struct crawl *c, int rc)
 		rc = save_jar(c, rc);
 		curl_share_cleanup(c->share);
 	}
+	conn_caches_close(c);
 	struct event **evs[] = { &c->curl_timer, &c->sched_timer, &c->tick,
 				 &c->wakeup,     &c->sigint,      &c->sigterm };
 	for (size_t i = 0; i < sizeof(evs) / sizeof(*evs); i++)
@@ -903,7 +906,7 @@ int crawl_reload(struct crawl *c, const struct crawl_opts *o)
 	/* No connection limits for libcurl (see crawl_run()), only the
 	 * size of its cache. */
 	fd_budget(c);
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, c->max_cached);
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, conn_cache_size(c));
 
 	c->seed_jobs++;
 	parse_submit(c, j, false);
