@@ -574,7 +574,8 @@ void robots_back(struct crawl *c, struct job *j);
 uint64_t xfer_sent_ms(struct xfer *x);
 int start_xfer(struct crawl *c, struct xfer *x, const char *url);
 /* The connection caches (CONN_SHARES share handles, when no cookie jar
- * needs the one share), made and freed; and the size of each, to give
+ * needs the one share and max_cached gives each two connections), made
+ * after fd_budget() and freed; and the size of each, to give
  * CURLMOPT_MAXCONNECTS: max_cached in all.  open returns 0 or
  * SC_E_NOMEM. */
 int conn_caches_open(struct crawl *c);

@@ -392,8 +392,6 @@ static int open_fetcher(struct crawl *c)
 	     curl_share_setopt(c->share, CURLSHOPT_SHARE,
 			       CURL_LOCK_DATA_COOKIE) != CURLSHE_OK))
 		return SC_E_NOMEM;
-	if (conn_caches_open(c))
-		return SC_E_NOMEM;
 
 	c->multi = curl_multi_init();
 	c->curl_timer = evtimer_new(c->base, on_curl_timer, c);
@@ -418,6 +416,8 @@ static int open_fetcher(struct crawl *c)
 	 * is sized by fd_budget(): up to IDLE_PER_SLOT idle connections per
 	 * transfer slot. */
 	fd_budget(c);
+	if (conn_caches_open(c))
+		return SC_E_NOMEM;
 	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, conn_cache_size(c));
 	struct timeval one = { 1, 0 };
 	event_add(c->tick, &one);

@@ -155,7 +155,10 @@ static void keep_validators(CURL *e, struct job *j)
 
 int conn_caches_open(struct crawl *c)
 {
-	if (c->share)
+	/* A budget too small to give each cache two connections (a low
+	 * RLIMIT_NOFILE, fdbudget.c) keeps one cache: each of CONN_SHARES
+	 * caches keeps at least one, which could pass the budget. */
+	if (c->share || c->max_cached < 2 * CONN_SHARES)
 		return 0;
 	for (size_t i = 0; i < CONN_SHARES; i++)
 		if (!(c->conn_share[i] = curl_share_init()) ||
