@@ -54,16 +54,20 @@ enum sc_err {
 	SC_E_NET = -31,     /* the NATS servers are unreachable or refused
 			       a request (cluster_last_error() says how) */
 	SC_E_TIMEOUT = -32, /* no answer within the time allowed */
+	SC_E_FORMAT = -33,  /* the store was written in a format this version
+			       does not read (a newer sigcrawl's) */
 };
 
 /* A static, human-readable message for an sc_err code (never NULL). */
 const char *sc_strerror(int err);
 
-/* The key of a URL in every LMDB database of the project (seen set, queue,
- * records): XXH3-128 of the normalized URL, big-endian, so that LMDB's
- * byte order is the hash's order.  128 bits make a collision among 10^10
- * URLs about 10^-19 likely, so keys are trusted without comparing URLs;
- * and LMDB keys cannot hold a 2048-byte URL anyway (511 bytes at most). */
+/* The key of a URL in the LMDB databases of the project (records, the
+ * re-crawl schedule, the learner's tables; the frontier's seen set builds
+ * its own from it, frontier/frontier.c): XXH3-128 of the normalized URL,
+ * big-endian, so that LMDB's byte order is the hash's order.  128 bits make a
+ * collision among 10^10 URLs about 10^-19 likely, so keys are trusted without
+ * comparing URLs; and LMDB keys cannot hold a 2048-byte URL anyway (511 bytes
+ * at most). */
 #define SC_KEY_LEN 16
 void sc_url_key(const char *url, size_t len, unsigned char key[SC_KEY_LEN]);
 
