@@ -275,9 +275,9 @@ check_true "no story is keyed with a slash ($keyed)" [ "$keyed" -eq 0 ]
 # --- 6. A passed audit supports every rule that held the URL ----------------
 # m.test ignores case and the parameter sid: the home page links /dN,
 # /DN and /dN?sid=1 for N = 1..4, which teaches lowercase_path and
-# "ignore parameter sid".  Three levels down, /hub links /d5 .. /d14 and
-# /D5?sid=9 .. /D14?sid=9: each of the latter is held by both rules
-# together, and audited (audit_share 1), and finds its key's page.
+# "ignore parameter sid".  /a links /d5 .. /d14; two levels below it, /hub
+# links /D5?sid=9 .. /D14?sid=9, each held by both rules together onto a
+# page fetched before, audited (audit_share 1), and finding that page.
 {
 	echo "host m.test"
 	links=""
@@ -288,13 +288,15 @@ check_true "no story is keyed with a slash ($keyed)" [ "$keyed" -eq 0 ]
 		done
 		[ "$n" -le 4 ] && links="$links/d$n,/D$n,/d$n?sid=1,"
 	done
-	hub=""
+	keys="" hub=""
 	for n in $(seq 5 14); do
-		hub="$hub/d$n,/D$n?sid=9,"
+		keys="$keys/d$n,"
+		hub="$hub/D$n?sid=9,"
 	done
 	echo "page / 200 links=${links}/a"
-	echo "page /a 200 links=/b"
-	echo "page /b 200 links=/hub"
+	echo "page /a 200 links=${keys}/b"
+	echo "page /b 200 links=/c"
+	echo "page /c 200 links=/hub"
 	echo "page /hub 200 links=${hub%,}"
 } >"$tmp/m.web"
 crawl m "audit_share = 1"
