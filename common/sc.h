@@ -204,4 +204,11 @@ char *sc_hex(const unsigned char *bytes, size_t n, char *out);
  * the cluster's link batches: 1..max bytes of A-Z a-z 0-9 . _ -. */
 bool sc_category_name_ok(const char *s, size_t n, size_t max);
 
+/* The soft descriptor limit (RLIMIT_NOFILE) raised to the hard one, as
+ * systemd advises for programs that do not use select(), at most 2^20
+ * (what the kernel takes by default, fs.nr_open).  Returns the soft limit
+ * now, ULLONG_MAX when unlimited, 0 when it cannot be read; *raised_from
+ * (may be NULL) is the limit before when it was raised, else 0. */
+unsigned long long sc_raise_nofile(unsigned long long *raised_from);
+
 #endif
