@@ -843,7 +843,8 @@ int adapt_key(struct adapt *a, const char *url, size_t len, char *out,
  * norm_rules_apply() applies to a URL a DUST rule wrote, so that a key
  * is the key of the URL the rule wrote (/story?id=7 written /stories/7
  * is keyed as /stories/7 is, whatever shape /story had). */
-static uint32_t host_steps(void *arg, const char *url, const struct norm_url *u)
+static uint32_t host_steps(const void *arg, const char *url,
+			   const struct norm_url *u)
 {
 	const struct ahost *h = arg;
 	uint32_t steps = h->steps | h->shape_steps[shape_of(url, u)];
@@ -874,9 +875,9 @@ int adapt_key_u(struct adapt *a, const char *url, size_t len,
 		h = host_find(a, h->alias, hr.alias_len);
 	}
 	if (h) {
-		hr.steps = host_steps((void *)h, url, &su);
+		hr.steps = host_steps(h, url, &su);
 		hr.rewrite_steps = host_steps;
-		hr.rewrite_arg = (void *)h;
+		hr.rewrite_arg = h;
 		hr.params = h->params;
 		hr.n_params = h->n_params;
 		hr.dust = h->dust;

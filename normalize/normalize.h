@@ -336,9 +336,9 @@ struct norm_hostrules {
 	 * the caller's): a step the caller scopes to some URLs applies to
 	 * a rewritten URL by what that URL is, not by what the URL it
 	 * rewrote was. */
-	uint32_t (*rewrite_steps)(void *arg, const char *url,
+	uint32_t (*rewrite_steps)(const void *arg, const char *url,
 				  const struct norm_url *u);
-	void *rewrite_arg;
+	const void *rewrite_arg;
 };
 
 /* Apply one rule alone to url (a strict URL) into out (cap bytes), with

@@ -110,7 +110,8 @@ static void test_apply_one(void)
 
 /* The steps a caller scopes to names without a dot or digit (a
  * directory's add_trailing_slash). */
-static uint32_t word_steps(void *arg, const char *url, const struct norm_url *u)
+static uint32_t word_steps(const void *arg, const char *url,
+			   const struct norm_url *u)
 {
 	const char *p = url + u->path_off;
 	size_t n = u->path_len;
