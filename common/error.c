@@ -32,6 +32,9 @@ const char *sc_strerror(int err)
 	case SC_E_FULL: return "database full";
 	case SC_E_NET: return "cluster messaging failed (NATS)";
 	case SC_E_TIMEOUT: return "timed out";
+	case SC_E_FORMAT:
+		return "the store was written by a newer sigcrawl, in a format "
+		       "this version does not read";
 	}
 	return "unknown error";
 }

@@ -54,16 +54,20 @@ enum sc_err {
 	SC_E_NET = -31,     /* the NATS servers are unreachable or refused
 			       a request (cluster_last_error() says how) */
 	SC_E_TIMEOUT = -32, /* no answer within the time allowed */
+	SC_E_FORMAT = -33,  /* the store was written in a format this version
+			       does not read (a newer sigcrawl's) */
 };
 
 /* A static, human-readable message for an sc_err code (never NULL). */
 const char *sc_strerror(int err);
 
-/* The key of a URL in every LMDB database of the project (seen set, queue,
- * records): XXH3-128 of the normalized URL, big-endian, so that LMDB's
- * byte order is the hash's order.  128 bits make a collision among 10^10
- * URLs about 10^-19 likely, so keys are trusted without comparing URLs;
- * and LMDB keys cannot hold a 2048-byte URL anyway (511 bytes at most). */
+/* The key of a URL in the LMDB databases of the project (records, the
+ * re-crawl schedule, the learner's tables; the frontier's seen set builds
+ * its own from it, frontier/frontier.c): XXH3-128 of the normalized URL,
+ * big-endian, so that LMDB's byte order is the hash's order.  128 bits make a
+ * collision among 10^10 URLs about 10^-19 likely, so keys are trusted without
+ * comparing URLs; and LMDB keys cannot hold a 2048-byte URL anyway (511 bytes
+ * at most). */
 #define SC_KEY_LEN 16
 void sc_url_key(const char *url, size_t len, unsigned char key[SC_KEY_LEN]);
 
@@ -199,5 +203,12 @@ char *sc_hex(const unsigned char *bytes, size_t n, char *out);
 /* A category's name, the one rule of the config, the control API and
  * the cluster's link batches: 1..max bytes of A-Z a-z 0-9 . _ -. */
 bool sc_category_name_ok(const char *s, size_t n, size_t max);
+
+/* The soft descriptor limit (RLIMIT_NOFILE) raised to the hard one, as
+ * systemd advises for programs that do not use select(), at most 2^20
+ * (what the kernel takes by default, fs.nr_open).  Returns the soft limit
+ * now, ULLONG_MAX when unlimited, 0 when it cannot be read; *raised_from
+ * (may be NULL) is the limit before when it was raised, else 0. */
+unsigned long long sc_raise_nofile(unsigned long long *raised_from);
 
 #endif

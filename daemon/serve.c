@@ -23,7 +23,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/resource.h>
 #include <systemd/sd-daemon.h>
 #include <unistd.h>
 
@@ -59,35 +58,22 @@ static void usage(FILE *f)
  * (serve-conn.c's on_accept_error()), but fetches fail. */
 static void raise_nofile(unsigned concurrency)
 {
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+	unsigned long long from, lim = sc_raise_nofile(&from);
+	if (!lim)
 		return;
-	if (rl.rlim_cur < rl.rlim_max) {
-		/* The kernel refuses more than fs.nr_open (2^20 by
-		 * default): an unlimited hard limit is not a number. */
-		rlim_t want = rl.rlim_max == RLIM_INFINITY ||
-					      rl.rlim_max > (1u << 20)
-				      ? (1u << 20)
-				      : rl.rlim_max;
-		struct rlimit n = { want, rl.rlim_max };
-		if (want > rl.rlim_cur && setrlimit(RLIMIT_NOFILE, &n) == 0) {
-			log_msg(LOG_INFO,
-				"file descriptors: the limit raised from %llu "
-				"to %llu",
-				(unsigned long long)rl.rlim_cur,
-				(unsigned long long)want);
-			rl.rlim_cur = want;
-		}
-	}
-	rlim_t need = (rlim_t)concurrency + CONTROL_CONNECTIONS_MAX + 64;
-	if (rl.rlim_cur < need)
+	if (from)
+		log_msg(LOG_INFO,
+			"file descriptors: the limit raised from %llu to %llu",
+			from, lim);
+	unsigned long long need = (unsigned long long)concurrency +
+				  CONTROL_CONNECTIONS_MAX + 64;
+	if (lim < need)
 		log_msg(LOG_WARNING,
 			"only %llu file descriptors (RLIMIT_NOFILE): the "
 			"crawl's %u connections and up to %u control "
 			"connections may need %llu; raise LimitNOFILE or "
 			"ulimit -n",
-			(unsigned long long)rl.rlim_cur, concurrency,
-			CONTROL_CONNECTIONS_MAX, (unsigned long long)need);
+			lim, concurrency, CONTROL_CONNECTIONS_MAX, need);
 }
 
 /* ---------------------------------------------------------------------

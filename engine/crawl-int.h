@@ -406,6 +406,17 @@ struct xfer {
 	char route_to[FRONTIER_HOST_MAX + 16];
 };
 
+/* libcurl 7.88 walks its whole connection cache at the end of every
+ * transfer that leaves its connection there: curl_multi_remove_handle()
+ * looks for that connection, from the first of the cache, to close it if
+ * it was a connect-only one.  With an idle connection kept for each of
+ * thousands of hosts (fdbudget.c), that walk took a fifth of the crawl's
+ * CPU on 5,000 hosts (docs/bench.md, issue 36).  So the cache is split in
+ * CONN_SHARES share handles that share connections, and each transfer
+ * uses its host's: the walk is over a CONN_SHARES-th of the connections,
+ * and a host's connections are all in one cache, so reuse is as before. */
+#define CONN_SHARES 32
+
 struct crawl {
 	int lock_fd; /* STORE/crawl.lock, held while the crawl runs */
 	/* Atomic: crawl_reload() swaps it on the loop while the parsers and
@@ -422,6 +433,10 @@ struct crawl {
 	struct curl_slist *headers;
 	CURLSH *share;
 	bool jar_loaded;
+	/* libcurl's idle connections, in CONN_SHARES caches, each host's in
+	 * the one its name hashes to (fetch.c, conn_cache_for()); all NULL
+	 * with a cookie jar, when the multi handle keeps one cache. */
+	CURLSH *conn_share[CONN_SHARES];
 	MDB_env *env;
 	struct store *store;
 	struct frontier *fr;
@@ -593,6 +608,14 @@ void robots_back(struct crawl *c, struct job *j);
  * when libcurl waited for a connection.  Call once it is done. */
 uint64_t xfer_sent_ms(struct xfer *x);
 int start_xfer(struct crawl *c, struct xfer *x, const char *url);
+/* The connection caches (CONN_SHARES share handles, when no cookie jar
+ * needs the one share and max_cached gives each two connections), made
+ * after fd_budget() and freed; and the size of each, to give
+ * CURLMOPT_MAXCONNECTS: max_cached in all.  open returns 0 or
+ * SC_E_NOMEM. */
+int conn_caches_open(struct crawl *c);
+void conn_caches_close(struct crawl *c);
+long conn_cache_size(const struct crawl *c);
 /* route.c: tell x's easy handle where url connects under connect_to (the
  * whole list, or its host resolved to the address of the entry that
  * applies, so that libcurl keeps the host's connections apart). */

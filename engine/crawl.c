@@ -294,6 +294,10 @@ static int open_store(struct crawl *c)
 	    (rc = frontier_open(c->env, txn, &fo, &c->fr))) {
 		mdb_txn_abort(txn);
 		crawl_say(c, LOG_ERR, "%s: %s", o->store_dir, sc_strerror(rc));
+		if (rc == SC_E_FORMAT)
+			crawl_say(c, LOG_ERR,
+				  "crawl it with the sigcrawl that wrote it, "
+				  "or give this one a new --store");
 		return rc;
 	}
 	if ((rc = check_keys(c, txn)) || (rc = open_learner(c, txn))) {
@@ -412,7 +416,9 @@ static int open_fetcher(struct crawl *c)
 	 * is sized by fd_budget(): up to IDLE_PER_SLOT idle connections per
 	 * transfer slot. */
 	fd_budget(c);
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, c->max_cached);
+	if (conn_caches_open(c))
+		return SC_E_NOMEM;
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, conn_cache_size(c));
 	struct timeval one = { 1, 0 };
 	event_add(c->tick, &one);
 	event_add(c->sigint, NULL);
@@ -588,6 +594,7 @@ static int close_fetcher(struct crawl *c, int rc)
 		rc = save_jar(c, rc);
 		curl_share_cleanup(c->share);
 	}
+	conn_caches_close(c);
 	struct event **evs[] = { &c->curl_timer, &c->sched_timer, &c->tick,
 				 &c->wakeup,     &c->sigint,      &c->sigterm };
 	for (size_t i = 0; i < sizeof(evs) / sizeof(*evs); i++)
@@ -899,7 +906,7 @@ int crawl_reload(struct crawl *c, const struct crawl_opts *o)
 	/* No connection limits for libcurl (see crawl_run()), only the
 	 * size of its cache. */
 	fd_budget(c);
-	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, c->max_cached);
+	curl_multi_setopt(c->multi, CURLMOPT_MAXCONNECTS, conn_cache_size(c));
 
 	c->seed_jobs++;
 	parse_submit(c, j, false);

@@ -15,7 +15,7 @@
 #include "crawl-int.h"
 
 #include <dirent.h>
-#include <sys/resource.h>
+#include <limits.h>
 
 /* The idle connections libcurl keeps for reuse, per transfer slot, as
  * far as the descriptors allow, and never fewer than IDLE_LEAST (the
@@ -51,24 +51,11 @@ void fd_budget(struct crawl *c)
 	const struct crawl_opts *o = c->o;
 	c->max_running = o->concurrency;
 	c->max_cached = (long)o->concurrency * IDLE_PER_SLOT;
-	struct rlimit rl;
-	if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
-		return;
-	if (rl.rlim_cur < rl.rlim_max) {
-		/* The kernel refuses more than fs.nr_open (2^20 by
-		 * default). */
-		rlim_t want = rl.rlim_max == RLIM_INFINITY ||
-					      rl.rlim_max > (1u << 20)
-				      ? (1u << 20)
-				      : rl.rlim_max;
-		struct rlimit n = { want, rl.rlim_max };
-		if (want > rl.rlim_cur && setrlimit(RLIMIT_NOFILE, &n) == 0)
-			rl.rlim_cur = want;
-	}
-	if (rl.rlim_cur == RLIM_INFINITY)
+	unsigned long long lim = sc_raise_nofile(NULL);
+	if (!lim || lim == ULLONG_MAX)
 		return;
 	unsigned long used = open_fds() + FD_RESERVE;
-	unsigned long left = rl.rlim_cur > used ? rl.rlim_cur - used : 0;
+	unsigned long left = lim > used ? (unsigned long)(lim - used) : 0;
 	/* Enough for every transfer and the least cache: the cache gets
 	 * what is left, up to IDLE_PER_SLOT a slot. */
 	if (left >= (unsigned long)o->concurrency * (1 + IDLE_LEAST)) {
@@ -92,6 +79,5 @@ void fd_budget(struct crawl *c)
 		  "transfers at once (concurrency %u) and %ld idle "
 		  "connections kept; raise ulimit -n (or LimitNOFILE) for "
 		  "more",
-		  (unsigned long long)rl.rlim_cur, c->max_running,
-		  o->concurrency, c->max_cached);
+		  lim, c->max_running, o->concurrency, c->max_cached);
 }

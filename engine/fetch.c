@@ -153,6 +153,50 @@ static void keep_validators(CURL *e, struct job *j)
 		strcpy(j->last_modified, h->value);
 }
 
+int conn_caches_open(struct crawl *c)
+{
+	/* A budget too small to give each cache two connections (a low
+	 * RLIMIT_NOFILE, fdbudget.c) keeps one cache: each of CONN_SHARES
+	 * caches keeps at least one, which could pass the budget. */
+	if (c->share || c->max_cached < 2 * CONN_SHARES)
+		return 0;
+	for (size_t i = 0; i < CONN_SHARES; i++)
+		if (!(c->conn_share[i] = curl_share_init()) ||
+		    curl_share_setopt(c->conn_share[i], CURLSHOPT_SHARE,
+				      CURL_LOCK_DATA_CONNECT) != CURLSHE_OK)
+			return SC_E_NOMEM;
+	return 0;
+}
+
+/* After every easy handle and the multi handle are gone. */
+void conn_caches_close(struct crawl *c)
+{
+	for (size_t i = 0; i < CONN_SHARES; i++) {
+		curl_share_cleanup(c->conn_share[i]);
+		c->conn_share[i] = NULL;
+	}
+}
+
+long conn_cache_size(const struct crawl *c)
+{
+	if (!c->conn_share[0])
+		return c->max_cached;
+	long n = c->max_cached / CONN_SHARES;
+	return n > 0 ? n : 1;
+}
+
+/* The connection cache of url's host: by the hash of what comes before
+ * its path ("http://host:port"), which a host's URLs all share. */
+static CURLSH *conn_cache_for(const struct crawl *c, const char *url)
+{
+	if (!c->conn_share[0])
+		return NULL;
+	const char *h = strstr(url, "://");
+	h = h ? h + 3 : url;
+	size_t n = (size_t)(h - url) + strcspn(h, "/?#");
+	return c->conn_share[XXH3_64bits(url, n) % CONN_SHARES];
+}
+
 int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 {
 	const struct crawl_opts *o = c->o;
@@ -206,6 +250,8 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 		curl_easy_setopt(e, CURLOPT_COOKIEFILE,
 				 c->jar_loaded ? "" : o->cookie_jar);
 		c->jar_loaded = true;
+	} else if (c->conn_share[0]) {
+		curl_easy_setopt(e, CURLOPT_SHARE, conn_cache_for(c, url));
 	}
 	if (x->job->kind == JOB_PAGE) {
 		/* Redirects are the crawler's: the target is queued. */

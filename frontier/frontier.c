@@ -14,7 +14,10 @@
  */
 
 #define ENTRY_VERSION 5
-#define META_VERSION 1
+/* "frontier.meta"'s version byte, which also names the seen set's key
+ * format (below): 1, hashed keys; 2, clustered keys. */
+#define META_V1_HASHED 1
+#define META_V2_CLUSTERED 2
 
 /* Queue entry: version, depth, category, url length, found length (0:
  * same as url), redirects, off-topic hops (from version 2), the fetch's
@@ -56,6 +59,38 @@
  * big-endian); empty in stores written before categories were kept. */
 #define SEEN_LEN 2
 
+/* Seen key.  Two formats, one per store, named by the version byte of
+ * "frontier.meta":
+ *
+ * 1 (hashed): sc_url_key(), 16 bytes.  Every new URL is a random key, so
+ *   once the seen set has many more leaf pages than a writer's batch has
+ *   new URLs (about a million URLs), each new URL dirties a 4 KB page of
+ *   its own, which the commit copies, writes and syncs: the frontier's
+ *   cost per page grew with its size (docs/bench.md, issue 36).
+ * 2 (clustered): 24 bytes, so that a page's new links, mostly of its own
+ *   host and often of its own directory, land on the same few pages:
+ *     0   4  the authority's hash (XXH3-64 of "scheme://authority", its
+ *            top 4 bytes): one subtree per host
+ *     4   8  the first 8 bytes after the authority ("/docs/gu"), zero
+ *            padded: URLs of one directory, and numbered siblings, next
+ *            to each other
+ *     12 12  the URL's XXH3-128, its top 12 bytes
+ *   Two URLs share a key only if they share the first two parts and 96
+ *   bits of hash: among 10^8 URLs of one host and prefix, a collision is
+ *   about 10^-13 likely.
+ *
+ * New stores are written in format 2.  A store written before format 2
+ * (meta version 1, or no meta and a seen set that is not empty) keeps
+ * format 1 for its life: its keys cannot be converted, since the set
+ * holds hashes, not URLs.  A version this code does not know is refused
+ * (SC_E_FORMAT) rather than misread.  Probes compare SEEN_KEY_MAX bytes,
+ * format 1 keys zero-padded, which orders them as LMDB does. */
+#define SEEN_HOST_LEN 4
+#define SEEN_PATH_LEN 8
+#define SEEN_HASH_LEN 12
+#define SEEN_KEY_V2 (SEEN_HOST_LEN + SEEN_PATH_LEN + SEEN_HASH_LEN)
+#define SEEN_KEY_MAX SEEN_KEY_V2
+
 static void make_qkey(unsigned char *k, uint32_t host, uint16_t rank,
 		      uint64_t seq)
 {
@@ -91,7 +126,7 @@ struct counters {
 
 /* frontier_add_batch(): a URL's key and its place in the batch. */
 struct probe {
-	unsigned char key[SC_KEY_LEN];
+	unsigned char key[SEEN_KEY_MAX];
 	uint32_t idx;
 };
 
@@ -170,6 +205,8 @@ struct frontier {
 	MDB_env *env;
 	MDB_dbi seen, queue, hosts, hostids, meta, fetched, due;
 	struct frontier_opts opts;
+	uint8_t meta_version; /* META_V*: the seen set's key format */
+	size_t seen_klen;     /* its key length */
 
 	/* Writer side, writer thread only. */
 	struct counters w, w_committed;
@@ -406,6 +443,8 @@ static int load_fetched(struct frontier *f, MDB_txn *txn)
 	return rc == MDB_NOTFOUND ? 0 : SC_E_DB;
 }
 
+static int put_meta(struct frontier *f, MDB_txn *txn);
+
 int frontier_open(MDB_env *env, MDB_txn *txn, const struct frontier_opts *opts,
 		  struct frontier **ret)
 {
@@ -436,8 +475,12 @@ int frontier_open(MDB_env *env, MDB_txn *txn, const struct frontier_opts *opts,
 	if (mrc == 0) {
 		const unsigned char *m = val.mv_data;
 		rc = SC_E_CORRUPT;
-		if (val.mv_size != META_LEN || m[0] != META_VERSION)
+		if (val.mv_size != META_LEN)
 			goto fail;
+		rc = SC_E_FORMAT;
+		if (m[0] != META_V1_HASHED && m[0] != META_V2_CLUSTERED)
+			goto fail;
+		f->meta_version = m[0];
 		f->w.next_seq = f->w.seq_limit = get_be64(m + 1);
 	} else if (mrc != MDB_NOTFOUND) {
 		goto fail;
@@ -450,6 +493,17 @@ int frontier_open(MDB_env *env, MDB_txn *txn, const struct frontier_opts *opts,
 	if (mdb_stat(txn, f->queue, &st))
 		goto fail;
 	f->w.queued = st.ms_entries;
+	if (mrc == MDB_NOTFOUND) {
+		/* Without meta: a new store, written in format 2 from here
+		 * (meta says so at once, before any key is written), or one
+		 * whose seen set was written before meta existed. */
+		bool fresh = f->w.seen == 0 && f->w.queued == 0;
+		f->meta_version = fresh ? META_V2_CLUSTERED : META_V1_HASHED;
+		if (fresh && (rc = put_meta(f, txn)))
+			goto fail;
+	}
+	f->seen_klen = f->meta_version == META_V1_HASHED ? SC_KEY_LEN
+							 : SEEN_KEY_V2;
 	if (mdb_stat(txn, f->hostids, &st))
 		goto fail;
 	f->w.next_host = (uint32_t)st.ms_entries + 1;
@@ -568,7 +622,7 @@ static int db_rc(int mdb_rc)
 static int put_meta(struct frontier *f, MDB_txn *txn)
 {
 	unsigned char m[META_LEN];
-	m[0] = META_VERSION;
+	m[0] = f->meta_version;
 	put_be64(m + 1, f->w.seq_limit);
 	MDB_val key = { sizeof(meta_key) - 1, (void *)meta_key };
 	MDB_val val = { sizeof(m), m };
@@ -617,11 +671,38 @@ static int host_id(struct frontier *f, MDB_txn *txn, const char *name,
 	return 0;
 }
 
+/* The seen key of a URL in the store's format, into k (SEEN_KEY_MAX
+ * bytes, zero-padded); returns its length.  See SEEN_KEY_V2. */
+static size_t seen_key(const struct frontier *f, const char *url, size_t len,
+		       unsigned char k[SEEN_KEY_MAX])
+{
+	memset(k, 0, SEEN_KEY_MAX);
+	if (f->meta_version == META_V1_HASHED) {
+		sc_url_key(url, len, k);
+		return SC_KEY_LEN;
+	}
+	/* The authority ends at the first '/', '?' or '#' after "//". */
+	size_t a = 0;
+	const char *sep = memchr(url, ':', len);
+	if (sep && (size_t)(sep - url) + 2 < len && sep[1] == '/' &&
+	    sep[2] == '/')
+		a = (size_t)(sep - url) + 3;
+	while (a < len && url[a] != '/' && url[a] != '?' && url[a] != '#')
+		a++;
+	uint64_t host = XXH3_64bits(url, a);
+	put_be32(k, (uint32_t)(host >> 32));
+	size_t p = len - a < SEEN_PATH_LEN ? len - a : SEEN_PATH_LEN;
+	memcpy(k + SEEN_HOST_LEN, url + a, p);
+	unsigned char h[SC_KEY_LEN];
+	sc_url_key(url, len, h);
+	memcpy(k + SEEN_HOST_LEN + SEEN_PATH_LEN, h, SEEN_HASH_LEN);
+	return SEEN_KEY_V2;
+}
+
 int frontier_seen(struct frontier *f, MDB_txn *txn, const char *url, size_t len)
 {
-	unsigned char k[SC_KEY_LEN];
-	sc_url_key(url, len, k);
-	MDB_val key = { sizeof(k), k }, val;
+	unsigned char k[SEEN_KEY_MAX];
+	MDB_val key = { seen_key(f, url, len, k), k }, val;
 	int rc = mdb_get(txn, f->seen, &key, &val);
 	return rc == 0 ? 1 : rc == MDB_NOTFOUND ? 0 : SC_E_DB;
 }
@@ -721,10 +802,10 @@ static bool url_ok(const struct frontier_url *fu)
 static int seen_put(struct frontier *f, MDB_txn *txn, const char *url,
 		    size_t len, uint16_t category, bool overwrite)
 {
-	unsigned char k[SC_KEY_LEN], cat[SEEN_LEN];
-	sc_url_key(url, len, k);
+	unsigned char k[SEEN_KEY_MAX], cat[SEEN_LEN];
 	put_be16(cat, category);
-	MDB_val skey = { sizeof(k), k }, sval = { SEEN_LEN, cat };
+	MDB_val skey = { seen_key(f, url, len, k), k };
+	MDB_val sval = { SEEN_LEN, cat };
 	int rc = mdb_put(txn, f->seen, &skey, &sval,
 			 overwrite ? 0 : MDB_NOOVERWRITE);
 	if (rc == MDB_KEYEXIST)
@@ -769,9 +850,8 @@ int frontier_mark_seen(struct frontier *f, MDB_txn *txn, const char *url,
 int frontier_forget(struct frontier *f, MDB_txn *txn, const char *url,
 		    size_t len)
 {
-	unsigned char k[SC_KEY_LEN];
-	sc_url_key(url, len, k);
-	MDB_val key = { sizeof(k), k };
+	unsigned char k[SEEN_KEY_MAX];
+	MDB_val key = { seen_key(f, url, len, k), k };
 	int rc = mdb_del(txn, f->seen, &key, NULL);
 	if (rc == MDB_NOTFOUND)
 		return 0;
@@ -797,7 +877,7 @@ int frontier_seen_now(struct frontier *f, const char *url, size_t len)
 static int probe_cmp(const void *a, const void *b)
 {
 	const struct probe *x = a, *y = b;
-	int c = memcmp(x->key, y->key, SC_KEY_LEN);
+	int c = memcmp(x->key, y->key, SEEN_KEY_MAX);
 	if (c)
 		return c;
 	return x->idx < y->idx ? -1 : x->idx > y->idx;
@@ -838,7 +918,7 @@ int frontier_add_batch_cat(struct frontier *f, MDB_txn *txn,
 	for (size_t i = 0; i < n; i++) {
 		if (!url_ok(&fu[i]))
 			return SC_E_INVAL;
-		sc_url_key(fu[i].url, fu[i].url_len, f->probe[i].key);
+		seen_key(f, fu[i].url, fu[i].url_len, f->probe[i].key);
 		f->probe[i].idx = (uint32_t)i;
 	}
 	qsort(f->probe, n, sizeof(*f->probe), probe_cmp);
@@ -853,7 +933,7 @@ int frontier_add_batch_cat(struct frontier *f, MDB_txn *txn,
 		is_new[p->idx] = 0;
 		if (other)
 			other[p->idx] = FRONTIER_NO_CATEGORY;
-		if (prev && memcmp(prev, p->key, SC_KEY_LEN) == 0) {
+		if (prev && memcmp(prev, p->key, SEEN_KEY_MAX) == 0) {
 			/* A repeat inside the batch: first wins. */
 			if (other && prev_cat != cat)
 				other[p->idx] = prev_cat;
@@ -863,7 +943,8 @@ int frontier_add_batch_cat(struct frontier *f, MDB_txn *txn,
 		prev_cat = cat;
 		unsigned char cb[SEEN_LEN];
 		put_be16(cb, cat);
-		MDB_val skey = { SC_KEY_LEN, p->key }, sval = { SEEN_LEN, cb };
+		MDB_val skey = { f->seen_klen, p->key };
+		MDB_val sval = { SEEN_LEN, cb };
 		int rc = mdb_put(txn, f->seen, &skey, &sval, MDB_NOOVERWRITE);
 		if (rc == 0) {
 			is_new[p->idx] = 1;

@@ -183,7 +183,10 @@ struct frontier_stats {
 
 /* Open the frontier's databases in env, creating them inside txn (a write
  * transaction the caller commits), and load the per-host state from them.
- * Returns 0, SC_E_DB, SC_E_NOMEM or SC_E_CORRUPT. */
+ * A new store is written with the seen set's clustered keys; a store
+ * written before them keeps its hashed keys (frontier.c, SEEN_KEY_V2).
+ * Returns 0, SC_E_DB, SC_E_NOMEM, SC_E_CORRUPT or SC_E_FORMAT (a newer
+ * sigcrawl's store, not read). */
 SC_WUR int frontier_open(MDB_env *env, MDB_txn *txn,
 			 const struct frontier_opts *opts,
 			 struct frontier **ret);

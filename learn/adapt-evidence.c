@@ -665,6 +665,46 @@ static bool same_media(struct adapt *a, MDB_txn *txn, const char *url,
 	return get_be64((const unsigned char *)v + 28) == media;
 }
 
+/* An audit that found its key's page (the same text and images) is a
+ * document in support of every rule that held it, as one that finds
+ * another page counts against each of them (audit_counter()): a URL
+ * held by three rules together meets its key in none of their images
+ * alone.  Returns 0 or a store error. */
+static int audit_pass(struct adapt *a, MDB_txn *txn, const char *url,
+		      size_t len, const struct adapt_fetch *f, uint64_t sig,
+		      const uint32_t *ids, size_t n)
+{
+	char k[NORM_URL_MAX + 1];
+	size_t kl = key_of(a, url, len, k);
+	if (!n || !kl || (kl == len && memcmp(k, url, len) == 0) ||
+	    generic(a, sig))
+		return 0;
+	unsigned char tk[SC_KEY_LEN];
+	sc_url_key(k, kl, tk);
+	struct store_record tr;
+	int rc = store_get(a->s, txn, tk, &tr);
+	if (rc == SC_E_NOTFOUND)
+		return 0;
+	if (rc)
+		return rc;
+	if (!tr.fetched || !tr.has_signature ||
+	    memcmp(tr.signature, f->sig, 16) != 0 ||
+	    !same_media(a, txn, tr.url, tr.url_len, f->media))
+		return 0;
+	for (size_t i = 0; i < n; i++) {
+		struct arule *r = &a->rules[ids[i]];
+		bool added;
+		struct tval *t = tab_put(&r->sup, sig, &added);
+		if (!t)
+			return SC_E_NOMEM;
+		if (!t->a) {
+			t->a = 1;
+			support_up(a, r);
+		}
+	}
+	return 0;
+}
+
 /* ---- The writer's calls ----------------------------------------------- */
 
 int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
@@ -752,6 +792,9 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 			failed = true;
 		}
 	}
+	if (audit && !failed &&
+	    (rc = audit_pass(a, txn, url, len, f, s, aids, n_aids)))
+		return rc;
 	if (failed) {
 		/* The audit found another page under the key: whatever the
 		 * rule's fate, every URL held onto that key is fetched,

@@ -838,6 +838,23 @@ int adapt_key(struct adapt *a, const char *url, size_t len, char *out,
 	return adapt_key_u(a, url, len, NULL, out, u);
 }
 
+/* The steps of host h (a struct ahost, under a->mu) that apply to url:
+ * its own, and its scoped steps where url is in their scope.  Also what
+ * norm_rules_apply() applies to a URL a DUST rule wrote, so that a key
+ * is the key of the URL the rule wrote (/story?id=7 written /stories/7
+ * is keyed as /stories/7 is, whatever shape /story had). */
+static uint32_t host_steps(const void *arg, const char *url,
+			   const struct norm_url *u)
+{
+	const struct ahost *h = arg;
+	uint32_t steps = h->steps | h->shape_steps[shape_of(url, u)];
+	for (size_t i = 0; i < h->n_routed; i++)
+		if (!(steps & h->routed[i]->r.step) &&
+		    rule_covers(h->routed[i], url, u))
+			steps |= h->routed[i]->r.step;
+	return steps;
+}
+
 int adapt_key_u(struct adapt *a, const char *url, size_t len,
 		const struct norm_url *url_u, char *out, struct norm_url *u)
 {
@@ -858,11 +875,9 @@ int adapt_key_u(struct adapt *a, const char *url, size_t len,
 		h = host_find(a, h->alias, hr.alias_len);
 	}
 	if (h) {
-		hr.steps = h->steps | h->shape_steps[shape_of(url, &su)];
-		for (size_t i = 0; i < h->n_routed; i++)
-			if (!(hr.steps & h->routed[i]->r.step) &&
-			    rule_covers(h->routed[i], url, &su))
-				hr.steps |= h->routed[i]->r.step;
+		hr.steps = host_steps(h, url, &su);
+		hr.rewrite_steps = host_steps;
+		hr.rewrite_arg = h;
 		hr.params = h->params;
 		hr.n_params = h->n_params;
 		hr.dust = h->dust;

@@ -1033,6 +1033,12 @@ static void host_steps(struct buf *b, size_t off, uint32_t steps)
  * Paths
  */
 
+/* Does p[0..n) start with a ".." segment? */
+static bool dotdot_next(const char *p, size_t n)
+{
+	return n >= 2 && p[0] == '.' && p[1] == '.' && (n == 2 || p[2] == '/');
+}
+
 /* remove_session_ids on a path: drop ";jsessionid=..." parameters up to the
  * next ';' or '/'.  A parameter on a segment that would then read "." or
  * ".." stays: dropping it would turn a name into a dot segment, and the
@@ -1050,6 +1056,15 @@ static size_t drop_path_session(char *p, size_t n)
 		      (w - seg == 2 && p[seg] == '.' && p[seg + 1] == '.'))) {
 			i++;
 			while (i < n && p[i] != ';' && p[i] != '/')
+				i++;
+			/* A segment that was only the parameter goes with its
+			 * slash ("/;jsessionid=X/index.html" is
+			 * "/index.html", as the servers that send it read
+			 * it), unless ".." follows: that removes the segment
+			 * as strict's dot removal would (with the parameter
+			 * in it), and the profiles compose. */
+			if (w == seg && seg > 0 && i < n && p[i] == '/' &&
+			    !dotdot_next(p + i + 1, n - i - 1))
 				i++;
 			continue;
 		}

@@ -331,6 +331,14 @@ struct norm_hostrules {
 	size_t n_params;
 	const struct norm_rule *const *dust; /* NORM_RULE_DUST, in order */
 	size_t n_dust;
+	/* The steps over what a DUST rule wrote: steps, or, when this is
+	 * not NULL, what it returns for the URL written (rewrite_arg is
+	 * the caller's): a step the caller scopes to some URLs applies to
+	 * a rewritten URL by what that URL is, not by what the URL it
+	 * rewrote was. */
+	uint32_t (*rewrite_steps)(const void *arg, const char *url,
+				  const struct norm_url *u);
+	const void *rewrite_arg;
 };
 
 /* Apply one rule alone to url (a strict URL) into out (cap bytes), with

@@ -267,7 +267,14 @@ int norm_rules_apply(const struct norm_hostrules *hr, const char *url,
 		size_t m = dust_apply(hr->dust[i], out, &u, a, sizeof(a));
 		if (!m)
 			continue;
-		if ((rc = renorm(hr->steps, hr->params, hr->n_params, a, m, out,
+		uint32_t steps = hr->steps;
+		if (hr->rewrite_steps) {
+			struct norm_url au;
+			if ((rc = norm_split(a, m, &au)))
+				return rc;
+			steps = hr->rewrite_steps(hr->rewrite_arg, a, &au);
+		}
+		if ((rc = renorm(steps, hr->params, hr->n_params, a, m, out,
 				 cap, &u)))
 			return rc;
 	}

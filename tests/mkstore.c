@@ -23,7 +23,10 @@
  * recorded normalization (frontier.meta "norm"), queue entries of format
  * 2 (without the fetch's scheme and port, and without format 4's flags
  * and validators), records without their re-crawl fields, and no
- * re-crawl schedule (frontier.due emptied).
+ * re-crawl schedule (frontier.due emptied), and a seen set of format 1
+ * (frontier.meta version 1, each URL keyed by sc_url_key() alone, before
+ * issue 36's clustered keys), rebuilt from the queue's URLs and the
+ * records' keys with empty values (the layout before categories).
  * The layouts are written out here on purpose, not taken from
  * frontier/: they are what that version wrote, whatever this one does. */
 #include <stdio.h>
@@ -115,6 +118,66 @@ static int from_jsonl(struct store *s, MDB_txn *txn, const char *path)
 	}
 	fclose(f);
 	return 0;
+}
+
+/* The seen set as format 1 wrote it: every URL queued (in every entry
+ * version the URL's length is at bytes 5..6 and the URL follows the
+ * head) and every record's key, which is sc_url_key() of its URL; meta's
+ * version byte 1.  Returns 0 or an LMDB code. */
+static int seen_v1(MDB_txn *txn, MDB_dbi meta, MDB_dbi queue, MDB_dbi records)
+{
+	MDB_dbi seen;
+	int rc = mdb_dbi_open(txn, "frontier.seen", 0, &seen);
+	if (rc || (rc = mdb_drop(txn, seen, 0)))
+		return rc;
+	MDB_dbi from[2] = { queue, records };
+	for (int d = 0; d < 2; d++) {
+		MDB_cursor *c;
+		MDB_val k, v, none = { 0, "" };
+		if ((rc = mdb_cursor_open(txn, from[d], &c)))
+			return rc;
+		for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
+		     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+			unsigned char key[SC_KEY_LEN];
+			const unsigned char *p = v.mv_data;
+			if (d == 1) {
+				if (k.mv_size != SC_KEY_LEN)
+					continue;
+				memcpy(key, k.mv_data, SC_KEY_LEN);
+			} else {
+				/* The head of each entry version, 1 to 5. */
+				static const size_t head[] = { 0,  10, 11,
+							       14, 18, 21 };
+				size_t h = v.mv_size >= 7 && p[0] >= 1 &&
+							   p[0] <= 5
+						   ? head[p[0]]
+						   : 0;
+				size_t len = h ? (size_t)p[5] << 8 | p[6] : 0;
+				if (!len || h + len > v.mv_size)
+					continue;
+				sc_url_key((const char *)p + h, len, key);
+			}
+			MDB_val sk = { SC_KEY_LEN, key };
+			int prc = mdb_put(txn, seen, &sk, &none, 0);
+			if (prc) {
+				mdb_cursor_close(c);
+				return prc;
+			}
+		}
+		mdb_cursor_close(c);
+		if (rc != MDB_NOTFOUND)
+			return rc;
+	}
+	MDB_val mk = { 4, "meta" }, mv;
+	if ((rc = mdb_get(txn, meta, &mk, &mv)))
+		return rc;
+	unsigned char m[64];
+	if (mv.mv_size == 0 || mv.mv_size > sizeof(m))
+		return MDB_CORRUPTED;
+	memcpy(m, mv.mv_data, mv.mv_size);
+	m[0] = 1;
+	MDB_val nv = { mv.mv_size, m };
+	return mdb_put(txn, meta, &mk, &nv, 0);
 }
 
 static int downgrade(const char *dir)
@@ -225,8 +288,8 @@ static int downgrade(const char *dir)
 		free(redo[i].val);
 	}
 	free(redo);
-	rc = MDB_NOTFOUND;
-	if (rc != MDB_NOTFOUND || (rc = mdb_txn_commit(txn))) {
+	if ((rc = seen_v1(txn, meta, queue, records)) ||
+	    (rc = mdb_txn_commit(txn))) {
 		fprintf(stderr, "mkstore: %s\n", mdb_strerror(rc));
 		return 1;
 	}

@@ -4,7 +4,8 @@
 # were queued (never a key normalized again), a store keeps the
 # normalization it was created with and refuses a run with another one
 # (exit 2, naming both), stores of the previous version (no recorded
-# normalization, queue entries of format 2) still open, and `serve` says
+# normalization, queue entries of format 2, a seen set of format 1) still
+# open, and `serve` says
 # on a reload what a restart would do.
 set -u
 sigcrawl=$1
@@ -157,6 +158,12 @@ crawl s4 log11 --profile strict
 expect_rc "the old store resumed with strict" 0
 expect_stderr "its normalization is recorded now" "every key it holds is in the form of strict, which is recorded now"
 check_content s4 "$tmp/log9" "$tmp/log11"
+# mkstore rebuilt its seen set in format 1 (hashed keys, issue 36): read
+# as such, it knows the seed, so a run given the seed again fetches
+# nothing; read as format 2, it would fetch the seed and its links again.
+crawl s4 log11b --profile strict --seeds "$tmp/seeds"
+expect_rc "the old store given its seed again" 0
+check_true "its format-1 seen set is read: nothing fetched again" test "$(requested "$tmp/log11b" | wc -l)" -eq 0
 crawl s4 log12 --profile aggressive
 expect_rc "then aggressive" 2
 expect_stderr "now the store says strict" "made with the normalization profile strict"

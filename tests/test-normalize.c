@@ -518,6 +518,15 @@ static const struct row step_rows[] = {
 	  "http://a.com/?sidebar=1&side=2&ssid=3&sessionidx=4&xsid=5", 0 },
 	{ NORM_REMOVE_SESSION_IDS, NULL, "http://a.com/a;x=1",
 	  "http://a.com/a;x=1", 0 },
+	/* A segment that is only the parameter goes with its slash (not
+	 * "/a//" or "//index.html"), unless ".." follows. */
+	{ NORM_REMOVE_SESSION_IDS, NULL, "http://a.com/a/;jsessionid=AB12/",
+	  "http://a.com/a/", 0 },
+	{ NORM_REMOVE_SESSION_IDS, NULL,
+	  "http://a.com/;jsessionid=AB12/index.html", "http://a.com/index.html",
+	  0 },
+	{ NORM_REMOVE_SESSION_IDS, NULL, "http://a.com/;jsessionid=AB12",
+	  "http://a.com/", 0 },
 
 	/* remove_trailing_host_dot */
 	{ NORM_REMOVE_TRAILING_HOST_DOT, NULL, "http://a.com./",
@@ -1497,6 +1506,9 @@ static const struct row fixed_point_rows[] = {
 	{ STRICT, NULL, "http://a.com/b/%2e%2E/../%2E/c", NULL, ANY },
 	{ EXTENDED, NULL, "http://a.com/a/b;jsessionid=1/../c", NULL, ANY },
 	{ EXTENDED, NULL, "http://a.com/a/..;jsessionid=1", NULL, ANY },
+	{ EXTENDED, NULL, "http://a.com/a/;jsessionid=1/../c", NULL, ANY },
+	{ EXTENDED, NULL, "http://a.com/a/;jsessionid=1/./c", NULL, ANY },
+	{ EXTENDED, NULL, "http://a.com/a/;jsessionid=1/..", NULL, ANY },
 	{ AGGRESSIVE, NULL, "http://a.com/a/.;jsessionid=1/index.html", NULL,
 	  ANY },
 	/* Slashes collapsed next to dot segments and default pages. */

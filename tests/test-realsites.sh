@@ -1,7 +1,8 @@
 #!/bin/bash
 # test-realsites.sh SIGCRAWL FIXTURE — adaptive normalization on real
 # sites is never worse than strict (issue 32): on the documentation of
-# Python 3.11, PostgreSQL 15, Git and Django, served from Debian's files
+# Python 3.11, PostgreSQL 15, Git, Django and GTK 3 (with GDK, GLib, GObject
+# and GIO), served from Debian's files
 # on loopback (tests/adaptive/realsites.py), the adaptive crawl makes no
 # more requests than strict, fetches every page strict fetches, and maps
 # no URL onto another file.  Every site must be installed
@@ -16,7 +17,7 @@ python3 "$here/adaptive/realsites.py" "$sigcrawl" "$fixture" strict adaptive \
 rc=$?
 cat "$tmp/table"
 check_true "realsites.py ran (exit $rc)" [ $rc -eq 0 ]
-for site in python.test postgresql.test git.test django.test; do
+for site in python.test postgresql.test git.test django.test gtk.test; do
 	strict=$(awk -v s=$site '$1 == s && $2 == "strict"' "$tmp/table")
 	adaptive=$(awk -v s=$site '$1 == s && $2 == "adaptive"' "$tmp/table")
 	check_true "$site: both crawls ran and ended with exit 0" \

@@ -108,6 +108,49 @@ static void test_apply_one(void)
 		  "http://a.test/sport/soccerx/x");
 }
 
+/* The steps a caller scopes to names without a dot or digit (a
+ * directory's add_trailing_slash). */
+static uint32_t word_steps(const void *arg, const char *url,
+			   const struct norm_url *u)
+{
+	const char *p = url + u->path_off;
+	size_t n = u->path_len;
+	(void)arg;
+	while (n && p[n - 1] != '/')
+		if (strchr(".0123456789", p[--n]))
+			return 0;
+	return NORM_ADD_TRAILING_SLASH;
+}
+
+/* A DUST rewrite gets the steps of the URL it wrote when the caller says
+ * which (rewrite_steps), else the host's steps again. */
+static void test_rewrite_steps(void)
+{
+	struct norm_rule d = dust("/", "story/?id={N}", "stories/{N}");
+	const struct norm_rule *dv[] = { &d };
+	struct norm_hostrules hr = { .steps = NORM_ADD_TRAILING_SLASH,
+				     .dust = dv,
+				     .n_dust = 1 };
+	const char *u = "http://a.test/story?id=7";
+	char out[NORM_URL_MAX + 1];
+	CHECK(norm_rules_apply(&hr, u, strlen(u), NULL, out, sizeof(out),
+			       NULL) == 0);
+	CHECK_STR(out, "http://a.test/stories/7/");
+	hr.rewrite_steps = word_steps;
+	CHECK(norm_rules_apply(&hr, u, strlen(u), NULL, out, sizeof(out),
+			       NULL) == 0);
+	CHECK_STR(out, "http://a.test/stories/7");
+	/* What /stories/7 is keyed as by the same caller: one key. */
+	u = "http://a.test/stories/7";
+	struct norm_url su;
+	CHECK(norm_split(u, strlen(u), &su) == 0);
+	hr.steps = word_steps(NULL, u, &su);
+	CHECK(hr.steps == 0);
+	CHECK(norm_rules_apply(&hr, u, strlen(u), NULL, out, sizeof(out),
+			       NULL) == 0);
+	CHECK_STR(out, "http://a.test/stories/7");
+}
+
 /* Does the set of derived rules contain want (by description)? */
 static bool derives(const char *a, const char *b, const char *want)
 {
@@ -283,5 +326,6 @@ int main(void)
 	test_derive();
 	test_properties();
 	test_restep();
+	test_rewrite_steps();
 	return check_done();
 }

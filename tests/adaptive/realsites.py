@@ -29,13 +29,19 @@ sys.dont_write_bytecode = True  # no __pycache__ in the source tree
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import measure  # noqa: E402 (start_fixture)
 
+# (host, the directory served, the package, the page crawled from)
 SITES = [
-    ("python.test", "/usr/share/doc/python3.11/html", "python3.11-doc"),
+    ("python.test", "/usr/share/doc/python3.11/html", "python3.11-doc",
+     "/index.html"),
     ("postgresql.test", "/usr/share/doc/postgresql-doc-15/html",
-     "postgresql-doc-15"),
-    ("git.test", "/usr/share/doc/git-doc", "git-doc"),
+     "postgresql-doc-15", "/index.html"),
+    ("git.test", "/usr/share/doc/git-doc", "git-doc", "/index.html"),
     ("django.test", "/usr/share/doc/python-django-doc/html",
-     "python-django-doc"),
+     "python-django-doc", "/index.html"),
+    # GTK's reference with GDK's, GLib's, GObject's and GIO's beside it
+    # (gtk-doc: mixed-case file names, links across the manuals).
+    ("gtk.test", "/usr/share/gtk-doc/html", "libgtk-3-doc",
+     "/gtk3/index.html"),
 ]
 
 
@@ -48,7 +54,7 @@ def file_of(root, url):
     return f
 
 
-def crawl(sigcrawl, fixture, host, root, profile, work):
+def crawl(sigcrawl, fixture, host, root, start, profile, work):
     web = os.path.join(work, host + ".web")
     with open(web, "w") as f:
         f.write("host %s\nroot %s\ndefault 404\n" % (host, root))
@@ -57,7 +63,7 @@ def crawl(sigcrawl, fixture, host, root, profile, work):
                                      os.path.join(work, "port"), log)
     seeds = os.path.join(work, host + ".seeds")
     with open(seeds, "w") as f:
-        f.write("http://%s/index.html\n" % host)
+        f.write("http://%s%s\n" % (host, start))
     conf = os.path.join(work, "%s-%s.conf" % (host, profile))
     with open(conf, "w") as f:
         f.write("[crawl]\nper_host_delay_ms = 0\nmax_depth = 50\n"
@@ -116,12 +122,12 @@ def main():
     print("%-16s %-10s %5s %9s %6s %7s %7s %6s %7s" % (
         "site", "profile", "exit", "requests", "pages", "missing",
         "active", "wrong", "secs"))
-    for host, root, pkg in SITES:
+    for host, root, pkg, start in SITES:
         if not os.path.isdir(root):
             print("%-16s (not installed: apt-get install %s)" % (host, pkg))
             continue
         ran += 1
-        rows = {p: crawl(sigcrawl, fixture, host, root, p, work)
+        rows = {p: crawl(sigcrawl, fixture, host, root, start, p, work)
                 for p in profiles}
         ref = rows[profiles[0]]["pages"]
         for p, r in rows.items():

@@ -109,7 +109,7 @@ def crawl(a, prof, work, seeds):
     rc = subprocess.run([a.sigcrawl, "crawl", "-c", conf, "--store", store,
                          "--profile", prof, "--connect-to",
                          "::127.0.0.1:" + port, "--quiet"],
-                        stdout=subprocess.DEVNULL,
+                        stdout=open(os.path.join(work, "stdout-" + prof), "w"),
                         stderr=open(os.path.join(work, "stderr-" + prof),
                                     "w")).returncode
     secs = time.time() - t0
