@@ -111,6 +111,26 @@ shape "mag": HELD OUT.  Use it only to measure a policy already chosen,
   indexes, the picks and the partners.  The seeds are the home page of a
   magazine of the topic (off topic) and the subject index of another.
 
+shape "zine": a TUNING shape (issue 33, second pass), written to choose
+  the samples' budget on hosts of several topics without looking at
+  "mag".  14 general-interest weeklies, each of 3-4 topics in uneven
+  shares (one leads with about half of its articles); sports is among
+  them on 8 of them, the lead on 2.  Articles are at opaque URLs
+  (/p/N), their anchors the title (six in ten) or "Keep reading".  A
+  weekly has a home page (nav: the latest 8 articles, its topics'
+  sections, "Friends": 3 other weeklies), a section per topic,
+  paginated (/topics/NAME/N, 12 titles a page, labelled with the topic),
+  daily digests (/digest/N: 6 articles of any topic, each with a
+  teaser of one word of its topic, "Earlier digest"; labelled as majority() says),
+  and letters pages (/letters/N, nav).  An article links 3 "You may also
+  like" articles of its weekly of any topic, 1-2 of its topic by title,
+  its section's first page, its digest, home, and one in five an article
+  of another weekly (any topic, by title).  The seeds are the home of a
+  weekly led by sports (off topic) and the sports section of another.
+  Its traits: a host's pruned links of one shape (/p/N) are mostly of
+  other topics, so its samples cost harvest; what a sample of such a
+  host says must stop it quickly.
+
 Writes in DIR: web (for sc-fixture), labels.tsv (URL, topic or "nav"),
 seeds-TOPIC.txt, keywords.txt (TOPIC, keywords).  The same seed gives the
 same bytes."""
@@ -938,10 +958,125 @@ def shape_mag(web):
     return seeds
 
 
+def shape_zine(web):
+    r = web.rng
+    n = 14
+    hosts = ["weekly%02d.test" % i for i in range(n)]
+    others = [t for t in TOPICS if t != "sports"]
+    mix = {}
+    for i, h in enumerate(hosts):
+        k = r.choice([3, 4])
+        if i < 2:  # led by sports
+            ts = ["sports"] + r.sample(others, k - 1)
+        elif i < 8:  # sports among the others
+            ts = r.sample(others, k - 1)
+            ts.insert(r.randint(1, k - 1), "sports")
+        else:
+            ts = r.sample(others, k)
+        w = [r.uniform(0.45, 0.6)]
+        rest = [r.uniform(0.5, 1.5) for _ in ts[1:]]
+        w += [(1 - w[0]) * x / sum(rest) for x in rest]
+        mix[h] = (ts, w)
+    info = {}
+    for h in hosts:
+        H = "http://" + h
+        ts, w = mix[h]
+        home = web.page(H + "/", "nav", "The %s weekly" % h.split(".")[0],
+                        [])
+        web.pages[home]["body"] = "<p>This week in our pages.</p>"
+        arts = []
+        ids = r.sample(range(1000, 99999), r.randint(90, 140))
+        for i in ids:
+            t = r.choices(ts, w)[0]
+            title = r.choice(PLAIN_TITLES) if r.random() < 0.08 \
+                else web.title(t)
+            arts.append(web.page("%s/p/%d" % (H, i), t, title))
+        by_t = {t: [u for u in arts if web.pages[u]["topic"] == t]
+                for t in ts}
+        secs = {}
+        for t in ts:
+            us = by_t[t]
+            pages = []
+            for k in range(1, max(1, (len(us) + 11) // 12) + 1):
+                pg = web.page("%s/topics/%s/%d" % (H, t, k), t,
+                              "%s, page %d" % (t.capitalize(), k), [])
+                web.pages[pg]["body"] = "<p>Everything we ran, newest " \
+                    "first.</p>"
+                for u in us[12 * (k - 1):12 * k]:
+                    web.link(pg, u, web.pages[u]["title"])
+                pages.append(pg)
+            for k in range(1, len(pages)):
+                web.link(pages[k - 1], pages[k], "More")
+                web.link(pages[k], pages[k - 1], "Back")
+            secs[t] = pages
+            web.link(home, pages[0], t.capitalize())
+        digests = []
+        order = arts[:]
+        r.shuffle(order)
+        digest_of = {}
+        for k in range(0, len(order), 6):
+            chunk = order[k:k + 6]
+            dg = web.page("%s/digest/%d" % (H, 1 + k // 6),
+                          majority(web, chunk), "Digest %d" % (1 + k // 6),
+                          [])
+            web.pages[dg]["body"] = "<p>Today's reading.</p>"
+            for u in chunk:
+                t = web.pages[u]["topic"]
+                teaser = " ".join(r.sample(web.vocab[t], 1) +
+                                  r.sample(COMMON, 4))
+                web.link(dg, u, "Keep reading", teaser)
+                digest_of[u] = dg
+            if digests:
+                web.link(dg, digests[-1], "Earlier digest")
+            digests.append(dg)
+        web.link(home, digests[-1], "Today's digest")
+        for k in range(1, 4):
+            lt = web.page("%s/letters/%d" % (H, k), "nav",
+                          "Letters %d" % k)
+            web.link(home, lt, "Letters")
+            if k > 1:
+                web.link(lt, "%s/letters/%d" % (H, k - 1), "Older letters")
+        for u in arts[:8]:
+            web.link(home, u, web.pages[u]["title"])
+        info[h] = {"home": home, "arts": arts, "by_t": by_t, "secs": secs,
+                   "digest_of": digest_of}
+    for h in hosts:
+        d = info[h]
+        for u in d["arts"]:
+            t = web.pages[u]["topic"]
+
+            def a(v):
+                return web.pages[v]["title"] if r.random() < 0.6 \
+                    else "Keep reading"
+            for v in r.sample(d["arts"], 3):
+                web.link(u, v, a(v))
+            same = [v for v in d["by_t"][t] if v != u]
+            for v in r.sample(same, min(len(same), r.randint(1, 2))):
+                web.link(u, v, web.pages[v]["title"])
+            web.link(u, d["secs"][t][0], "More %s" % t)
+            web.link(u, d["digest_of"][u], "In this digest")
+            web.link(u, d["home"], "Home")
+            if r.random() < 0.2:
+                e = info[r.choice([x for x in hosts if x != h])]
+                v = r.choice(e["arts"])
+                web.link(u, v, web.pages[v]["title"])
+        for x in r.sample([x for x in hosts if x != h], 3):
+            web.link(d["home"], info[x]["home"], "Friends: %s" % x)
+    seeds = {}
+    for t in TOPICS:
+        led = [h for h in hosts if mix[h][0][0] == t]
+        has = [h for h in hosts if t in mix[h][0] and h not in led]
+        seeds[t] = [info[h]["home"] for h in led[:1]] + \
+            [info[h]["secs"][t][0] for h in has[:1]]
+        if not seeds[t]:
+            seeds[t] = [info[hosts[0]]["home"]]
+    return seeds
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--shape", choices=["sites", "portals", "blogs", "wiki",
-                                        "news", "mag"],
+                                        "news", "mag", "zine"],
                     required=True)
     ap.add_argument("--seed", type=int, default=1)
     ap.add_argument("--out", required=True)
@@ -950,7 +1085,8 @@ def main():
     web = Web(rng)
     seeds = {"sites": shape_sites, "portals": shape_portals,
              "blogs": shape_blogs, "wiki": shape_wiki,
-             "news": shape_news, "mag": shape_mag}[a.shape](web)
+             "news": shape_news, "mag": shape_mag,
+             "zine": shape_zine}[a.shape](web)
     # An operator names the topic and some of its vocabulary.
     keywords = {t: [t] + rng.sample(VOCAB[t].split(), 11) for t in TOPICS}
     web.write(a.out, seeds, keywords)
