@@ -69,6 +69,7 @@ struct focus {
 	size_t sh_mask, sh_used;
 	struct held *released; /* to be queued (focus_release()) */
 	uint64_t samples;      /* samples taken */
+	uint64_t samples_on;   /* samples learned on topic */
 	/* The shapes waiting for the samples' budget (their keys). */
 	uint64_t waiting[WAITING_MAX];
 	size_t n_waiting;

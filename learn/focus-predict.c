@@ -892,7 +892,10 @@ void focus_bridge(struct focus *f, uint16_t cat, const struct frontier_lease *l,
  * NAV_DEN or more on topic. */
 #define NAV_SAYS 1.0
 #define NAV_WORDS 40u
-#define NAV_MIN 4u
+/* 6, not 4: a digest of six articles of a site of several topics, four
+ * of whose teasers had a word of the topic, passed at 4 and opened its
+ * other topics' articles (webgen.py's zine, a tuning shape). */
+#define NAV_MIN 6u
 #define NAV_NUM 1u
 #define NAV_DEN 2u
 

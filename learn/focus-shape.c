@@ -16,7 +16,9 @@
  * page of a tunnel (its links are not followed), a host whose samples
  * come back off topic is sampled no more (HOST_CREDIT), and a shape the
  * crawl fetched pages of on its host (SEEN_MAX) is not sampled: the
- * prediction chose among them.
+ * prediction chose among them.  The samples share one budget, paid back
+ * only by samples that come back on topic (sample_budget()): where the
+ * pruning was right, they stop after a page or two.
  *
  * The shape of a URL: its host, its path with every segment of digits
  * read as one "N" and the last of two or more segments as "<any>" (the slug,
@@ -55,8 +57,24 @@
 #define SAMPLE_AFTER_LINKS 12
 /* The most pruned links a shape holds while it is sampled. */
 #define HELD_MAX 64
-#define SAMPLE_BASE 0
-#define SAMPLE_EVERY 10
+/* The samples' budget (sample_budget()): one free sample once 100 pages
+ * were learned from and one more for each SAMPLE_EVERY after, and
+ * SAMPLE_PAY more for each sample that came back on topic.  A sample
+ * costs one: so samples go on at the crawl's pace only while at least
+ * one in SAMPLE_PAY comes back on topic, and where they do not (the
+ * links a site of several topics prunes are mostly of its other topics)
+ * they are held to the free share, half a page in a hundred.  Chosen on
+ * webgen.py's tuning shapes (zine, news, wiki, portals, seeds 1-3 and
+ * zine 7-9; docs/focus.md). */
+#define SAMPLE_EVERY 200
+#define SAMPLE_PAY 2
+/* Earlier samples of a shape whose pages were not learned from yet,
+ * still waited for: a sample is queued at the lowest priority on its
+ * host and may come after another was taken for its shape
+ * (SAMPLE_STALE); what it says still counts, for its host and the
+ * budget (before, such a sample was learned as any page: it cost its
+ * page and told nothing). */
+#define SAMPLE_PAST 4
 /* Pages of a shape on a host learned from (at any time) after which its
  * links are not sampled: the crawl fetched that kind of page there, and
  * the prediction picks among them by their words (a wiki's articles). */
@@ -80,6 +98,7 @@ struct shape {
 	uint8_t state;    /* SHAPE_* */
 	uint16_t n_held;
 	struct held *held; /* the reserve: pruned links while sampling */
+	uint64_t past[SAMPLE_PAST]; /* earlier samples (0: none) */
 };
 
 /* A pruned link kept aside, queued if its shape is kept. */
@@ -203,21 +222,47 @@ static bool host_may(const struct sample_host *h)
 	return h && h->off < HOST_CREDIT + h->on;
 }
 
-/* Shape s takes the URL of key k as its sample (0: none). */
+/* Shape s takes the URL of key k as its sample (0: none).  A sample
+ * it waited for before is still waited for (past). */
 static void set_pending(struct focus *f, struct shape *s, uint64_t k)
 {
+	if (s->pending && k) {
+		memmove(s->past + 1, s->past,
+			(SAMPLE_PAST - 1) * sizeof(*s->past));
+		s->past[0] = s->pending;
+	}
 	s->pending = k;
 	s->taken = f->learned;
 }
 
+/* Was the URL of key k a sample of s, taken earlier than its pending
+ * one?  It is waited for no more. */
+static bool past_sample(struct shape *s, uint64_t k)
+{
+	for (size_t i = 0; i < SAMPLE_PAST; i++)
+		if (s->past[i] == k) {
+			s->past[i] = 0;
+			return true;
+		}
+	return false;
+}
+
+/* The samples the budget allows so far. */
+static uint64_t sample_allowed(const struct focus *f)
+{
+	return (f->learned + SAMPLE_EVERY / 2) / SAMPLE_EVERY +
+	       SAMPLE_PAY * f->samples_on;
+}
+
 /* May one more sample be taken?  Each costs a page, off topic where the
- * pruning was right: at most SAMPLE_BASE and one in SAMPLE_EVERY of the
- * pages learned from, so that a small crawl (a hundred pages of a wiki)
- * spends no more than a page or two of its harvest on them, and none
- * before it learned from a few pages.  Counts the sample if so. */
+ * pruning was right, and a harvest held within a hundredth of what it
+ * was allows about one page off topic in a hundred: so the free samples
+ * are half that (none in a crawl's first 100 pages: a wiki of 90 pages
+ * takes none), and the rest are paid by the samples that came back on
+ * topic (SAMPLE_PAY).  Counts the sample if so. */
 static bool sample_budget(struct focus *f)
 {
-	if (f->samples >= SAMPLE_BASE + f->learned / SAMPLE_EVERY)
+	if (f->samples >= sample_allowed(f))
 		return false;
 	f->samples++;
 	return true;
@@ -303,8 +348,7 @@ static void wait_for_budget(struct focus *f, const struct shape *s)
  * each gets a sample from what it holds. */
 static void take_waiting(struct focus *f)
 {
-	while (f->n_waiting &&
-	       f->samples < SAMPLE_BASE + f->learned / SAMPLE_EVERY) {
+	while (f->n_waiting && f->samples < sample_allowed(f)) {
 		struct shape *s = shape_of(f, f->waiting[0], false);
 		memmove(f->waiting, f->waiting + 1,
 			--f->n_waiting * sizeof(*f->waiting));
@@ -351,9 +395,24 @@ bool shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
 	struct shape *s = shape_of(f, shape_key(cat, url, u), true);
 	if (s && s->seen < UINT16_MAX)
 		s->seen++;
-	if (s && s->state == SHAPE_KEPT) {
-		if (!pruned)
-			return false;
+	if (!s)
+		return false;
+	uint64_t k = url_key(url, u);
+	bool now = s->pending && s->pending == k;
+	bool sample = now || past_sample(s, k);
+	if (now)
+		set_pending(f, s, 0);
+	if (sample) {
+		/* What a sample says of its host and of the budget, whenever
+		 * it comes; of its shape, while the shape is sampled. */
+		struct sample_host *h = host_of(f, cat, url, u);
+		if (h && on && h->on < UINT16_MAX)
+			h->on++;
+		else if (h && !on && h->off < UINT16_MAX)
+			h->off++;
+		f->samples_on += on;
+	}
+	if (s->state == SHAPE_KEPT && pruned) {
 		/* Kept, and watched: a shape whose pages turn out off
 		 * topic more often than not is pruned again. */
 		s->score += on ? 1 : -WATCH_OFF;
@@ -361,17 +420,9 @@ bool shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
 			s->score = SAMPLE_CAP;
 		if (s->score < 0)
 			s->state = SHAPE_PRUNED;
-		return false;
 	}
-	if (!s || s->state != SHAPE_SAMPLING || !s->pending ||
-	    s->pending != url_key(url, u))
-		return false;
-	set_pending(f, s, 0);
-	struct sample_host *h = host_of(f, cat, url, u);
-	if (h && on && h->on < UINT16_MAX)
-		h->on++;
-	else if (h && !on && h->off < UINT16_MAX)
-		h->off++;
+	if (!sample || s->state != SHAPE_SAMPLING)
+		return sample;
 	s->score += on ? 1 : -1;
 	s->state = !on                     ? SHAPE_PRUNED
 		   : s->score >= SAMPLE_ON ? SHAPE_KEPT
