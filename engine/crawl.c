@@ -19,6 +19,16 @@ struct job *job_new(enum job_kind kind)
 	}
 	if (kind == JOB_PAGE)
 		sc_dyn_init(&j->link_text, SIZE_MAX);
+	if (kind == JOB_ROBOTS) {
+		char *b = calloc(3, ROBOTS_URL_CAP);
+		if (!b) {
+			free(j);
+			return NULL;
+		}
+		j->robots_url = b;
+		j->robots_next = b + ROBOTS_URL_CAP;
+		j->robots_from = b + 2 * ROBOTS_URL_CAP;
+	}
 	return j;
 }
 
@@ -43,8 +53,10 @@ void job_free(struct job *j)
 		free(j->req_head);
 		sc_dyn_free(&j->resp_head);
 	}
-	if (j->kind == JOB_ROBOTS)
+	if (j->kind == JOB_ROBOTS) {
 		parse_robots_free(j->rules);
+		free(j->robots_url); /* the block of the three */
+	}
 	if (j->kind == JOB_PAGE) {
 		free(j->src);
 		free(j->location);

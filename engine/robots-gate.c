@@ -353,8 +353,7 @@ static void robots_install(struct crawl *c, struct job *j)
 	}
 	while ((p = jobq_pop(&s->waiting))) {
 		c->robots[p->lease.host_id].waiting_on = 0;
-		snprintf(p->robots_from, sizeof(p->robots_from), "%s",
-			 j->robots_url);
+		snprintf(p->robots_from, ROBOTS_URL_CAP, "%s", j->robots_url);
 		parse_submit(c, p, true);
 	}
 	job_free(j);
@@ -427,7 +426,7 @@ static void robots_request(struct crawl *c, struct job *j)
 			return;
 		}
 		if (o->state == R_READY && e->owner_url) {
-			snprintf(j->robots_from, sizeof(j->robots_from), "%s",
+			snprintf(j->robots_from, ROBOTS_URL_CAP, "%s",
 				 e->owner_url);
 			parse_submit(c, j, true);
 			return;
@@ -510,7 +509,7 @@ void robots_done(struct crawl *c, struct xfer *x, CURLcode cc)
 			robots_redirect_end(c, j);
 			return;
 		}
-		if (strlen(loc) < sizeof(j->robots_next) &&
+		if (strlen(loc) < ROBOTS_URL_CAP &&
 		    (!strncasecmp(loc, "http://", 7) ||
 		     !strncasecmp(loc, "https://", 8))) {
 			j->robots_hops++;

@@ -156,7 +156,7 @@ static void start_lease(struct crawl *c, struct job *j)
 				r->lease.category = j->lease.category;
 				r->lease.depth = j->lease.depth;
 				robots_url(fetch, r->robots_url,
-					   sizeof(r->robots_url));
+					   ROBOTS_URL_CAP);
 				s->state = R_FETCHING;
 				parse_submit(c, r, true);
 			}

@@ -38,8 +38,11 @@ struct rules {
 struct parse_robots {
 	bool disallow_all;
 	struct rules rules;
-	char *sitemaps[SITEMAPS_MAX];
-	size_t n_sitemaps;
+	/* Allocated at the first Sitemap line: most hosts name none, and a
+	 * crawl keeps one of these per host (64 pointers each would be
+	 * 512 bytes a host; 2.5 MB on 5,000 hosts). */
+	char **sitemaps;
+	size_t n_sitemaps, cap_sitemaps;
 };
 
 static bool is_hex(unsigned char c)
@@ -279,6 +282,14 @@ static int add_sitemap(struct parse_robots *r, const char *v, size_t n)
 
 	if (r->n_sitemaps == SITEMAPS_MAX || n == 0 || n > NORM_INPUT_MAX)
 		return 0;
+	if (r->n_sitemaps == r->cap_sitemaps) {
+		size_t cap = r->cap_sitemaps ? 2 * r->cap_sitemaps : 4;
+		char **v2 = sc_realloc(r->sitemaps, cap * sizeof(*v2));
+		if (!v2)
+			return SC_E_NOMEM;
+		r->sitemaps = v2;
+		r->cap_sitemaps = cap;
+	}
 	s = sc_malloc(n + 1);
 	if (!s)
 		return SC_E_NOMEM;
@@ -581,5 +592,6 @@ void parse_robots_free(struct parse_robots *r)
 	rules_free(&r->rules);
 	for (size_t i = 0; i < r->n_sitemaps; i++)
 		free(r->sitemaps[i]);
+	free(r->sitemaps);
 	free(r);
 }

@@ -262,6 +262,23 @@ static void test_delay_and_sitemaps(void)
 	CHECK(parse_robots_sitemap(r, 2) == NULL);
 	parse_robots_free(r);
 
+	/* Seventy Sitemap lines: the array grows as they come (4, 8, ...)
+	 * and stops at the limit of 64, in order; none: an empty list. */
+	char many[70 * 32 + 1];
+	size_t n = 0;
+	for (int i = 0; i < 70; i++)
+		n += (size_t)snprintf(many + n, sizeof(many) - n,
+				      "Sitemap: http://a.com/m%d.xml\n", i);
+	r = parse(many, "sigcrawl");
+	CHECK_STR(parse_robots_sitemap(r, 0), "http://a.com/m0.xml");
+	CHECK_STR(parse_robots_sitemap(r, 4), "http://a.com/m4.xml");
+	CHECK_STR(parse_robots_sitemap(r, 63), "http://a.com/m63.xml");
+	CHECK(parse_robots_sitemap(r, 64) == NULL);
+	parse_robots_free(r);
+	r = parse("User-agent: *\nDisallow: /x\n", "sigcrawl");
+	CHECK(r && parse_robots_sitemap(r, 0) == NULL);
+	parse_robots_free(r);
+
 	static const struct {
 		const char *v;
 		uint32_t ms;
