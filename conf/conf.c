@@ -1214,6 +1214,11 @@ static int set_predict_min(struct setctx *x, const char *v)
 	return set_unit(x, v, &x->cat->predict_min);
 }
 
+static int set_samples(struct setctx *x, const char *v)
+{
+	return parse_bool(x, v, &x->cat->samples);
+}
+
 static int set_tunnel(struct setctx *x, const char *v)
 {
 	uint64_t n;
@@ -1306,6 +1311,7 @@ static const struct key category_keys[] = {
 	{ "tunnel", set_tunnel, false },
 	{ "predict", set_predict, false },
 	{ "predict_min", set_predict_min, false },
+	{ "samples", set_samples, false },
 	{ NULL, NULL, false },
 };
 /* The most keys of one section, for the "given twice" bookkeeping. */

@@ -96,6 +96,9 @@ struct conf_category {
 	 * on topic with a probability under predict_min is not queued. */
 	bool predict;       /* default true */
 	double predict_min; /* 0.0..1.0, default CONF_PREDICT_MIN */
+	/* Samples of the links the prediction pruned (docs/focus.md
+	 * "Samples of the pruned"): off by default. */
+	bool samples;
 	/* URL patterns (POSIX extended regular expressions, as written;
 	 * repeatable keys): a new URL of the category is queued only if it
 	 * matches one of include (when there is any) and none of exclude. */

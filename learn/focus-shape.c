@@ -170,6 +170,15 @@ static uint64_t shape_key(uint16_t cat, const char *url,
 	return h ? h : 1;
 }
 
+/* Does category cat take samples of the pruned (struct
+ * crawl_category.samples)?  Off, no shape is made: nothing is kept,
+ * held or sampled, and the prediction's pruning stands as it is. */
+static bool samples_on(const struct focus *f, uint16_t cat)
+{
+	const struct view *v = view_of(f);
+	return cat < v->n && v->cats[cat].samples;
+}
+
 static void held_free(struct held *h)
 {
 	while (h) {
@@ -361,6 +370,8 @@ static void take_waiting(struct focus *f)
 bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 		       const struct norm_url *u, bool sample)
 {
+	if (!samples_on(f, cat))
+		return false;
 	struct shape *s = shape_of(f, shape_key(cat, url, u), sample);
 	if (!s)
 		return false;
@@ -391,6 +402,8 @@ bool shape_keep_locked(struct focus *f, uint16_t cat, const char *url,
 bool shape_learn_locked(struct focus *f, uint16_t cat, const char *url,
 			const struct norm_url *u, bool on, bool pruned)
 {
+	if (!samples_on(f, cat))
+		return false;
 	take_waiting(f);
 	struct shape *s = shape_of(f, shape_key(cat, url, u), true);
 	if (s && s->seen < UINT16_MAX)
@@ -457,7 +470,7 @@ bool shape_same(const char *a, const struct norm_url *au, const char *b,
 
 void focus_reserve(struct focus *f, const struct frontier_url *fu)
 {
-	if (!fu->u || !fu->u->len)
+	if (!fu->u || !fu->u->len || !samples_on(f, fu->category))
 		return;
 	pthread_mutex_lock(&f->mu);
 	struct shape *s = shape_of(f, shape_key(fu->category, fu->url, fu->u),

@@ -50,6 +50,12 @@ struct crawl_category {
 	 * being on topic, and those under predict_min are not queued. */
 	bool predict;
 	double predict_min;
+	/* Samples of the pruned (focus-shape.c, docs/focus.md "Samples of
+	 * the pruned"): off unless set.  On the measured webs they cost
+	 * harvest on hosts of several topics (the shape mag) and the
+	 * navigation pages alone do not (docs/focus.md, issue 33's third
+	 * pass): the key samples of a category turns them on. */
+	bool samples;
 	/* URL patterns (POSIX extended regular expressions): a new URL is
 	 * queued only if it matches one of include (when any) and none of
 	 * exclude (focus_wanted()). */

@@ -78,6 +78,8 @@ static void dump(const struct conf *c)
 		       cat->predict ? "on" : "off");
 		printf("category %s.predict_min = %g\n", cat->name,
 		       cat->predict_min);
+		printf("category %s.samples = %s\n", cat->name,
+		       cat->samples ? "on" : "off");
 	}
 }
 

@@ -306,6 +306,9 @@ static const struct bad_case bad_cases[] = {
 	{ "[category news]\npredict = maybe\n",
 	  "t.conf:2: [category news] predict: expected yes or no "
 	  "(true/false, on/off, 1/0), got \"maybe\"" },
+	{ "[category news]\nsamples = maybe\n",
+	  "t.conf:2: [category news] samples: expected yes or no "
+	  "(true/false, on/off, 1/0), got \"maybe\"" },
 	{ "[category news]\npredict_min = 1.5\n",
 	  "t.conf:2: [category news] predict_min: expected a number from "
 	  "0.0 to 1.0, got \"1.5\"" },
@@ -560,6 +563,7 @@ static void test_every_key(void)
 		"tunnel = 100\n"
 		"predict = off\n"
 		"predict_min = 0.35\n"
+		"samples = yes\n"
 		"  [ category   sport ]   ; indented header, comment\n"
 		"\tseeds = ./s/sport.txt\n"
 		"scope = any\n"
@@ -618,6 +622,7 @@ static void test_every_key(void)
 		CHECK(n->min_relevance == 0.25);
 		CHECK(n->tunnel == 100);
 		CHECK(!n->predict && n->predict_min == 0.35);
+		CHECK(n->samples);
 		CHECK_STR(s->name, "sport");
 		snprintf(want, sizeof(want), "%s/s/sport.txt", tmpdir);
 		CHECK_STR(s->seeds, want);
@@ -626,6 +631,7 @@ static void test_every_key(void)
 		CHECK(s->min_relevance == 1.0);
 		CHECK(s->tunnel == 0);
 		CHECK(s->predict && s->predict_min == CONF_PREDICT_MIN);
+		CHECK(!s->samples);
 		CHECK(conf_category_find(c, "sport") == s);
 		CHECK(conf_category_find(c, "nope") == NULL);
 	}

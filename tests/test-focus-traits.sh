@@ -1,48 +1,57 @@
 #!/bin/bash
-# test-focus-traits.sh SIGCRAWL FIXTURE — the two traits of issue 33 a
-# focused crawl must get through (docs/focus.md "Navigation pages of the
-# topic", "Samples of the pruned"), each crawl measured by
+# test-focus-traits.sh SIGCRAWL FIXTURE TRAIT — one of the two traits of
+# issue 33 a focused crawl must get through (docs/focus.md "Navigation
+# pages of the topic", "Samples of the pruned"), each crawl measured by
 # tests/focus/measure.py against the generator's labels, at tunnel 1 and
-# min_relevance 0.3 with prediction on.
+# min_relevance 0.3 with prediction on.  TRAIT is lists or scattered
+# (tests/meson.build runs each as a test of its own).
 #
-# Trait 1, the topic's list pages (tests/focus/webgen.py --shape news,
-# seeds 1-3: news sites whose sections are paginated lists of article
-# titles, most of an article's ways in): of the topic's list pages
+# lists, trait 1, the topic's list pages (tests/focus/webgen.py --shape
+# news, seeds 1-3: news sites whose sections are paginated lists of
+# article titles, most of an article's ways in), with the category's
+# samples of the pruned on (samples = yes): of the topic's list pages
 # reachable, a mean share of at least 0.4 fetched over the three seeds
 # (the landed build: 0.02, 0.08 and 0.28, a mean of 0.12: its prediction
 # learned the lists' URLs off topic and pruned them, at the lease as
 # well; this code 0.33-1.0 a seed, a mean of 0.55-0.8), a mean coverage
 # of at least 0.70 (the landed build 0.63-0.64; this code 0.75-0.86) and
-# harvest >= 0.9 each.  A
-# crawl's order, and so what its samples meet first, varies from run to
-# run, the more so under load: one seed alone is not a measure.
+# harvest >= 0.9 each.  The samples fetch the lists: with them off (the
+# default since issue 33's third pass) this code fetches about what the
+# landed build does (a mean share of 0.17, coverage 0.65 in one run) and
+# fails here; the landed build has no key samples and fails at its
+# config.  A crawl's order, and so what its samples meet first, varies
+# from run to run, the more so under load: one seed alone is not a
+# measure.
 #
-# Trait 2, the topic's articles scattered on a site of another topic,
-# linked from its section (tests/focus/traitgen.py, seeds 2 and 3: a
-# magazine of astronomy whose section of sports, reached through its
-# home, lists 8 articles of sports whose titles show no keyword): at
-# least 7 of the 8 fetched (the landed build fetched none: the section,
-# a list of titles with no keyword, is off topic by relevance, the
-# second page off topic in a row, and its links were not followed),
-# and a mean harvest >= 0.9 over the two seeds.  Each seed alone is a
-# web of 40-95 pages whose four pages off topic (the seed's home, its
-# about page, the other sites' homes) are 0.04-0.10 of a crawl: seed 3
-# gave 0.897 (35 of 39 pages) in about half the runs of this branch
-# before and after issue 33's second pass, when the crawl misses the
-# list's pages past the third (docs/focus.md), and 0.93-0.96 otherwise.
+# scattered, trait 2, the topic's articles scattered on a site of another
+# topic, linked from its section (tests/focus/traitgen.py, seeds 2 and 3:
+# a magazine of astronomy whose section of sports, reached through its
+# home, lists 8 articles of sports whose titles show no keyword), at the
+# category's defaults (samples off): at least 7 of the 8 fetched (the
+# landed build fetched none: the section, a list of titles with no
+# keyword, is off topic by relevance, the second page off topic in a
+# row, and its links were not followed; here it is a navigation page of
+# the topic, whose links are followed), and a mean harvest >= 0.9 over
+# the two seeds.  Each seed alone is a web of 40-95 pages whose four
+# pages off topic (the seed's home, its about page, the other sites'
+# homes) are 0.04-0.10 of a crawl: seed 3 gave 0.897 (35 of 39 pages) in
+# about half the runs of this branch before and after issue 33's second
+# pass, when the crawl misses the list's pages past the third
+# (docs/focus.md), and 0.93-0.96 otherwise.
 set -u
 sigcrawl=$1
 fixture=$2
+trait=${3:-}
 . "$(dirname "$0")/lib.sh"
 here=$(cd "$(dirname "$0")/focus" && pwd)
 
-# measure WEB NAME — the measure.py JSON of a crawl at tunnel 1 in
-# $tmp/NAME.json, its store in $tmp/run-NAME/store
+# measure WEB NAME [OPTION...] — the measure.py JSON of a crawl at tunnel
+# 1 in $tmp/NAME.json, its store in $tmp/run-NAME/store
 measure()
 {
 	python3 "$here/measure.py" "$sigcrawl" "$fixture" "$tmp/$1" sports \
 		--tunnel 1 --min-relevance 0.3 --json --work "$tmp/run-$2" \
-		>"$tmp/$2.json" 2>"$tmp/$2.err"
+		"${@:3}" >"$tmp/$2.json" 2>"$tmp/$2.err"
 	check_true "crawl $2 measured (see $tmp/$2.err)" [ -s "$tmp/$2.json" ]
 }
 
@@ -63,15 +72,18 @@ for l in sys.stdin:
         print(r["normalized"])'
 }
 
-shares=0 covs=0
-for seed in 1 2 3; do
-	w=news-$seed
-	python3 "$here/webgen.py" --shape news --seed "$seed" --out "$tmp/$w"
-	measure "$w" "$w"
-	h=$(get "$w" harvest) cov=$(get "$w" coverage)
-	fetched "$w" >"$tmp/$w.got"
-	# The topic's list pages reachable from the seeds, and those fetched.
-	share=$(python3 - "$here" "$tmp/$w" "$tmp/$w.got" <<'PY'
+# lists: trait 1, with the samples of the pruned on.
+lists()
+{
+	shares=0 covs=0
+	for seed in 1 2 3; do
+		w=news-$seed
+		python3 "$here/webgen.py" --shape news --seed "$seed" --out "$tmp/$w"
+		measure "$w" "$w" --samples
+		h=$(get "$w" harvest) cov=$(get "$w" coverage)
+		fetched "$w" >"$tmp/$w.got"
+		# The topic's list pages reachable from the seeds, and those fetched.
+		share=$(python3 - "$here" "$tmp/$w" "$tmp/$w.got" <<'PY'
 import sys
 sys.path.insert(0, sys.argv[1])
 from measure import reachable
@@ -82,28 +94,39 @@ lists = [u for u in reachable(web, seeds)
          if "/list?" in u and labels[u] == "sports"]
 print("%.3f" % (sum(u in got for u in lists) / max(1, len(lists))))
 PY
-)
-	echo "# $w: harvest $h, coverage $cov, list pages of the topic fetched $share"
-	check_true "$w: harvest $h >= 0.9" ge "$h" 0.9
-	shares=$(python3 -c "print($shares + $share)")
-	covs=$(python3 -c "print($covs + $cov)")
-done
-check_true "news 1-3: list pages of the topic fetched, a mean share $shares / 3 >= 0.4" \
-	ge "$shares" 1.2
-check_true "news 1-3: coverage, a mean $covs / 3 >= 0.70" ge "$covs" 2.1
+		)
+		echo "# $w: harvest $h, coverage $cov, list pages of the topic fetched $share"
+		check_true "$w: harvest $h >= 0.9" ge "$h" 0.9
+		shares=$(python3 -c "print($shares + $share)")
+		covs=$(python3 -c "print($covs + $cov)")
+	done
+	check_true "news 1-3: list pages of the topic fetched, a mean share $shares / 3 >= 0.4" \
+		ge "$shares" 1.2
+	check_true "news 1-3: coverage, a mean $covs / 3 >= 0.70" ge "$covs" 2.1
+}
 
-hs=0
-for seed in 2 3; do
-	w=traits-$seed
-	python3 "$here/traitgen.py" --seed "$seed" --out "$tmp/$w"
-	measure "$w" "$w"
-	h=$(get "$w" harvest)
-	fetched "$w" >"$tmp/$w.got"
-	n=$(grep -c '^http://sky\.test/story/2' "$tmp/$w.got")
-	echo "# $w: harvest $h, $n of the 8 scattered articles fetched"
-	check_true "$w: scattered articles of the topic fetched $n >= 7" \
-		[ "$n" -ge 7 ]
-	hs=$(python3 -c "print($hs + $h)")
-done
-check_true "traits 2-3: harvest, a mean $hs / 2 >= 0.9" ge "$hs" 1.8
+# scattered: trait 2, at the category's defaults.
+scattered()
+{
+	hs=0
+	for seed in 2 3; do
+		w=traits-$seed
+		python3 "$here/traitgen.py" --seed "$seed" --out "$tmp/$w"
+		measure "$w" "$w"
+		h=$(get "$w" harvest)
+		fetched "$w" >"$tmp/$w.got"
+		n=$(grep -c '^http://sky\.test/story/2' "$tmp/$w.got")
+		echo "# $w: harvest $h, $n of the 8 scattered articles fetched"
+		check_true "$w: scattered articles of the topic fetched $n >= 7" \
+			[ "$n" -ge 7 ]
+		hs=$(python3 -c "print($hs + $h)")
+	done
+	check_true "traits 2-3: harvest, a mean $hs / 2 >= 0.9" ge "$hs" 1.8
+}
+
+case $trait in
+lists) lists ;;
+scattered) scattered ;;
+*) fail "trait: expected lists or scattered, got \"$trait\"" ;;
+esac
 finish

@@ -10,6 +10,8 @@ webgen.py focused on TOPIC and print its harvest and coverage.
   --delay-ms MS   per_host_delay_ms (default 0: as fast as the fixture
                   answers; an operator's crawl waits between a host's
                   pages, the default config a second)
+  --samples       the category's samples of the pruned on (samples = yes;
+                  off by default)
   --work DIR      where stores and logs go (default a temporary directory)
   --json          one JSON object instead of a line
 
@@ -89,7 +91,8 @@ def crawl(a, work):
                        ("" if a.predict == "default" else
                         "predict = %s\n" % a.predict) +
                        ("predict_min = %s\n" % a.predict_min
-                        if a.predict_min else "")))
+                        if a.predict_min else "") +
+                       ("samples = yes\n" if a.samples else "")))
         rc = subprocess.run([a.sigcrawl, "crawl", "-c", conf, "--connect-to",
                              "::127.0.0.1:" + port, "--quiet"],
                             stdout=subprocess.DEVNULL,
@@ -120,6 +123,8 @@ def main():
     ap.add_argument("--scope", default="any")
     ap.add_argument("--delay-ms", type=int, default=0)
     ap.add_argument("--predict-min")
+    ap.add_argument("--samples", action="store_true",
+                    help="the category's samples of the pruned on")
     ap.add_argument("--work")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
