@@ -294,7 +294,7 @@ PATH_SETTER(set_client_key, client_key)
 #define UINT_SETTER(fn, field, type, min, max)                                 \
 	static int fn(struct setctx *x, const char *v)                         \
 	{                                                                      \
-		uint64_t n;                                                    \
+		uint64_t n = 0;                                                \
 		int rc = set_uint(x, v, (min), (max), &n);                     \
 		if (rc)                                                        \
 			return rc;                                             \
@@ -682,7 +682,7 @@ static int take_tcp(struct setctx *x, const char *v, char **spec, char **host,
 		    uint16_t *port)
 {
 	char h[64];
-	uint64_t p;
+	uint64_t p = 0;
 	int rc = parse_tcp(x, v, h, &p);
 	if (rc)
 		return rc;
@@ -1221,7 +1221,7 @@ static int set_samples(struct setctx *x, const char *v)
 
 static int set_tunnel(struct setctx *x, const char *v)
 {
-	uint64_t n;
+	uint64_t n = 0;
 	int rc = set_uint(x, v, 0, CONF_TUNNEL_MAX, &n);
 	if (rc)
 		return rc;
