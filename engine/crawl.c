@@ -298,8 +298,11 @@ static int open_store(struct crawl *c)
 	if ((rc = lock_store(c)))
 		return rc;
 	MDB_txn *txn;
-	struct frontier_opts fo = { o->per_host_connections,
-				    o->per_host_delay_ms, defer_class(o) };
+	struct frontier_opts fo = {
+		.per_host_connections = o->per_host_connections,
+		.per_host_delay_ms = o->per_host_delay_ms,
+		.defer_class = defer_class(o)
+	};
 	if ((rc = store_txn_begin(c->env, 0, &txn)))
 		return rc;
 	if ((rc = store_open(c->env, txn, &c->store)) ||
@@ -912,8 +915,11 @@ int crawl_reload(struct crawl *c, const struct crawl_opts *o)
 	c->old_connect_to[c->n_old_connect_to++] = c->connect_to;
 	c->connect_to = l;
 	c->o = o;
-	struct frontier_opts fo = { o->per_host_connections,
-				    o->per_host_delay_ms, defer_class(o) };
+	struct frontier_opts fo = {
+		.per_host_connections = o->per_host_connections,
+		.per_host_delay_ms = o->per_host_delay_ms,
+		.defer_class = defer_class(o)
+	};
 	frontier_set_opts(c->fr, &fo);
 	/* No connection limits for libcurl (see crawl_run()), only the
 	 * size of its cache. */

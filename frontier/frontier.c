@@ -1,6 +1,7 @@
 /* frontier.c — the durable breadth-first frontier (see frontier.h). */
 #include "sc.h"
 #include "frontier.h"
+#include "frontier-int.h"
 #include "store.h"
 
 #include <pthread.h>
@@ -15,9 +16,11 @@
 
 #define ENTRY_VERSION 5
 /* "frontier.meta"'s version byte, which also names the seen set's key
- * format (below): 1, hashed keys; 2, clustered keys. */
+ * format (below): 1, hashed keys; 2, clustered keys; 3, hashed keys with
+ * a log of the recent ones, merged in bulk (seen-log.c). */
 #define META_V1_HASHED 1
 #define META_V2_CLUSTERED 2
+#define META_V3_LOGGED 3
 
 /* Queue entry: version, depth, category, url length, found length (0:
  * same as url), redirects, off-topic hops (from version 2), the fetch's
@@ -79,12 +82,21 @@
  *   bits of hash: among 10^8 URLs of one host and prefix, a collision is
  *   about 10^-13 likely.
  *
- * New stores are written in format 2.  A store written before format 2
- * (meta version 1, or no meta and a seen set that is not empty) keeps
- * format 1 for its life: its keys cannot be converted, since the set
- * holds hashes, not URLs.  A version this code does not know is refused
+ * 3 (logged): format 1's keys in "frontier.seen", and the recent ones
+ *   in a log, appended, found through a table in memory and merged into
+ *   "frontier.seen" in sorted runs of a million or more (seen-log.c).
+ *   Format 2 still wrote a page for nearly every random new key once the
+ *   set passed a few million (a page's links to far parts of its host);
+ *   here a merge writes a page for every dozen or so new keys at 10 M
+ *   URLs, and since the keys go in sorted runs their order need not
+ *   follow the host: hashed keys spread the runs evenly.
+ *
+ * New stores are written in format 3.  A store written before (meta
+ * version 1 or 2, or no meta and a seen set that is not empty) keeps its
+ * format for its life: its keys cannot be converted, since the set holds
+ * hashes, not URLs.  A version this code does not know is refused
  * (SC_E_FORMAT) rather than misread.  Probes compare SEEN_KEY_MAX bytes,
- * format 1 keys zero-padded, which orders them as LMDB does. */
+ * 16-byte keys zero-padded, which orders them as LMDB does. */
 #define SEEN_HOST_LEN 4
 #define SEEN_PATH_LEN 8
 #define SEEN_HASH_LEN 12
@@ -205,8 +217,9 @@ struct frontier {
 	MDB_env *env;
 	MDB_dbi seen, queue, hosts, hostids, meta, fetched, due;
 	struct frontier_opts opts;
-	uint8_t meta_version; /* META_V*: the seen set's key format */
-	size_t seen_klen;     /* its key length */
+	uint8_t meta_version;  /* META_V*: the seen set's key format */
+	size_t seen_klen;      /* its key length */
+	struct seen_log *slog; /* format 3: the recent keys; else NULL */
 
 	/* Writer side, writer thread only. */
 	struct counters w, w_committed;
@@ -478,7 +491,8 @@ int frontier_open(MDB_env *env, MDB_txn *txn, const struct frontier_opts *opts,
 		if (val.mv_size != META_LEN)
 			goto fail;
 		rc = SC_E_FORMAT;
-		if (m[0] != META_V1_HASHED && m[0] != META_V2_CLUSTERED)
+		if (m[0] != META_V1_HASHED && m[0] != META_V2_CLUSTERED &&
+		    m[0] != META_V3_LOGGED)
 			goto fail;
 		f->meta_version = m[0];
 		f->w.next_seq = f->w.seq_limit = get_be64(m + 1);
@@ -494,16 +508,24 @@ int frontier_open(MDB_env *env, MDB_txn *txn, const struct frontier_opts *opts,
 		goto fail;
 	f->w.queued = st.ms_entries;
 	if (mrc == MDB_NOTFOUND) {
-		/* Without meta: a new store, written in format 2 from here
+		/* Without meta: a new store, written in format 3 from here
 		 * (meta says so at once, before any key is written), or one
 		 * whose seen set was written before meta existed. */
 		bool fresh = f->w.seen == 0 && f->w.queued == 0;
-		f->meta_version = fresh ? META_V2_CLUSTERED : META_V1_HASHED;
+		f->meta_version = fresh ? META_V3_LOGGED : META_V1_HASHED;
 		if (fresh && (rc = put_meta(f, txn)))
 			goto fail;
 	}
-	f->seen_klen = f->meta_version == META_V1_HASHED ? SC_KEY_LEN
-							 : SEEN_KEY_V2;
+	f->seen_klen = f->meta_version == META_V2_CLUSTERED ? SEEN_KEY_V2
+							    : SC_KEY_LEN;
+	if (f->meta_version == META_V3_LOGGED) {
+		uint64_t live;
+		if ((rc = seen_log_open(txn, f->seen, opts->seen_recent,
+					&f->lock, &f->slog, &live)))
+			goto fail;
+		f->w.seen += live;
+		rc = SC_E_DB;
+	}
 	if (mdb_stat(txn, f->hostids, &st))
 		goto fail;
 	f->w.next_host = (uint32_t)st.ms_entries + 1;
@@ -553,6 +575,7 @@ void frontier_close(struct frontier *f)
 	free(f->probe);
 	free(f->probe_added);
 	free(f->host_cache);
+	seen_log_close(f->slog);
 	free(f->ready.v);
 	free(f->wait.v);
 	pthread_mutex_destroy(&f->lock);
@@ -677,7 +700,7 @@ static size_t seen_key(const struct frontier *f, const char *url, size_t len,
 		       unsigned char k[SEEN_KEY_MAX])
 {
 	memset(k, 0, SEEN_KEY_MAX);
-	if (f->meta_version == META_V1_HASHED) {
+	if (f->meta_version != META_V2_CLUSTERED) {
 		sc_url_key(url, len, k);
 		return SC_KEY_LEN;
 	}
@@ -703,8 +726,63 @@ int frontier_seen(struct frontier *f, MDB_txn *txn, const char *url, size_t len)
 {
 	unsigned char k[SEEN_KEY_MAX];
 	MDB_val key = { seen_key(f, url, len, k), k }, val;
+	if (f->slog) {
+		uint16_t cat;
+		int lr = seen_log_find(f->slog, txn, k, &cat, NULL);
+		if (lr)
+			return lr;
+	}
 	int rc = mdb_get(txn, f->seen, &key, &val);
 	return rc == 0 ? 1 : rc == MDB_NOTFOUND ? 0 : SC_E_DB;
+}
+
+/* The category a seen value holds, or FRONTIER_NO_CATEGORY. */
+static uint16_t seen_category(const MDB_val *v);
+
+/* Format 3: put key into the seen set under category, as seen_put().
+ * The log is asked first (its table is in memory), then the big set; a
+ * key in neither is appended to the log.  With overwrite, every copy of
+ * the key is given the category (a frozen key may be in both until its
+ * log is dropped). */
+static int seen_put_logged(struct frontier *f, MDB_txn *txn,
+			   const unsigned char *k, uint16_t category,
+			   bool overwrite, uint16_t *was)
+{
+	struct seen_log_at at;
+	uint16_t cat;
+	int lr = seen_log_find(f->slog, txn, k, &cat, &at);
+	if (lr < 0)
+		return lr;
+	if (lr && !overwrite) {
+		if (was)
+			*was = cat;
+		return 0;
+	}
+	if (lr) {
+		int sr = seen_log_set(f->slog, txn, &at, category, false);
+		if (sr)
+			return sr;
+	}
+	MDB_val key = { SC_KEY_LEN, (void *)k }, val;
+	int rc = mdb_get(txn, f->seen, &key, &val);
+	if (rc == 0) {
+		if (was)
+			*was = seen_category(&val);
+		if (!overwrite)
+			return 0;
+		unsigned char cb[SEEN_LEN];
+		put_be16(cb, category);
+		val = (MDB_val){ SEEN_LEN, cb };
+		rc = mdb_put(txn, f->seen, &key, &val, 0);
+		return rc ? db_fail(rc) : 0;
+	}
+	if (rc != MDB_NOTFOUND)
+		return db_fail(rc);
+	if (lr == 1)
+		return 0; /* only in the log: its record was rewritten */
+	if ((rc = seen_log_append(f->slog, txn, k, category)))
+		return rc;
+	return 1;
 }
 
 /* Queue one URL the seen set did not hold (in the order of discovery). */
@@ -805,6 +883,15 @@ static int seen_put(struct frontier *f, MDB_txn *txn, const char *url,
 	unsigned char k[SEEN_KEY_MAX], cat[SEEN_LEN];
 	put_be16(cat, category);
 	MDB_val skey = { seen_key(f, url, len, k), k };
+	if (f->slog) {
+		int lr = seen_put_logged(f, txn, k, category, overwrite, NULL);
+		if (lr == 1) {
+			int mr = seen_log_merge(f->slog, txn);
+			if (mr)
+				return mr;
+		}
+		return lr;
+	}
 	MDB_val sval = { SEEN_LEN, cat };
 	int rc = mdb_put(txn, f->seen, &skey, &sval,
 			 overwrite ? 0 : MDB_NOOVERWRITE);
@@ -852,10 +939,26 @@ int frontier_forget(struct frontier *f, MDB_txn *txn, const char *url,
 {
 	unsigned char k[SEEN_KEY_MAX];
 	MDB_val key = { seen_key(f, url, len, k), k };
+	bool was = false;
+	if (f->slog) {
+		/* A tombstone in the log, so that no merge brings it back;
+		 * and out of the big set, where a merge may have put it. */
+		struct seen_log_at at;
+		uint16_t cat;
+		int lr = seen_log_find(f->slog, txn, k, &cat, &at);
+		if (lr < 0)
+			return lr;
+		if (lr) {
+			int sr = seen_log_set(f->slog, txn, &at, 0, true);
+			if (sr)
+				return sr;
+			was = true;
+		}
+	}
 	int rc = mdb_del(txn, f->seen, &key, NULL);
-	if (rc == MDB_NOTFOUND)
+	if (rc == MDB_NOTFOUND && !was)
 		return 0;
-	if (rc)
+	if (rc && rc != MDB_NOTFOUND)
 		return db_fail(rc);
 	if (f->w.seen)
 		f->w.seen--;
@@ -941,6 +1044,20 @@ int frontier_add_batch_cat(struct frontier *f, MDB_txn *txn,
 		}
 		prev = p->key;
 		prev_cat = cat;
+		if (f->slog) {
+			uint16_t was = cat;
+			int rc = seen_put_logged(f, txn, p->key, cat, false,
+						 &was);
+			if (rc < 0)
+				return rc;
+			is_new[p->idx] = (int8_t)rc;
+			if (rc == 0) {
+				prev_cat = was;
+				if (other && prev_cat != cat)
+					other[p->idx] = prev_cat;
+			}
+			continue;
+		}
 		unsigned char cb[SEEN_LEN];
 		put_be16(cb, cat);
 		MDB_val skey = { f->seen_klen, p->key };
@@ -956,6 +1073,12 @@ int frontier_add_batch_cat(struct frontier *f, MDB_txn *txn,
 		} else {
 			return db_fail(rc); /* MDB_MAP_FULL: SC_E_FULL */
 		}
+	}
+	/* Format 3: the frozen keys this batch's new ones earned. */
+	if (f->slog) {
+		int rc = seen_log_merge(f->slog, txn);
+		if (rc)
+			return rc;
 	}
 	/* The queue in discovery order, which its sequence numbers keep. */
 	int count = 0;
@@ -1032,6 +1155,8 @@ void frontier_published(struct frontier *f)
 		}
 	}
 	dirty_clear(f);
+	if (f->slog)
+		seen_log_published(f->slog);
 	f->gen++;
 	pthread_mutex_unlock(&f->lock);
 }
@@ -1040,6 +1165,8 @@ void frontier_discarded(struct frontier *f)
 {
 	f->w = f->w_committed;
 	dirty_clear(f);
+	if (f->slog)
+		seen_log_discarded(f->slog);
 }
 
 /* ---------------------------------------------------------------------

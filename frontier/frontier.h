@@ -4,7 +4,9 @@
  *
  *   LMDB (the caller's environment, shared with store/):
  *     "seen"   url key (sc_url_key) -> the category it was first queued
- *              under (2 bytes): every URL ever queued.
+ *              under (2 bytes): every URL ever queued, but the recent
+ *              ones, which "seen.log0" and "seen.log1" hold until they
+ *              are merged in bulk (frontier/seen-log.c).
  *     "queue"  host id | rank | seq -> entry: the URLs still to fetch,
  *              per host by priority class, then breadth-first (depth,
  *              then discovery).
@@ -15,8 +17,10 @@
  *     "due"    due time | url key -> pass: the re-crawl schedule.
  *   memory:
  *     one small struct per host (not per URL): its read position, its
- *     next allowed fetch time, its connections in flight.  Memory grows
- *     with the number of hosts, never with the number of URLs.
+ *     next allowed fetch time, its connections in flight; and a table of
+ *     the seen set's recent keys, bounded (16 MB at most by default,
+ *     frontier_opts.seen_recent).  Memory grows with the number of hosts,
+ *     never with the number of URLs.
  *
  * Two sides, two threads:
  *
@@ -77,6 +81,12 @@ struct frontier_opts {
 	 * better is under way (the focus policy's guesses wait for what
 	 * the crawl learns from its better links). */
 	unsigned defer_class;
+	/* The seen set's recent keys held before they are merged into the
+	 * big sorted set (stores of format 3, read at frontier_open()
+	 * only); 0: the default, SEEN_RECENT_DEFAULT in frontier.c's
+	 * sense, about 1.3 M keys and at most 16 MB of memory.  Tests set
+	 * it small to see merges. */
+	uint32_t seen_recent;
 };
 
 /* The most words of a link its queue entry keeps (frontier_url.words). */
@@ -183,8 +193,10 @@ struct frontier_stats {
 
 /* Open the frontier's databases in env, creating them inside txn (a write
  * transaction the caller commits), and load the per-host state from them.
- * A new store is written with the seen set's clustered keys; a store
- * written before them keeps its hashed keys (frontier.c, SEEN_KEY_V2).
+ * A new store is written in format 3 (the seen set's recent keys in a
+ * log, merged into the sorted set in bulk: frontier/seen-log.c, which
+ * loads them here); a store written before keeps its format, hashed
+ * keys (1) or clustered ones (2) (frontier.c, SEEN_KEY_V2).
  * Returns 0, SC_E_DB, SC_E_NOMEM, SC_E_CORRUPT or SC_E_FORMAT (a newer
  * sigcrawl's store, not read). */
 SC_WUR int frontier_open(MDB_env *env, MDB_txn *txn,

@@ -1,7 +1,10 @@
-/* test-frontier-format.c — the seen set's two key formats: a new store
- * clusters its keys by host and path (format 2), a store written before
- * keeps its hashed keys (format 1) and is read as it was, and a format
- * this version does not know is refused, never misread. */
+/* test-frontier-format.c — the seen set's formats: a new store keeps its
+ * recent keys in a log merged into the sorted set in bulk (format 3), and
+ * a key is seen exactly across the merges, a restart in the middle of one
+ * and an aborted transaction; a store of format 2 clusters its keys by
+ * host and path and keeps doing so; a store of format 1 keeps its hashed
+ * keys and is read as it was; a format this version does not know is
+ * refused, never misread. */
 #include <lmdb.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -37,11 +40,13 @@ static void env_remove(MDB_env *env)
 	unlink(path);
 }
 
-/* frontier_open() in its own transaction: its code, the frontier in *ret
+/* frontier_open() in its own transaction, with a log of at most recent
+ * keys before a merge (0: the default): its code, the frontier in *ret
  * when 0. */
-static int fr_open(MDB_env *env, struct frontier **ret)
+static int fr_open_recent(MDB_env *env, uint32_t recent, struct frontier **ret)
 {
-	struct frontier_opts o = { .per_host_connections = 4 };
+	struct frontier_opts o = { .per_host_connections = 4,
+				   .seen_recent = recent };
 	MDB_txn *txn;
 	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
 	int rc = frontier_open(env, txn, &o, ret);
@@ -50,6 +55,11 @@ static int fr_open(MDB_env *env, struct frontier **ret)
 	else
 		mdb_txn_abort(txn);
 	return rc;
+}
+
+static int fr_open(MDB_env *env, struct frontier **ret)
+{
+	return fr_open_recent(env, 0, ret);
 }
 
 /* Queue url (strict-normalized) in its own transaction: frontier_add()'s
@@ -148,12 +158,274 @@ static void write_old_store(MDB_env *env, const char *url, bool with_meta,
 	CHECK(mdb_txn_commit(txn) == 0);
 }
 
-/* A new store: meta says format 2 from the open on, before any URL; the
- * keys are 24 bytes, each host's in one run and, within a host, in the
- * order of their paths' first bytes; a reopened store reads them. */
-static void test_new_store_clusters(void)
+/* A store with meta version (and nothing else yet). */
+static void write_meta(MDB_env *env, int version)
+{
+	MDB_txn *txn;
+	MDB_dbi meta;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(mdb_dbi_open(txn, "frontier.meta", MDB_CREATE, &meta) == 0);
+	unsigned char m[9] = { (unsigned char)version, 0, 0, 0, 0, 0, 1, 0, 1 };
+	MDB_val mk = { 4, "meta" }, mv = { sizeof(m), m };
+	CHECK(mdb_put(txn, meta, &mk, &mv, 0) == 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+}
+
+/* The entries of database name (0 if it does not exist). */
+static size_t db_entries(MDB_env *env, const char *name)
+{
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	MDB_stat st = { 0 };
+	CHECK(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0);
+	if (mdb_dbi_open(txn, name, 0, &dbi) == 0)
+		CHECK(mdb_stat(txn, dbi, &st) == 0);
+	mdb_txn_abort(txn);
+	return st.ms_entries;
+}
+
+/* Both logs hold records: a merge is under way. */
+static bool merging(MDB_env *env)
+{
+	return db_entries(env, "frontier.seen.log0") > 0 &&
+	       db_entries(env, "frontier.seen.log1") > 0;
+}
+
+/* The i-th URL of the tests below. */
+static void url_of(unsigned i, char *buf, size_t size)
+{
+	snprintf(buf, size, "http://h%u.test/p%u", i % 7, i);
+}
+
+/* Queue URLs first .. first + n - 1 in one frontier_add_batch() and
+ * commit (or abort: a crash before the commit); returns how many were
+ * new. */
+static int add_range(MDB_env *env, struct frontier *f, unsigned first,
+		     unsigned n, bool commit)
+{
+	static const struct norm_opts strict = { .steps = 0xff };
+	static char out[256][NORM_URL_MAX + 1];
+	static struct norm_url u[256];
+	struct frontier_url fu[256];
+	CHECK(n <= 256);
+	for (unsigned i = 0; i < n; i++) {
+		char in[64];
+		url_of(first + i, in, sizeof(in));
+		CHECK(norm_url(&strict, NULL, in, strlen(in), out[i],
+			       sizeof(out[i]), &u[i]) == 0);
+		fu[i] = (struct frontier_url){ .url = out[i],
+					       .url_len = u[i].len,
+					       .u = &u[i],
+					       .found = out[i],
+					       .found_len = u[i].len,
+					       .depth = 1,
+					       .category = 7 };
+	}
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	int rc = frontier_add_batch(f, txn, fu, n, NULL);
+	CHECK(rc >= 0);
+	if (commit) {
+		CHECK(mdb_txn_commit(txn) == 0);
+		frontier_published(f);
+	} else {
+		mdb_txn_abort(txn);
+		frontier_discarded(f);
+	}
+	return rc;
+}
+
+/* URLs first .. first + n - 1 are all seen (want 1) or none (want 0). */
+static void check_range(MDB_env *env, struct frontier *f, unsigned first,
+			unsigned n, int want)
+{
+	int bad = 0;
+	for (unsigned i = first; i < first + n; i++) {
+		char in[64];
+		url_of(i, in, sizeof(in));
+		bad += seen(env, f, in) != want;
+	}
+	CHECK(bad == 0);
+}
+
+static uint64_t stats_seen(struct frontier *f)
+{
+	struct frontier_stats st;
+	frontier_stats(f, &st);
+	return st.seen;
+}
+
+/* A new store: meta says format 3 from the open on; new keys go to the
+ * log, 16-byte hashed keys, and are seen before and after a restart. */
+static void test_new_store_logged(void)
 {
 	MDB_env *env = env_open();
+	struct frontier *f = NULL;
+	CHECK(fr_open(env, &f) == 0);
+	CHECK(meta_version(env) == 3);
+	CHECK(add_range(env, f, 0, 6, true) == 6);
+	CHECK(add(env, f, "http://h1.test/p1") == 0);
+	CHECK(db_entries(env, "frontier.seen") == 0);
+	CHECK(db_entries(env, "frontier.seen.log0") +
+		      db_entries(env, "frontier.seen.log1") ==
+	      6);
+	check_range(env, f, 0, 6, 1);
+	check_range(env, f, 6, 6, 0);
+	frontier_close(f);
+	CHECK(fr_open(env, &f) == 0);
+	CHECK(meta_version(env) == 3);
+	check_range(env, f, 0, 6, 1);
+	CHECK(stats_seen(f) == 6);
+	CHECK(add_range(env, f, 3, 6, true) == 3);
+	frontier_close(f);
+	env_remove(env);
+}
+
+/* Many generations with a log of 400 keys: every key stays seen, once,
+ * while its generation is active, frozen, half merged and merged, and
+ * the sorted set ends up with them; with restarts (restart) in the
+ * middle of merges. */
+static void test_merges(bool restart)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = NULL;
+	CHECK(fr_open_recent(env, 400, &f) == 0);
+	unsigned total = 0, mid = 0;
+	for (unsigned b = 0; b < 60; b++) {
+		CHECK(add_range(env, f, total, 50, true) == 50);
+		/* Half of a batch seen before, half new. */
+		CHECK(add_range(env, f, total + 25, 50, true) == 25);
+		total += 75;
+		check_range(env, f, 0, total, 1);
+		check_range(env, f, total, 20, 0);
+		CHECK(stats_seen(f) == total);
+		if (merging(env)) {
+			mid++;
+			if (restart) {
+				frontier_close(f);
+				CHECK(fr_open_recent(env, 400, &f) == 0);
+				check_range(env, f, 0, total, 1);
+				CHECK(stats_seen(f) == total);
+			}
+		}
+	}
+	CHECK(mid > 5);
+	/* Most keys were merged into the sorted set, each once. */
+	size_t big = db_entries(env, "frontier.seen");
+	CHECK(big > total / 2 && big <= total);
+	frontier_close(f);
+	CHECK(fr_open_recent(env, 400, &f) == 0);
+	check_range(env, f, 0, total, 1);
+	CHECK(stats_seen(f) == total);
+	CHECK(add_range(env, f, 0, 200, true) == 0);
+	frontier_close(f);
+	env_remove(env);
+}
+
+static void test_merges_plain(void)
+{
+	test_merges(false);
+}
+
+static void test_merges_restart(void)
+{
+	test_merges(true);
+}
+
+/* A transaction that appended keys and merged frozen ones is aborted (a
+ * crash before its commit): what it did is gone, in memory as on disk,
+ * and the same batch queued again is new; a restart after it as well. */
+static void test_merge_aborted(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = NULL;
+	CHECK(fr_open_recent(env, 400, &f) == 0);
+	unsigned total = 0;
+	while (!merging(env) || total < 600) {
+		CHECK(add_range(env, f, total, 100, true) == 100);
+		total += 100;
+		CHECK(total < 5000);
+	}
+	size_t big = db_entries(env, "frontier.seen");
+	CHECK(add_range(env, f, total, 200, false) == 200);
+	CHECK(db_entries(env, "frontier.seen") == big);
+	check_range(env, f, 0, total, 1);
+	check_range(env, f, total, 200, 0);
+	CHECK(stats_seen(f) == total);
+	CHECK(add_range(env, f, total, 200, true) == 200);
+	total += 200;
+	check_range(env, f, 0, total, 1);
+	/* Aborted again, then a restart (the kill -9 after it). */
+	CHECK(add_range(env, f, total, 200, false) == 200);
+	frontier_close(f);
+	CHECK(fr_open_recent(env, 400, &f) == 0);
+	check_range(env, f, 0, total, 1);
+	check_range(env, f, total, 200, 0);
+	CHECK(stats_seen(f) == total);
+	CHECK(add_range(env, f, total, 200, true) == 200);
+	total += 200;
+	check_range(env, f, 0, total, 1);
+	frontier_close(f);
+	env_remove(env);
+}
+
+/* frontier_forget() of a key in the active log, in the frozen one and in
+ * the sorted set: gone, and no later merge or restart brings it back. */
+static void test_forget_across_merge(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = NULL;
+	CHECK(fr_open_recent(env, 400, &f) == 0);
+	unsigned total = 0;
+	while (!merging(env)) {
+		CHECK(add_range(env, f, total, 60, true) == 60);
+		total += 60;
+		CHECK(total < 5000);
+	}
+	/* URL 0 is in the sorted set or the frozen log by now; the last
+	 * one in the active log. */
+	unsigned gone[3] = { 0, total / 2, total - 1 };
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	for (int i = 0; i < 3; i++) {
+		char in[64];
+		url_of(gone[i], in, sizeof(in));
+		CHECK(frontier_forget(f, txn, in, strlen(in)) == 1);
+		CHECK(frontier_forget(f, txn, in, strlen(in)) == 0);
+	}
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	for (int i = 0; i < 3; i++) {
+		char in[64];
+		url_of(gone[i], in, sizeof(in));
+		CHECK(seen(env, f, in) == 0);
+	}
+	/* Merges go on, and a restart. */
+	for (unsigned b = 0; b < 20; b++) {
+		CHECK(add_range(env, f, total, 60, true) == 60);
+		total += 60;
+	}
+	frontier_close(f);
+	CHECK(fr_open_recent(env, 400, &f) == 0);
+	for (int i = 0; i < 3; i++) {
+		char in[64];
+		url_of(gone[i], in, sizeof(in));
+		CHECK(seen(env, f, in) == 0);
+		CHECK(add_range(env, f, gone[i], 1, true) == 1);
+		CHECK(seen(env, f, in) == 1);
+	}
+	check_range(env, f, 0, total, 1);
+	frontier_close(f);
+	env_remove(env);
+}
+
+/* A store of format 2: its keys are 24 bytes, each host's in one run
+ * and, within a host, in the order of their paths' first bytes; a
+ * reopened store reads them, and stays format 2. */
+static void test_v2_store_clusters(void)
+{
+	MDB_env *env = env_open();
+	write_meta(env, 2);
 	struct frontier *f = NULL;
 	CHECK(fr_open(env, &f) == 0);
 	CHECK(meta_version(env) == 2);
@@ -188,6 +460,8 @@ static void test_new_store_clusters(void)
 		CHECK(seen(env, f, urls[i]) == 1);
 	CHECK(seen(env, f, "http://a.test/p40") == 0);
 	CHECK(add(env, f, "http://b.test/p10") == 0);
+	CHECK(db_entries(env, "frontier.seen.log0") == 0);
+	CHECK(db_entries(env, "frontier.seen.log1") == 0);
 	frontier_close(f);
 	env_remove(env);
 }
@@ -239,12 +513,12 @@ static void test_old_store_without_meta(void)
 static void test_unknown_format(void)
 {
 	MDB_env *env = env_open();
-	write_old_store(env, "http://new.test/a", true, 3);
+	write_old_store(env, "http://new.test/a", true, 4);
 	struct frontier *f = NULL;
 	CHECK(fr_open(env, &f) == SC_E_FORMAT);
 	CHECK(f == NULL);
 	CHECK(strstr(sc_strerror(SC_E_FORMAT), "newer sigcrawl") != NULL);
-	CHECK(meta_version(env) == 3);
+	CHECK(meta_version(env) == 4);
 	env_remove(env);
 }
 
@@ -254,7 +528,12 @@ int main(void)
 		perror("mkdtemp");
 		return 99;
 	}
-	test_new_store_clusters();
+	test_new_store_logged();
+	test_merges_plain();
+	test_merges_restart();
+	test_merge_aborted();
+	test_forget_across_merge();
+	test_v2_store_clusters();
 	test_old_store_with_meta();
 	test_old_store_without_meta();
 	test_unknown_format();
