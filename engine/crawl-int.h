@@ -103,17 +103,19 @@ enum visit_outcome {
 	VISIT_FAILED, /* nothing learned: the record is kept */
 };
 
-/* A job: what one unit of work carries between the threads.  A tagged
- * union: a page fetch and a robots.txt fetch share the transfer's part,
- * and each has its own; a seeds job has neither.  job_new() allocates
- * only the kind's part, so a field of another kind must never be read
- * (AddressSanitizer catches it). */
 /* The size of each of a robots.txt job's three URLs (robots_url,
  * robots_next, robots_from): one block that job_new(JOB_ROBOTS)
  * allocates, so that a page's job does not carry 6 KB it never uses
  * (512 jobs in the pipeline at 256 connections: 3 MB). */
 #define ROBOTS_URL_CAP (NORM_URL_MAX + 16)
 
+/* A job: what one unit of work carries between the threads.  A tagged
+ * union: a page fetch and a robots.txt fetch share the transfer's part,
+ * and each has its own; a seeds job has neither.  job_new() zeroes the
+ * whole job and sets up only the kind's own buffers (job_free() frees
+ * only those), so a field of another kind must never be read: it is
+ * zero or another kind's data, and a robots.txt URL of a page job a NULL
+ * pointer. */
 struct job {
 	struct job *next;
 	uint8_t kind; /* enum job_kind */
