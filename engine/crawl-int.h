@@ -33,6 +33,12 @@
 
 /* Jobs the writer takes into one transaction at most. */
 #define WRITE_BATCH 512
+/* The links of a batch's pages after which it takes no more (writer.c):
+ * a bound on a transaction's dirty pages, which LMDB keeps as heap.  At
+ * 100 new links a page, about 330 pages a commit (docs/bench.md, issue
+ * 36's fourth pass: 8192 cost 13 % more CPU a page on the frontier web,
+ * 32768 nothing measurable). */
+#define WRITE_BATCH_LINKS 32768
 /* How long the writer waits for more jobs before it commits. */
 #define WRITE_LINGER_MS 20
 /* A robots.txt is trusted this long (RFC 9309 §2.4: up to 24 hours). */

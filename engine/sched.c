@@ -204,12 +204,19 @@ void sched_fill(struct crawl *c)
 	const struct crawl_opts *o = c->o;
 	pthread_mutex_lock(&c->mu);
 	bool fatal = c->fatal != 0;
-	/* Parsed jobs waiting for the writer have dropped their bodies and
-	 * wait at most WRITE_LINGER_MS: they do not count.  (to_write also
-	 * holds robots.txt and seed jobs, which in_pipeline does not.) */
-	uint64_t pipeline = c->in_pipeline > c->to_write.n
-				    ? c->in_pipeline - c->to_write.n
-				    : 0;
+	/* Parsed jobs waiting for the writer have dropped their bodies:
+	 * as many as the writer lingers for (WRITE_BATCH / 4) do not
+	 * count, the rest do.  A writer slower than the fetches (a
+	 * frontier of millions, each page bringing 100 new URLs) then
+	 * slows the fetches; before, its backlog grew without bound, and
+	 * each commit took up to WRITE_BATCH pages of it (about 70 MB of
+	 * LMDB's dirty pages at 10 M queued URLs, kept as heap).
+	 * (to_write also holds robots.txt and seed jobs, which
+	 * in_pipeline does not: they count as waiting.) */
+	size_t waiting = c->to_write.n < WRITE_BATCH / 4 ? c->to_write.n
+							 : WRITE_BATCH / 4;
+	uint64_t pipeline = c->in_pipeline > waiting ? c->in_pipeline - waiting
+						     : 0;
 	/* The link prediction's lead (focus_lead()): every page fetched
 	 * and not yet written counts, parsed or not. */
 	uint64_t unlearned = c->in_pipeline, lead = c->lead;

@@ -962,10 +962,18 @@ void *writer_main(void *arg)
 				;
 			c->writer_lingers = false;
 		}
-		size_t n = 0;
+		/* At most WRITE_BATCH_LINKS links a batch, whatever its
+		 * pages: a transaction's dirty pages grow with the URLs it
+		 * queues, and LMDB keeps as many pages as its largest
+		 * transaction dirtied, as heap, for reuse. */
+		size_t n = 0, links = 0;
 		struct job *j;
-		while (n < WRITE_BATCH && (j = jobq_pop(&c->to_write)))
+		while (n < WRITE_BATCH && links < WRITE_BATCH_LINKS &&
+		       (j = jobq_pop(&c->to_write))) {
 			batch[n++] = j;
+			if (j->kind == JOB_PAGE)
+				links += j->n_links;
+		}
 		pthread_mutex_unlock(&c->mu);
 
 		int queued = 0;
