@@ -327,6 +327,23 @@ static void test_merges_plain(void)
 	test_merges(false);
 }
 
+/* URLs 0, 1, ... committed step at a time until a merge is under way
+ * and at least min were added (5000 at most); returns how many. */
+static unsigned fill_until_merging(MDB_env *env, struct frontier *f,
+				   unsigned step, unsigned min)
+{
+	unsigned total = 0;
+	while (!merging(env) || total < min) {
+		CHECK(add_range(env, f, total, step, true) == (int)step);
+		total += step;
+		if (total >= 5000) {
+			CHECK(total < 5000);
+			break;
+		}
+	}
+	return total;
+}
+
 static void test_merges_restart(void)
 {
 	test_merges(true);
@@ -340,12 +357,7 @@ static void test_merge_aborted(void)
 	MDB_env *env = env_open();
 	struct frontier *f = NULL;
 	CHECK(fr_open_recent(env, 400, &f) == 0);
-	unsigned total = 0;
-	while (!merging(env) || total < 600) {
-		CHECK(add_range(env, f, total, 100, true) == 100);
-		total += 100;
-		CHECK(total < 5000);
-	}
+	unsigned total = fill_until_merging(env, f, 100, 600);
 	size_t big = db_entries(env, "frontier.seen");
 	CHECK(add_range(env, f, total, 200, false) == 200);
 	CHECK(db_entries(env, "frontier.seen") == big);
@@ -376,12 +388,7 @@ static void test_forget_across_merge(void)
 	MDB_env *env = env_open();
 	struct frontier *f = NULL;
 	CHECK(fr_open_recent(env, 400, &f) == 0);
-	unsigned total = 0;
-	while (!merging(env)) {
-		CHECK(add_range(env, f, total, 60, true) == 60);
-		total += 60;
-		CHECK(total < 5000);
-	}
+	unsigned total = fill_until_merging(env, f, 60, 0);
 	/* URL 0 is in the sorted set or the frozen log by now; the last
 	 * one in the active log. */
 	unsigned gone[3] = { 0, total / 2, total - 1 };
