@@ -349,6 +349,27 @@ static void test_merges_restart(void)
 	test_merges(true);
 }
 
+/* 200 more URLs from *total added in a transaction that is aborted:
+ * nothing of it is left, in memory or on disk (after a restart too, when
+ * restart), and the same URLs committed are new; *total counts them. */
+static void abort_and_redo(MDB_env *env, struct frontier **f, unsigned *total,
+			   bool restart)
+{
+	size_t big = db_entries(env, "frontier.seen");
+	CHECK(add_range(env, *f, *total, 200, false) == 200);
+	CHECK(db_entries(env, "frontier.seen") == big);
+	if (restart) {
+		frontier_close(*f);
+		CHECK(fr_open_recent(env, 400, f) == 0);
+	}
+	check_range(env, *f, 0, *total, 1);
+	check_range(env, *f, *total, 200, 0);
+	CHECK(stats_seen(*f) == *total);
+	CHECK(add_range(env, *f, *total, 200, true) == 200);
+	*total += 200;
+	check_range(env, *f, 0, *total, 1);
+}
+
 /* A transaction that appended keys and merged frozen ones is aborted (a
  * crash before its commit): what it did is gone, in memory as on disk,
  * and the same batch queued again is new; a restart after it as well. */
@@ -358,25 +379,9 @@ static void test_merge_aborted(void)
 	struct frontier *f = NULL;
 	CHECK(fr_open_recent(env, 400, &f) == 0);
 	unsigned total = fill_until_merging(env, f, 100, 600);
-	size_t big = db_entries(env, "frontier.seen");
-	CHECK(add_range(env, f, total, 200, false) == 200);
-	CHECK(db_entries(env, "frontier.seen") == big);
-	check_range(env, f, 0, total, 1);
-	check_range(env, f, total, 200, 0);
-	CHECK(stats_seen(f) == total);
-	CHECK(add_range(env, f, total, 200, true) == 200);
-	total += 200;
-	check_range(env, f, 0, total, 1);
+	abort_and_redo(env, &f, &total, false);
 	/* Aborted again, then a restart (the kill -9 after it). */
-	CHECK(add_range(env, f, total, 200, false) == 200);
-	frontier_close(f);
-	CHECK(fr_open_recent(env, 400, &f) == 0);
-	check_range(env, f, 0, total, 1);
-	check_range(env, f, total, 200, 0);
-	CHECK(stats_seen(f) == total);
-	CHECK(add_range(env, f, total, 200, true) == 200);
-	total += 200;
-	check_range(env, f, 0, total, 1);
+	abort_and_redo(env, &f, &total, true);
 	frontier_close(f);
 	env_remove(env);
 }
