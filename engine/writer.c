@@ -484,6 +484,11 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 				refused++;
 				continue;
 			}
+			if (!focus_look_follows(&j->lease, off, l->hits)) {
+				focus_count(c->focus, j->lease.category,
+					    STORE_FOCUS_PRUNED_RELEVANCE, 1);
+				continue;
+			}
 			const char *lurl = j->link_text.p + l->off;
 			struct focus_link pl;
 			focus_predict(

@@ -1027,6 +1027,29 @@ double focus_nav_relevance(const struct focus *f, uint16_t cat,
 	return nav ? v->cats[cat].min_relevance : relevance;
 }
 
+bool host_met_locked(struct focus *f, uint16_t cat, const char *url,
+		     const struct norm_url *u)
+{
+	const struct hstat *h = hstat_of(
+		f, host_key(cat, url + u->host_off, u->host_len), false);
+	return h && h->n;
+}
+
+bool host_on_locked(struct focus *f, uint16_t cat, const char *url,
+		    const struct norm_url *u)
+{
+	const struct hstat *h = hstat_of(
+		f, host_key(cat, url + u->host_off, u->host_len), false);
+	return h && h->on;
+}
+
+bool probe_candidate(const struct focus *f, const struct frontier_url *fu)
+{
+	const struct view *v = view_of(f);
+	return fu->category < v->n && lease_prunes(v, fu->category) &&
+	       pred_known(fu->pred_class) && class_of(fu->pred_class) >= 6;
+}
+
 bool shape_candidate_locked(struct focus *f, const struct frontier_url *fu)
 {
 	uint16_t cat = fu->category;

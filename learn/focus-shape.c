@@ -101,14 +101,6 @@ struct shape {
 	uint64_t past[SAMPLE_PAST]; /* earlier samples (0: none) */
 };
 
-/* A pruned link kept aside, queued if its shape is kept. */
-struct held {
-	struct held *next;
-	struct frontier_url fu;
-	struct norm_url u;
-	char buf[]; /* the URL, then the URL as found */
-};
-
 enum { SHAPE_SAMPLING, SHAPE_KEPT, SHAPE_PRUNED };
 
 /* Per category and host, what its samples came to. */
@@ -179,7 +171,29 @@ static bool samples_on(const struct focus *f, uint16_t cat)
 	return cat < v->n && v->cats[cat].samples;
 }
 
-static void held_free(struct held *h)
+struct held *held_new(const struct frontier_url *fu)
+{
+	struct held *h = malloc(sizeof(*h) + fu->url_len + fu->found_len + 2);
+	if (!h)
+		return NULL;
+	h->fu = *fu;
+	h->u = *fu->u;
+	memcpy(h->buf, fu->url, fu->url_len);
+	h->buf[fu->url_len] = '\0';
+	memcpy(h->buf + fu->url_len + 1, fu->found, fu->found_len);
+	h->buf[fu->url_len + 1 + fu->found_len] = '\0';
+	h->fu.url = h->buf;
+	h->fu.found = h->buf + fu->url_len + 1;
+	h->fu.u = &h->u;
+	h->fu.etag = h->fu.last_modified = NULL;
+	h->fu.etag_len = h->fu.last_modified_len = 0;
+	h->fu.revisit = false;
+	h->fu.priority = 2;
+	h->next = NULL;
+	return h;
+}
+
+void held_free(struct held *h)
 {
 	while (h) {
 		struct held *next = h->next;
@@ -470,9 +484,14 @@ bool shape_same(const char *a, const struct norm_url *au, const char *b,
 
 void focus_reserve(struct focus *f, const struct frontier_url *fu)
 {
-	if (!fu->u || !fu->u->len || !samples_on(f, fu->category))
+	if (!fu->u || !fu->u->len)
 		return;
 	pthread_mutex_lock(&f->mu);
+	probe_hold_locked(f, fu);
+	if (!samples_on(f, fu->category)) {
+		pthread_mutex_unlock(&f->mu);
+		return;
+	}
 	struct shape *s = shape_of(f, shape_key(fu->category, fu->url, fu->u),
 				   false);
 	bool dup = false;
@@ -481,23 +500,8 @@ void focus_reserve(struct focus *f, const struct frontier_url *fu)
 		      memcmp(h->fu.url, fu->url, fu->url_len) == 0;
 	if (s && !dup && s->state == SHAPE_SAMPLING && s->n_held < HELD_MAX &&
 	    shape_candidate_locked(f, fu)) {
-		struct held *h = malloc(sizeof(*h) + fu->url_len +
-					fu->found_len + 2);
+		struct held *h = held_new(fu);
 		if (h) {
-			h->fu = *fu;
-			h->u = *fu->u;
-			memcpy(h->buf, fu->url, fu->url_len);
-			h->buf[fu->url_len] = '\0';
-			memcpy(h->buf + fu->url_len + 1, fu->found,
-			       fu->found_len);
-			h->buf[fu->url_len + 1 + fu->found_len] = '\0';
-			h->fu.url = h->buf;
-			h->fu.found = h->buf + fu->url_len + 1;
-			h->fu.u = &h->u;
-			h->fu.etag = h->fu.last_modified = NULL;
-			h->fu.etag_len = h->fu.last_modified_len = 0;
-			h->fu.revisit = false;
-			h->fu.priority = 2;
 			h->next = s->held;
 			s->held = h;
 			s->n_held++;
@@ -526,6 +530,7 @@ void shape_free(struct focus *f)
 	for (size_t i = 0; f->ss && i <= f->ss_mask; i++)
 		held_free(f->ss[i].held);
 	held_free(f->released);
+	probe_free(f);
 	free(f->ss);
 	free(f->sh);
 }
@@ -533,7 +538,7 @@ void shape_free(struct focus *f)
 bool focus_reserve_pending(struct focus *f)
 {
 	pthread_mutex_lock(&f->mu);
-	bool any = f->released != NULL;
+	bool any = f->released != NULL || probe_pending_locked(f);
 	for (size_t i = 0; f->ss && i <= f->ss_mask && !any; i++)
 		any = f->ss[i].key && f->ss[i].state == SHAPE_SAMPLING &&
 		      shape_ready(&f->ss[i]) && held_may(f, &f->ss[i]);
@@ -551,5 +556,6 @@ void focus_reconsider(struct focus *f)
 		    held_may(f, s) && sample_budget(f))
 			take_held(f, s);
 	}
+	(void)probe_release_locked(f);
 	pthread_mutex_unlock(&f->mu);
 }

@@ -375,6 +375,20 @@ bool focus_wanted(const struct focus *f, uint16_t cat, const char *url,
 bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
 		  double relevance, uint8_t offtopic, uint8_t *child);
 
+/* The pred_class of a host's root that focus queued to look at the host
+ * (docs/focus.md "Hosts not met"). */
+#define FOCUS_PRED_LOOK 0xff
+
+/* Is a link of a page leased as l, whose links carry child (focus_follow())
+ * and which shows hits keywords, one to follow?  Of a root queued to look
+ * at its host (FOCUS_PRED_LOOK) and off topic, only the links that show a
+ * keyword are: the look is for the topic's section, not a tunnel. */
+static inline bool focus_look_follows(const struct frontier_lease *l,
+				      uint8_t child, unsigned hits)
+{
+	return l->pred_class != FOCUS_PRED_LOOK || !child || hits > 0;
+}
+
 /* ---- Link prediction (docs/focus.md "Prediction"); the writer's alone.
  *
  * Every link of a page gets a predicted probability that its page is on
