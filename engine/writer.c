@@ -501,6 +501,10 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 					       l->u.host_len) == 0,
 				lurl, &l->u, j->link_text.p + l->anchor_off,
 				l->anchor_len, off, &pl);
+			focus_pager(c->focus, j->lease.category,
+				    j->focus_relevance, j->lease.url,
+				    &j->lease_u, j->lease.pred_class, lurl,
+				    &l->u, &pl);
 			if (!pl.keep) {
 				focus_count(c->focus, j->lease.category,
 					    STORE_FOCUS_PRUNED_PREDICTED, 1);

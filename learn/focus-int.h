@@ -136,6 +136,14 @@ bool shape_candidate_locked(struct focus *f, const struct frontier_url *fu);
 void shape_free(struct focus *f);
 
 /* Do URLs a and b (components au, bu) have one shape, on one host? */
+/* Is b another page of a's list or story: the same host and path, and
+ * either a's query with one more parameter whose value is a number up to
+ * PAGER_SPAN (its next page: /story/7 and /story/7?page=2), or the same
+ * query but for one number, at most PAGER_SPAN from a's, of a parameter
+ * among several (?cat=opinion&page=3), or of the only one when a was
+ * itself reached as such a page (chain)? */
+bool shape_pager(const char *a, const struct norm_url *au, const char *b,
+		 const struct norm_url *bu, bool chain);
 bool shape_same(const char *a, const struct norm_url *au, const char *b,
 		const struct norm_url *bu);
 

@@ -27,17 +27,23 @@ static unsigned src_kind(unsigned links_with_hits)
 /* A queue entry's pred_class: 1 + the link's class + STORE_FOCUS_CLASSES
  * * (1 + the kind of its linking page); 0: no prediction. */
 #define PRED_CLASSES (STORE_FOCUS_CLASSES * (SRC_KINDS + 1))
+/* A pred_class's flag: the link is another page of its page's list
+ * (focus_pager()), which the lease does not prune. */
+#define PRED_PAGER 0x80u
 static bool pred_known(uint8_t pc)
 {
+	pc &= (uint8_t)~PRED_PAGER;
 	return pc && pc <= PRED_CLASSES;
 }
 static unsigned class_of(uint8_t pc)
 {
+	pc &= (uint8_t)~PRED_PAGER;
 	return (pc - 1u) % STORE_FOCUS_CLASSES;
 }
 /* The kind of a pred_class's page, -1 when it did not say. */
 static int kind_of(uint8_t pc)
 {
+	pc &= (uint8_t)~PRED_PAGER;
 	return (int)((pc - 1u) / STORE_FOCUS_CLASSES) - 1;
 }
 
@@ -644,6 +650,23 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	ret->pred_class = (uint8_t)(1 + k + STORE_FOCUS_CLASSES * (1 + kind));
 }
 
+void focus_pager(struct focus *f, uint16_t cat, double relevance,
+		 const char *page, const struct norm_url *pu,
+		 uint8_t page_class, const char *url, const struct norm_url *lu,
+		 struct focus_link *pl)
+{
+	const struct view *v = view_of(f);
+	if (cat >= v->n || !pred_known(pl->pred_class) ||
+	    relevance < v->cats[cat].min_relevance ||
+	    !shape_pager(page, pu, url, lu, (page_class & PRED_PAGER) != 0))
+		return;
+	pl->keep = true;
+	if (pl->priority > 1)
+		pl->priority = 1;
+	/* Not the prediction's to undo at the lease. */
+	pl->pred_class |= PRED_PAGER;
+}
+
 /* What the links to the URL of lease l showed: its queue entry's words
  * and those the links found since showed (its in-link slot's), into t
  * (at most 2 * FRONTIER_WORDS_MAX), and the best kind of the pages that
@@ -704,8 +727,8 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 {
 	const struct view *v = view_of(f);
 	uint16_t cat = l->category;
-	if (!pred_known(l->pred_class) || cat >= v->n || !l->u.len ||
-	    !lease_prunes(v, cat))
+	if (!pred_known(l->pred_class) || (l->pred_class & PRED_PAGER) ||
+	    cat >= v->n || !l->u.len || !lease_prunes(v, cat))
 		return true;
 	pthread_mutex_lock(&f->mu);
 	double p;

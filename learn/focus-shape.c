@@ -87,6 +87,10 @@
  * fetched already, whose link was pruned; a redirect, an error): another
  * may be taken. */
 #define SAMPLE_STALE 32
+/* How far a pager's number may be from its page's (shape_pager()): a
+ * list links its next few pages; an item's links to other items by id
+ * are further apart. */
+#define PAGER_SPAN 10
 
 struct shape {
 	uint64_t key;     /* 0: empty */
@@ -480,6 +484,90 @@ bool shape_same(const char *a, const struct norm_url *au, const char *b,
 		const struct norm_url *bu)
 {
 	return shape_key(0, a, au) == shape_key(0, b, bu);
+}
+
+/* The query parameter at *p (before end): its name and value, *p moved
+ * past it; false at the end. */
+static bool next_param(const char **p, const char *end, const char **name,
+		       size_t *name_len, const char **val, size_t *val_len)
+{
+	if (*p >= end)
+		return false;
+	const char *b = *p + (**p == '&'), *e = b;
+	while (e < end && *e != '&')
+		e++;
+	const char *eq = memchr(b, '=', (size_t)(e - b));
+	*name = b;
+	*name_len = (size_t)((eq ? eq : e) - b);
+	*val = eq ? eq + 1 : e;
+	*val_len = (size_t)(e - *val);
+	*p = e;
+	return true;
+}
+
+/* The number that s[n] is, when it is 1 to 9 digits; else -1. */
+static long digits_of(const char *s, size_t n)
+{
+	long v = 0;
+	if (!n || n > 9)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+bool shape_pager(const char *a, const struct norm_url *au, const char *b,
+		 const struct norm_url *bu, bool chain)
+{
+	if (au->host_len != bu->host_len || au->path_len != bu->path_len ||
+	    !bu->has_query ||
+	    memcmp(a + au->host_off, b + bu->host_off, au->host_len) != 0 ||
+	    memcmp(a + au->path_off, b + bu->path_off, au->path_len) != 0)
+		return false;
+	const char *pa = a + au->query_off, *ea = pa + au->query_len;
+	const char *pb = b + bu->query_off, *eb = pb + bu->query_len;
+	const char *na = NULL, *va = NULL, *nb = NULL, *vb = NULL;
+	size_t nal = 0, val = 0, nbl = 0, vbl = 0;
+	unsigned params = 0, differ = 0;
+	bool added = false;
+	for (;;) {
+		bool ha = au->has_query &&
+			  next_param(&pa, ea, &na, &nal, &va, &val);
+		bool hb = next_param(&pb, eb, &nb, &nbl, &vb, &vbl);
+		if (!hb) {
+			if (ha)
+				return false;
+			break;
+		}
+		params++;
+		if (!ha) {
+			/* The page without it: its first page, the link its
+			 * next (/story/1 and /story/1?page=2).  Last only. */
+			long v = digits_of(vb, vbl);
+			if (added || v < 0 || v > PAGER_SPAN ||
+			    next_param(&pb, eb, &nb, &nbl, &vb, &vbl))
+				return false;
+			added = true;
+			break;
+		}
+		if (nal != nbl || memcmp(na, nb, nal) != 0)
+			return false;
+		if (val == vbl && memcmp(va, vb, val) == 0)
+			continue;
+		long x = digits_of(va, val), y = digits_of(vb, vbl);
+		if (x < 0 || y < 0 || ++differ > 1 || labs(x - y) > PAGER_SPAN)
+			return false;
+	}
+	/* Another page of one list is the same URL but for its page's
+	 * number, which is one parameter of several (the others name the
+	 * list: ?cat=opinion&page=3); a URL whose only parameter is a
+	 * number is an item's (?id=48), and its neighbours are other
+	 * items, unless the page was itself reached as the next page of
+	 * one (chain: /story/7?page=2 to ?page=3). */
+	return added ? differ == 0 : differ == 1 && (params >= 2 || chain);
 }
 
 void focus_reserve(struct focus *f, const struct frontier_url *fu)

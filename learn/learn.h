@@ -426,6 +426,17 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 		   const char *anchor, size_t anchor_len, uint8_t offtopic,
 		   struct focus_link *ret);
 
+/* A link the prediction pruned (pl) from a page on topic of category cat
+ * (relevance) to another page of the same paginated list (the same URL
+ * but for one number near the page's own: the next page of a section's
+ * list): kept, at priority 1, and not pruned again at its lease.  The
+ * pages of one list are of one kind; the next page tells of the one
+ * after it. */
+void focus_pager(struct focus *f, uint16_t cat, double relevance,
+		 const char *page, const struct norm_url *pu,
+		 uint8_t page_class, const char *url, const struct norm_url *lu,
+		 struct focus_link *pl);
+
 /* What the words of a link (its text anchor, its URL url with
  * components lu) say of its page, as the crawl learned them: 1 on
  * topic, -1 off topic, 0 nothing (too little learned, or words that say

@@ -588,6 +588,101 @@ static void test_quiet_kinds(const struct topics *o)
 	focus_close(f);
 }
 
+/* focus_pager(): pager links from a page on topic to the other pages of
+ * its own list (a number near the page's among the list's parameters)
+ * or to its own next page (a story's ?page=2) are kept against the
+ * prediction, at the link and at the lease; an item's neighbours by id,
+ * another host, another list, a page off topic are not. */
+static bool pager_kept_from(struct focus *f, const char *page,
+			    uint8_t page_class, double rel, const char *url)
+{
+	struct norm_url pu, u;
+	CHECK(norm_split(page, strlen(page), &pu) == 0);
+	CHECK(norm_split(url, strlen(url), &u) == 0);
+	struct focus_link pl;
+	/* The words of another topic: pruned by the prediction. */
+	focus_predict(f, 0, true, rel, 0, 0, true, url, &u,
+		      "The telescope and the nebula", 28, 0, &pl);
+	CHECK(!pl.keep);
+	struct frontier_lease l;
+	lease_from(url, &pl, &l);
+	CHECK(!focus_lease_keep(f, &l));
+	focus_pager(f, 0, rel, page, &pu, page_class, url, &u, &pl);
+	lease_from(url, &pl, &l);
+	/* Kept at the link is kept at the lease. */
+	CHECK(pl.keep == focus_lease_keep(f, &l));
+	return pl.keep;
+}
+
+/* pager_kept_from() a page queued with no prediction (a seed). */
+static bool pager_kept(struct focus *f, const char *page, double rel,
+		       const char *url)
+{
+	return pager_kept_from(f, page, 0, rel, url);
+}
+
+static void test_pager(const struct topics *o)
+{
+	struct focus *f = focus_taught(o);
+	const char *list = "http://news.test/list?cat=opinion&page=3";
+	const char *story = "http://mag.test/story/11309";
+	const struct {
+		const char *page, *url;
+		double rel;
+		bool kept;
+	} cases[] = {
+		{ list, "http://news.test/list?cat=opinion&page=4", 0.9, true },
+		{ list, "http://news.test/list?cat=opinion&page=1", 0.9, true },
+		{ list, "http://news.test/list?cat=opinion&page=30", 0.9,
+		  false },
+		{ list, "http://news.test/list?cat=weather&page=4", 0.9,
+		  false },
+		{ list, "http://news.test/lists?cat=opinion&page=4", 0.9,
+		  false },
+		{ list, "http://other.test/list?cat=opinion&page=4", 0.9,
+		  false },
+		/* From a page off topic: nothing. */
+		{ list, "http://news.test/list?cat=opinion&page=4", 0.1,
+		  false },
+		{ story, "http://mag.test/story/11309?page=2", 0.9, true },
+		{ story, "http://mag.test/story/11310?page=2", 0.9, false },
+		{ story, "http://mag.test/story/11309?page=2&x=1", 0.9, false },
+		{ story, "http://mag.test/story/11309?lang=de", 0.9, false },
+		{ story, "http://mag.test/story/11309?page=40", 0.9, false },
+		/* An item's neighbour, a path's number: other items. */
+		{ "http://mixed.test/item?id=48",
+		  "http://mixed.test/item?id=49", 0.9, false },
+		{ "http://blog.test/page/2", "http://blog.test/page/3", 0.9,
+		  false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool ok = pager_kept(f, cases[i].page, cases[i].rel,
+				     cases[i].url) == cases[i].kept;
+		if (!ok)
+			fprintf(stderr,
+				"pager link from %s to %s (relevance %.1f): "
+				"expected %s\n",
+				cases[i].page, cases[i].url, cases[i].rel,
+				cases[i].kept ? "kept" : "pruned");
+		CHECK(ok);
+	}
+	/* Its next page, from the second: the second was a pager link. */
+	struct norm_url su, nu;
+	const char *second = "http://mag.test/story/11309?page=2";
+	CHECK(norm_split(story, strlen(story), &su) == 0);
+	CHECK(norm_split(second, strlen(second), &nu) == 0);
+	struct focus_link sl;
+	focus_predict(f, 0, true, 0.9, 0, 0, true, second, &nu,
+		      "The telescope and the nebula", 28, 0, &sl);
+	focus_pager(f, 0, 0.9, story, &su, 0, second, &nu, &sl);
+	CHECK(sl.keep);
+	CHECK(pager_kept_from(f, second, sl.pred_class, 0.9,
+			      "http://mag.test/story/11309?page=3"));
+	CHECK(!pager_kept(f, second, 0.9,
+			  "http://mag.test/story/11309?page=3"));
+	focus_close(f);
+}
+
 int main(void)
 {
 	struct topics o = { 0 };
@@ -721,6 +816,7 @@ int main(void)
 	test_rate_min(&o);
 	test_self_links(&o);
 	test_quiet_kinds(&o);
+	test_pager(&o);
 	test_lead(&o);
 	return check_done();
 }
