@@ -377,7 +377,7 @@ bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
 
 /* The pred_class of a host's root that focus queued to look at the host
  * (docs/focus.md "Hosts not met"). */
-#define FOCUS_PRED_LOOK 0xff
+#define FOCUS_PRED_LOOK 0x7f
 
 /* Is a link of a page leased as l, whose links carry child (focus_follow())
  * and which shows hits keywords, one to follow?  Of a root queued to look
