@@ -911,18 +911,9 @@ void focus_bridge(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 	pthread_mutex_unlock(&f->mu);
 }
 
-/* A navigation page of the topic (focus_nav_relevance()): at least
- * NAV_MIN of its links whose words say on topic (their log odds at
- * NAV_SAYS or more), and of those whose words say either, NAV_NUM /
- * NAV_DEN or more on topic. */
+/* A link of a navigation page says on topic (focus_link_says()) at
+ * this log odds or more, off topic at its opposite or less. */
 #define NAV_SAYS 1.0
-#define NAV_WORDS 40u
-/* 6, not 4: a digest of six articles of a site of several topics, four
- * of whose teasers had a word of the topic, passed at 4 and opened its
- * other topics' articles (webgen.py's zine, a tuning shape). */
-#define NAV_MIN 6u
-#define NAV_NUM 1u
-#define NAV_DEN 2u
 
 /* Pages learned from after which a category whose words are still not
  * ready (almost every page on topic) no longer holds the guesses back.
@@ -1061,32 +1052,6 @@ int focus_link_says(struct focus *f, uint16_t cat, const char *page,
 		z = list_words_locked(f, &f->model[cat], cat, t, n);
 	pthread_mutex_unlock(&f->mu);
 	return z >= NAV_SAYS ? 1 : z <= -NAV_SAYS ? -1 : 0;
-}
-
-bool focus_nav_candidate(const struct focus *f, uint16_t cat,
-			 bool has_relevance, double relevance,
-			 const uint64_t *words)
-{
-	const struct view *v = view_of(f);
-	if (!has_relevance || cat >= v->n || !v->kw[cat] ||
-	    !v->cats[cat].predict || relevance >= v->cats[cat].min_relevance)
-		return false;
-	size_t own = 0;
-	for (size_t i = 0; words && i < FOCUS_WORDS_CAP && own <= NAV_WORDS;
-	     i++)
-		own += words[i] != 0;
-	return own <= NAV_WORDS;
-}
-
-double focus_nav_relevance(const struct focus *f, uint16_t cat,
-			   double relevance, unsigned n_on, unsigned n_off)
-{
-	const struct view *v = view_of(f);
-	if (cat >= v->n || relevance >= v->cats[cat].min_relevance)
-		return relevance;
-	bool nav = n_on >= NAV_MIN &&
-		   n_on * NAV_DEN >= (n_on + n_off) * NAV_NUM;
-	return nav ? v->cats[cat].min_relevance : relevance;
 }
 
 bool host_met_locked(struct focus *f, uint16_t cat, const char *url,
