@@ -116,14 +116,6 @@ static bool still_wanted(struct focus *f, struct probe *p)
 	return false;
 }
 
-bool probe_pending_locked(struct focus *f)
-{
-	for (size_t i = 0; f->ps && i <= f->ps_mask; i++)
-		if (f->ps[i].key && still_wanted(f, &f->ps[i]))
-			return true;
-	return false;
-}
-
 /* Turns the held link h into its host's root, found by no page; false
  * when the root does not parse. */
 static bool to_root(struct held *h)
@@ -145,9 +137,11 @@ static bool to_root(struct held *h)
 	return true;
 }
 
-bool probe_release_locked(struct focus *f)
+/* The looks the budget allows now: LOOK_FREE, and LOOK_PAY more for
+ * each host looked at that gave a page on topic since, less the looks
+ * taken. */
+static uint64_t looks_left(struct focus *f)
 {
-	/* The budget: what the looks so far paid back. */
 	uint64_t looked = 0, paid = 0;
 	for (size_t i = 0; f->ps && i <= f->ps_mask; i++) {
 		struct probe *p = &f->ps[i];
@@ -158,33 +152,57 @@ bool probe_release_locked(struct focus *f)
 		}
 	}
 	uint64_t budget = LOOK_FREE + LOOK_PAY * paid;
+	return budget > looked ? budget - looked : 0;
+}
+
+bool probe_pending_locked(struct focus *f)
+{
+	if (!f->ps || !looks_left(f))
+		return false;
+	for (size_t i = 0; i <= f->ps_mask; i++)
+		if (f->ps[i].key && still_wanted(f, &f->ps[i]))
+			return true;
+	return false;
+}
+
+/* The hosts most linked first. */
+static int by_links(const void *a, const void *b)
+{
+	const struct probe *x = *(const struct probe *const *)a;
+	const struct probe *y = *(const struct probe *const *)b;
+	return (x->links < y->links) - (x->links > y->links);
+}
+
+bool probe_release_locked(struct focus *f)
+{
+	uint64_t left = f->ps ? looks_left(f) : 0;
+	struct probe **v = left ? malloc(f->ps_used * sizeof(*v)) : NULL;
+	if (!v)
+		return false;
+	size_t n = 0;
+	for (size_t i = 0; i <= f->ps_mask; i++)
+		if (f->ps[i].key && still_wanted(f, &f->ps[i]))
+			v[n++] = &f->ps[i];
+	qsort(v, n, sizeof(*v), by_links);
 	bool any = false;
-	/* The hosts most linked first. */
-	while (looked < budget) {
-		struct probe *best = NULL;
-		for (size_t i = 0; f->ps && i <= f->ps_mask; i++) {
-			struct probe *p = &f->ps[i];
-			if (p->key && still_wanted(f, p) &&
-			    (!best || p->links > best->links))
-				best = p;
-		}
-		if (!best)
-			break;
-		struct held *h = best->held;
+	for (size_t i = 0; i < n && left; i++) {
+		struct probe *p = v[i];
+		struct held *h = p->held;
+		p->held = NULL;
+		p->state = PROBE_DONE;
 		if (!to_root(h)) {
 			held_free(h);
-			best->held = NULL;
-			best->state = PROBE_DONE;
 			continue;
 		}
 		/* The root is queued; a copy stays to name the host. */
-		best->held = held_new(&h->fu);
-		best->state = best->held ? PROBE_LOOKED : PROBE_DONE;
+		if ((p->held = held_new(&h->fu)))
+			p->state = PROBE_LOOKED;
 		h->next = f->released;
 		f->released = h;
-		looked++;
+		left--;
 		any = true;
 	}
+	free(v);
 	return any;
 }
 
