@@ -126,6 +126,18 @@ scattered()
 	check_true "traits 2-3: harvest, a mean $hs / 2 >= 0.9" ge "$hs" 1.8
 }
 
+# crawl_webgen SHAPE-SEED — webgen.py's web of that shape and seed in
+# $tmp/SHAPE-SEED, measured; its harvest in $h, the URLs it fetched in
+# $tmp/SHAPE-SEED.got
+crawl_webgen()
+{
+	python3 "$here/webgen.py" --shape "${1%-*}" --seed "${1#*-}" \
+		--out "$tmp/$1"
+	measure "$1" "$1"
+	h=$(get "$1" harvest)
+	fetched "$1" >"$tmp/$1.got"
+}
+
 # hosts: the hosts of the topic that only pruned links lead to
 # (tests/focus/webgen.py --shape zine seed 3 and --shape mag seed 3:
 # weeklies and magazines of several topics, which link each other's
@@ -141,11 +153,7 @@ scattered()
 hosts()
 {
 	for w in zine-3 mag-3; do
-		python3 "$here/webgen.py" --shape "${w%-*}" --seed "${w#*-}" \
-			--out "$tmp/$w"
-		measure "$w" "$w"
-		h=$(get "$w" harvest)
-		fetched "$w" >"$tmp/$w.got"
+		crawl_webgen "$w"
 		read -r got of <<<"$(python3 - "$tmp/$w" "$tmp/$w.got" <<'PY'
 import collections, sys
 web, got = sys.argv[1], set(open(sys.argv[2]).read().split())
@@ -178,12 +186,8 @@ PY
 # code 0.90-0.94 in 3 runs a seed, the build before 0.91-0.93).
 pages()
 {
-	for seed in 1 2; do
-		w=mag-$seed
-		python3 "$here/webgen.py" --shape mag --seed "$seed" --out "$tmp/$w"
-		measure "$w" "$w"
-		h=$(get "$w" harvest)
-		fetched "$w" >"$tmp/$w.got"
+	for w in mag-1 mag-2; do
+		crawl_webgen "$w"
 		read -r got of <<<"$(python3 - "$tmp/$w" "$tmp/$w.got" <<'PY'
 import sys
 web, got = sys.argv[1], set(open(sys.argv[2]).read().split())
