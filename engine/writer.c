@@ -484,6 +484,11 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 				refused++;
 				continue;
 			}
+			if (!focus_look_follows(&j->lease, off, l->hits)) {
+				focus_count(c->focus, j->lease.category,
+					    STORE_FOCUS_PRUNED_RELEVANCE, 1);
+				continue;
+			}
 			const char *lurl = j->link_text.p + l->off;
 			struct focus_link pl;
 			focus_predict(
@@ -496,6 +501,10 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 					       l->u.host_len) == 0,
 				lurl, &l->u, j->link_text.p + l->anchor_off,
 				l->anchor_len, off, &pl);
+			focus_pager(c->focus, j->lease.category,
+				    j->focus_relevance, j->lease.url,
+				    &j->lease_u, j->lease.pred_class, lurl,
+				    &l->u, &pl);
 			if (!pl.keep) {
 				focus_count(c->focus, j->lease.category,
 					    STORE_FOCUS_PRUNED_PREDICTED, 1);

@@ -67,6 +67,9 @@ struct focus {
 	/* Per category and host, what its samples came to. */
 	struct sample_host *sh;
 	size_t sh_mask, sh_used;
+	/* Per category and host not met yet, its probe (focus-probe.c). */
+	struct probe *ps;
+	size_t ps_mask, ps_used;
 	struct held *released; /* to be queued (focus_release()) */
 	uint64_t samples;      /* samples taken */
 	uint64_t samples_on;   /* samples learned on topic */
@@ -77,6 +80,39 @@ struct focus {
 	/* The scheduler reads the model too (focus_lease_keep()). */
 	pthread_mutex_t mu;
 };
+
+/* A pruned link kept aside, to be queued (focus_release()). */
+struct held {
+	struct held *next;
+	struct frontier_url fu;
+	struct norm_url u;
+	char buf[]; /* the URL, then the URL as found */
+};
+
+/* focus-shape.c: a copy of fu to hold, at priority 2 (NULL without
+ * memory); frees a list of them. */
+struct held *held_new(const struct frontier_url *fu);
+void held_free(struct held *h);
+
+/* focus-probe.c, with focus.mu held.  A link the prediction pruned
+ * (fu): held for its host if it is the first from a page on topic to a
+ * host not met.  At the end of a round: the roots of the hosts still not
+ * met, released (true if any was).  Are there any?  Frees the table. */
+void probe_hold_locked(struct focus *f, const struct frontier_url *fu);
+bool probe_release_locked(struct focus *f);
+bool probe_pending_locked(struct focus *f);
+void probe_free(struct focus *f);
+
+/* focus-predict.c, with focus.mu held: has the crawl learned from a
+ * page of url's host (components u) in category cat? */
+bool host_met_locked(struct focus *f, uint16_t cat, const char *url,
+		     const struct norm_url *u);
+/* ... and from a page of it on topic? */
+bool host_on_locked(struct focus *f, uint16_t cat, const char *url,
+		    const struct norm_url *u);
+/* May the pruned link fu probe its host: its category prunes at the
+ * lease, and the page that linked it was on topic? */
+bool probe_candidate(const struct focus *f, const struct frontier_url *fu);
 
 /* focus-shape.c, with focus.mu held.  A link to url (components u) that
  * the prediction prunes: is it kept all the same, its shape's pruning
@@ -100,6 +136,14 @@ bool shape_candidate_locked(struct focus *f, const struct frontier_url *fu);
 void shape_free(struct focus *f);
 
 /* Do URLs a and b (components au, bu) have one shape, on one host? */
+/* Is b another page of a's list or story: the same host and path, and
+ * either a's query with one more parameter whose value is a number up to
+ * PAGER_SPAN (its next page: /story/7 and /story/7?page=2), or the same
+ * query but for one number, at most PAGER_SPAN from a's, of a parameter
+ * among several (?cat=opinion&page=3), or of the only one when a was
+ * itself reached as such a page (chain)? */
+bool shape_pager(const char *a, const struct norm_url *au, const char *b,
+		 const struct norm_url *bu, bool chain);
 bool shape_same(const char *a, const struct norm_url *au, const char *b,
 		const struct norm_url *bu);
 

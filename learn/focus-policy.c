@@ -331,3 +331,41 @@ void focus_batch_end(struct focus *f, bool ok, struct focus_tally *t)
 	}
 	f->dirty = false;
 }
+
+/* A navigation page of the topic (focus_nav_relevance()): a page off
+ * topic with at most NAV_WORDS words of its own, at least NAV_MIN of
+ * whose links say on topic (focus_link_says()), and of those that say
+ * either, NAV_NUM / NAV_DEN or more on topic. */
+#define NAV_WORDS 40u
+/* 6, not 4: a digest of six articles of a site of several topics, four
+ * of whose teasers had a word of the topic, passed at 4 and opened its
+ * other topics' articles (webgen.py's zine, a tuning shape). */
+#define NAV_MIN 6u
+#define NAV_NUM 1u
+#define NAV_DEN 2u
+
+bool focus_nav_candidate(const struct focus *f, uint16_t cat,
+			 bool has_relevance, double relevance,
+			 const uint64_t *words)
+{
+	const struct view *v = view_of(f);
+	if (!has_relevance || cat >= v->n || !v->kw[cat] ||
+	    !v->cats[cat].predict || relevance >= v->cats[cat].min_relevance)
+		return false;
+	size_t own = 0;
+	for (size_t i = 0; words && i < FOCUS_WORDS_CAP && own <= NAV_WORDS;
+	     i++)
+		own += words[i] != 0;
+	return own <= NAV_WORDS;
+}
+
+double focus_nav_relevance(const struct focus *f, uint16_t cat,
+			   double relevance, unsigned n_on, unsigned n_off)
+{
+	const struct view *v = view_of(f);
+	if (cat >= v->n || relevance >= v->cats[cat].min_relevance)
+		return relevance;
+	bool nav = n_on >= NAV_MIN &&
+		   n_on * NAV_DEN >= (n_on + n_off) * NAV_NUM;
+	return nav ? v->cats[cat].min_relevance : relevance;
+}

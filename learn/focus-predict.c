@@ -27,17 +27,23 @@ static unsigned src_kind(unsigned links_with_hits)
 /* A queue entry's pred_class: 1 + the link's class + STORE_FOCUS_CLASSES
  * * (1 + the kind of its linking page); 0: no prediction. */
 #define PRED_CLASSES (STORE_FOCUS_CLASSES * (SRC_KINDS + 1))
+/* A pred_class's flag: the link is another page of its page's list
+ * (focus_pager()), which the lease does not prune. */
+#define PRED_PAGER 0x80u
 static bool pred_known(uint8_t pc)
 {
+	pc &= (uint8_t)~PRED_PAGER;
 	return pc && pc <= PRED_CLASSES;
 }
 static unsigned class_of(uint8_t pc)
 {
+	pc &= (uint8_t)~PRED_PAGER;
 	return (pc - 1u) % STORE_FOCUS_CLASSES;
 }
 /* The kind of a pred_class's page, -1 when it did not say. */
 static int kind_of(uint8_t pc)
 {
+	pc &= (uint8_t)~PRED_PAGER;
 	return (int)((pc - 1u) / STORE_FOCUS_CLASSES) - 1;
 }
 
@@ -289,6 +295,21 @@ static bool words_ready(const struct model *m)
 	return m->won >= LEARNED_ON_MIN && m->wn - m->won >= LEARNED_OFF_MIN;
 }
 
+/* A word in most pages tells pages apart no better than the class does.
+ * In a text, that is a word in most pages of each kind (the "and"): a
+ * word of the topic is in most of a focused crawl's pages too, and says
+ * the most.  In URLs and links (the "item" and "id" of every URL of a
+ * site, the "read" of every "Read more"), it is a word in most pages at
+ * all, since what the crawl chose to fetch can make it lean either
+ * way. */
+static bool common(const struct model *m, const struct hstat *w)
+{
+	return m->wn >= COMMON_MIN && 2 * (uint64_t)w->n > m->wn &&
+	       (2 * (uint64_t)w->text < w->n ||
+		(2 * (uint64_t)w->on > m->won &&
+		 2 * (uint64_t)(w->n - w->on) > m->wn - m->won));
+}
+
 static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 			   const uint32_t *t, size_t n, double *share,
 			   bool *says)
@@ -314,20 +335,7 @@ static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 					    : d;
 			continue;
 		}
-		if (!w || !w->n)
-			continue;
-		/* A word in most pages tells pages apart no better than
-		 * the class does.  In a text, that is a word in most pages
-		 * of each kind (the "and"): a word of the topic is in most
-		 * of a focused crawl's pages too, and says the most.  In
-		 * URLs and links (the "item" and "id" of every URL of a
-		 * site, the "read" of every "Read more"), it is a word in
-		 * most pages at all, since what the crawl chose to fetch can
-		 * make it lean either way. */
-		if (m->wn >= COMMON_MIN && 2 * (uint64_t)w->n > m->wn &&
-		    (2 * (uint64_t)w->text < w->n ||
-		     (2 * (uint64_t)w->on > m->won &&
-		      2 * (uint64_t)(w->n - w->on) > m->wn - m->won)))
+		if (!w || !w->n || common(m, w))
 			continue;
 		double d = log(((double)w->on + 1.0) / (non + 2.0)) -
 			   log(((double)(w->n - w->on) + 1.0) / (noff + 2.0));
@@ -644,6 +652,23 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 	ret->pred_class = (uint8_t)(1 + k + STORE_FOCUS_CLASSES * (1 + kind));
 }
 
+void focus_pager(struct focus *f, uint16_t cat, double relevance,
+		 const char *page, const struct norm_url *pu,
+		 uint8_t page_class, const char *url, const struct norm_url *lu,
+		 struct focus_link *pl)
+{
+	const struct view *v = view_of(f);
+	if (cat >= v->n || !pred_known(pl->pred_class) ||
+	    relevance < v->cats[cat].min_relevance ||
+	    !shape_pager(page, pu, url, lu, (page_class & PRED_PAGER) != 0))
+		return;
+	pl->keep = true;
+	if (pl->priority > 1)
+		pl->priority = 1;
+	/* Not the prediction's to undo at the lease. */
+	pl->pred_class |= PRED_PAGER;
+}
+
 /* What the links to the URL of lease l showed: its queue entry's words
  * and those the links found since showed (its in-link slot's), into t
  * (at most 2 * FRONTIER_WORDS_MAX), and the best kind of the pages that
@@ -704,8 +729,8 @@ bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 {
 	const struct view *v = view_of(f);
 	uint16_t cat = l->category;
-	if (!pred_known(l->pred_class) || cat >= v->n || !l->u.len ||
-	    !lease_prunes(v, cat))
+	if (!pred_known(l->pred_class) || (l->pred_class & PRED_PAGER) ||
+	    cat >= v->n || !l->u.len || !lease_prunes(v, cat))
 		return true;
 	pthread_mutex_lock(&f->mu);
 	double p;
@@ -886,18 +911,9 @@ void focus_bridge(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 	pthread_mutex_unlock(&f->mu);
 }
 
-/* A navigation page of the topic (focus_nav_relevance()): at least
- * NAV_MIN of its links whose words say on topic (their log odds at
- * NAV_SAYS or more), and of those whose words say either, NAV_NUM /
- * NAV_DEN or more on topic. */
+/* A link of a navigation page says on topic (focus_link_says()) at
+ * this log odds or more, off topic at its opposite or less. */
 #define NAV_SAYS 1.0
-#define NAV_WORDS 40u
-/* 6, not 4: a digest of six articles of a site of several topics, four
- * of whose teasers had a word of the topic, passed at 4 and opened its
- * other topics' articles (webgen.py's zine, a tuning shape). */
-#define NAV_MIN 6u
-#define NAV_NUM 1u
-#define NAV_DEN 2u
 
 /* Pages learned from after which a category whose words are still not
  * ready (almost every page on topic) no longer holds the guesses back.
@@ -981,6 +997,44 @@ int focus_load(struct focus *f, struct store *s, MDB_txn *txn)
 	return 0;
 }
 
+/* What the words t[n] of a link on a list say of the page it leads to,
+ * in log odds, for the count of a navigation page (focus_link_says()).  Not
+ * words_locked()'s ratio: a list is judged while the crawl has learned from
+ * many pages on topic and few off (three or four, a focused crawl's), and there
+ * a word's rate off topic is not known but guessed, at one page in N_off + 2
+ * for a word no page off topic had: any word in fewer pages on topic than that,
+ * a word of the topic seen in 7 of 80 pages, says off topic, and a list of the
+ * topic's titles is taken for none (traced on the traits web, seed 3:
+ * once its list of 80 articles was fetched, 6 of the 8 titles of the
+ * scattered section said off topic).  So each rate is smoothed towards
+ * the word's rate in all the pages learned from (LIST_PRIOR pages'
+ * weight): a word seen only on topic leans on topic as far as its count
+ * bears, and a word no page had says nothing.  The link says what its
+ * words say together (a title of three words of the topic seen in half
+ * the pages says on topic, though no one word of it does).  Nor does it
+ * wait for
+ * LEARNED_OFF_MIN pages off topic: the smoothing is for a few, and the
+ * traits web's scattered section, judged after two, was taken for a
+ * navigation page in one run of two when it did.  With the lock held. */
+#define LIST_PRIOR 2.0
+static double list_words_locked(struct focus *f, const struct model *m,
+				uint16_t cat, const uint32_t *t, size_t n)
+{
+	double non = (double)m->won, noff = (double)(m->wn - m->won), z = 0.0;
+	for (size_t i = 0; i < n; i++) {
+		const struct hstat *w = tstat_of(f, word_key(cat, t[i]), false);
+		if (!w || !w->n || common(m, w))
+			continue;
+		double all = ((double)w->n + 1.0) / ((double)m->wn + 2.0);
+		double d = log(((double)w->on + LIST_PRIOR * all) /
+			       (non + LIST_PRIOR)) -
+			   log(((double)(w->n - w->on) + LIST_PRIOR * all) /
+			       (noff + LIST_PRIOR));
+		z += d < -WORD_MAX ? -WORD_MAX : d > WORD_MAX ? WORD_MAX : d;
+	}
+	return z;
+}
+
 int focus_link_says(struct focus *f, uint16_t cat, const char *page,
 		    const struct norm_url *pu, const char *anchor,
 		    size_t anchor_len, const char *url,
@@ -992,39 +1046,35 @@ int focus_link_says(struct focus *f, uint16_t cat, const char *page,
 		return 0;
 	uint32_t t[TOKENS_PER_TEXT];
 	size_t n = link_words(anchor, anchor_len, url, lu, t);
-	bool says = false;
 	double z = 0.0;
 	pthread_mutex_lock(&f->mu);
-	if (cat < f->n_model && words_ready(&f->model[cat]))
-		z = words_locked(f, &f->model[cat], cat, t, n, NULL, &says);
+	if (cat < f->n_model && f->model[cat].won >= LEARNED_ON_MIN)
+		z = list_words_locked(f, &f->model[cat], cat, t, n);
 	pthread_mutex_unlock(&f->mu);
-	return !says ? 0 : z >= NAV_SAYS ? 1 : z <= -NAV_SAYS ? -1 : 0;
+	return z >= NAV_SAYS ? 1 : z <= -NAV_SAYS ? -1 : 0;
 }
 
-bool focus_nav_candidate(const struct focus *f, uint16_t cat,
-			 bool has_relevance, double relevance,
-			 const uint64_t *words)
+bool host_met_locked(struct focus *f, uint16_t cat, const char *url,
+		     const struct norm_url *u)
 {
-	const struct view *v = view_of(f);
-	if (!has_relevance || cat >= v->n || !v->kw[cat] ||
-	    !v->cats[cat].predict || relevance >= v->cats[cat].min_relevance)
-		return false;
-	size_t own = 0;
-	for (size_t i = 0; words && i < FOCUS_WORDS_CAP && own <= NAV_WORDS;
-	     i++)
-		own += words[i] != 0;
-	return own <= NAV_WORDS;
+	const struct hstat *h = hstat_of(
+		f, host_key(cat, url + u->host_off, u->host_len), false);
+	return h && h->n;
 }
 
-double focus_nav_relevance(const struct focus *f, uint16_t cat,
-			   double relevance, unsigned n_on, unsigned n_off)
+bool host_on_locked(struct focus *f, uint16_t cat, const char *url,
+		    const struct norm_url *u)
+{
+	const struct hstat *h = hstat_of(
+		f, host_key(cat, url + u->host_off, u->host_len), false);
+	return h && h->on;
+}
+
+bool probe_candidate(const struct focus *f, const struct frontier_url *fu)
 {
 	const struct view *v = view_of(f);
-	if (cat >= v->n || relevance >= v->cats[cat].min_relevance)
-		return relevance;
-	bool nav = n_on >= NAV_MIN &&
-		   n_on * NAV_DEN >= (n_on + n_off) * NAV_NUM;
-	return nav ? v->cats[cat].min_relevance : relevance;
+	return fu->category < v->n && lease_prunes(v, fu->category) &&
+	       pred_known(fu->pred_class) && class_of(fu->pred_class) >= 6;
 }
 
 bool shape_candidate_locked(struct focus *f, const struct frontier_url *fu)

@@ -87,6 +87,10 @@
  * fetched already, whose link was pruned; a redirect, an error): another
  * may be taken. */
 #define SAMPLE_STALE 32
+/* How far a pager's number may be from its page's (shape_pager()): a
+ * list links its next few pages; an item's links to other items by id
+ * are further apart. */
+#define PAGER_SPAN 10
 
 struct shape {
 	uint64_t key;     /* 0: empty */
@@ -99,14 +103,6 @@ struct shape {
 	uint16_t n_held;
 	struct held *held; /* the reserve: pruned links while sampling */
 	uint64_t past[SAMPLE_PAST]; /* earlier samples (0: none) */
-};
-
-/* A pruned link kept aside, queued if its shape is kept. */
-struct held {
-	struct held *next;
-	struct frontier_url fu;
-	struct norm_url u;
-	char buf[]; /* the URL, then the URL as found */
 };
 
 enum { SHAPE_SAMPLING, SHAPE_KEPT, SHAPE_PRUNED };
@@ -179,7 +175,29 @@ static bool samples_on(const struct focus *f, uint16_t cat)
 	return cat < v->n && v->cats[cat].samples;
 }
 
-static void held_free(struct held *h)
+struct held *held_new(const struct frontier_url *fu)
+{
+	struct held *h = malloc(sizeof(*h) + fu->url_len + fu->found_len + 2);
+	if (!h)
+		return NULL;
+	h->fu = *fu;
+	h->u = *fu->u;
+	memcpy(h->buf, fu->url, fu->url_len);
+	h->buf[fu->url_len] = '\0';
+	memcpy(h->buf + fu->url_len + 1, fu->found, fu->found_len);
+	h->buf[fu->url_len + 1 + fu->found_len] = '\0';
+	h->fu.url = h->buf;
+	h->fu.found = h->buf + fu->url_len + 1;
+	h->fu.u = &h->u;
+	h->fu.etag = h->fu.last_modified = NULL;
+	h->fu.etag_len = h->fu.last_modified_len = 0;
+	h->fu.revisit = false;
+	h->fu.priority = 2;
+	h->next = NULL;
+	return h;
+}
+
+void held_free(struct held *h)
 {
 	while (h) {
 		struct held *next = h->next;
@@ -468,11 +486,100 @@ bool shape_same(const char *a, const struct norm_url *au, const char *b,
 	return shape_key(0, a, au) == shape_key(0, b, bu);
 }
 
+/* The query parameter at *p (before end): its name and value, *p moved
+ * past it; false at the end. */
+static bool next_param(const char **p, const char *end, const char **name,
+		       size_t *name_len, const char **val, size_t *val_len)
+{
+	if (*p >= end)
+		return false;
+	const char *b = *p + (**p == '&'), *e = b;
+	while (e < end && *e != '&')
+		e++;
+	const char *eq = memchr(b, '=', (size_t)(e - b));
+	*name = b;
+	*name_len = (size_t)((eq ? eq : e) - b);
+	*val = eq ? eq + 1 : e;
+	*val_len = (size_t)(e - *val);
+	*p = e;
+	return true;
+}
+
+/* The number that s[n] is, when it is 1 to 9 digits; else -1. */
+static long digits_of(const char *s, size_t n)
+{
+	long v = 0;
+	if (!n || n > 9)
+		return -1;
+	for (size_t i = 0; i < n; i++) {
+		if (s[i] < '0' || s[i] > '9')
+			return -1;
+		v = v * 10 + (s[i] - '0');
+	}
+	return v;
+}
+
+bool shape_pager(const char *a, const struct norm_url *au, const char *b,
+		 const struct norm_url *bu, bool chain)
+{
+	if (au->host_len != bu->host_len || au->path_len != bu->path_len ||
+	    !bu->has_query ||
+	    memcmp(a + au->host_off, b + bu->host_off, au->host_len) != 0 ||
+	    memcmp(a + au->path_off, b + bu->path_off, au->path_len) != 0)
+		return false;
+	const char *pa = a + au->query_off, *ea = pa + au->query_len;
+	const char *pb = b + bu->query_off, *eb = pb + bu->query_len;
+	const char *na = NULL, *va = NULL, *nb = NULL, *vb = NULL;
+	size_t nal = 0, val = 0, nbl = 0, vbl = 0;
+	unsigned params = 0, differ = 0;
+	bool added = false;
+	for (;;) {
+		bool ha = au->has_query &&
+			  next_param(&pa, ea, &na, &nal, &va, &val);
+		bool hb = next_param(&pb, eb, &nb, &nbl, &vb, &vbl);
+		if (!hb) {
+			if (ha)
+				return false;
+			break;
+		}
+		params++;
+		if (!ha) {
+			/* The page without it: its first page, the link its
+			 * next (/story/1 and /story/1?page=2).  Last only. */
+			long v = digits_of(vb, vbl);
+			if (added || v < 0 || v > PAGER_SPAN ||
+			    next_param(&pb, eb, &nb, &nbl, &vb, &vbl))
+				return false;
+			added = true;
+			break;
+		}
+		if (nal != nbl || memcmp(na, nb, nal) != 0)
+			return false;
+		if (val == vbl && memcmp(va, vb, val) == 0)
+			continue;
+		long x = digits_of(va, val), y = digits_of(vb, vbl);
+		if (x < 0 || y < 0 || ++differ > 1 || labs(x - y) > PAGER_SPAN)
+			return false;
+	}
+	/* Another page of one list is the same URL but for its page's
+	 * number, which is one parameter of several (the others name the
+	 * list: ?cat=opinion&page=3); a URL whose only parameter is a
+	 * number is an item's (?id=48), and its neighbours are other
+	 * items, unless the page was itself reached as the next page of
+	 * one (chain: /story/7?page=2 to ?page=3). */
+	return added ? differ == 0 : differ == 1 && (params >= 2 || chain);
+}
+
 void focus_reserve(struct focus *f, const struct frontier_url *fu)
 {
-	if (!fu->u || !fu->u->len || !samples_on(f, fu->category))
+	if (!fu->u || !fu->u->len)
 		return;
 	pthread_mutex_lock(&f->mu);
+	probe_hold_locked(f, fu);
+	if (!samples_on(f, fu->category)) {
+		pthread_mutex_unlock(&f->mu);
+		return;
+	}
 	struct shape *s = shape_of(f, shape_key(fu->category, fu->url, fu->u),
 				   false);
 	bool dup = false;
@@ -481,23 +588,8 @@ void focus_reserve(struct focus *f, const struct frontier_url *fu)
 		      memcmp(h->fu.url, fu->url, fu->url_len) == 0;
 	if (s && !dup && s->state == SHAPE_SAMPLING && s->n_held < HELD_MAX &&
 	    shape_candidate_locked(f, fu)) {
-		struct held *h = malloc(sizeof(*h) + fu->url_len +
-					fu->found_len + 2);
+		struct held *h = held_new(fu);
 		if (h) {
-			h->fu = *fu;
-			h->u = *fu->u;
-			memcpy(h->buf, fu->url, fu->url_len);
-			h->buf[fu->url_len] = '\0';
-			memcpy(h->buf + fu->url_len + 1, fu->found,
-			       fu->found_len);
-			h->buf[fu->url_len + 1 + fu->found_len] = '\0';
-			h->fu.url = h->buf;
-			h->fu.found = h->buf + fu->url_len + 1;
-			h->fu.u = &h->u;
-			h->fu.etag = h->fu.last_modified = NULL;
-			h->fu.etag_len = h->fu.last_modified_len = 0;
-			h->fu.revisit = false;
-			h->fu.priority = 2;
 			h->next = s->held;
 			s->held = h;
 			s->n_held++;
@@ -526,6 +618,7 @@ void shape_free(struct focus *f)
 	for (size_t i = 0; f->ss && i <= f->ss_mask; i++)
 		held_free(f->ss[i].held);
 	held_free(f->released);
+	probe_free(f);
 	free(f->ss);
 	free(f->sh);
 }
@@ -533,7 +626,7 @@ void shape_free(struct focus *f)
 bool focus_reserve_pending(struct focus *f)
 {
 	pthread_mutex_lock(&f->mu);
-	bool any = f->released != NULL;
+	bool any = f->released != NULL || probe_pending_locked(f);
 	for (size_t i = 0; f->ss && i <= f->ss_mask && !any; i++)
 		any = f->ss[i].key && f->ss[i].state == SHAPE_SAMPLING &&
 		      shape_ready(&f->ss[i]) && held_may(f, &f->ss[i]);
@@ -551,5 +644,6 @@ void focus_reconsider(struct focus *f)
 		    held_may(f, s) && sample_budget(f))
 			take_held(f, s);
 	}
+	(void)probe_release_locked(f);
 	pthread_mutex_unlock(&f->mu);
 }

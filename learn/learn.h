@@ -375,6 +375,20 @@ bool focus_wanted(const struct focus *f, uint16_t cat, const char *url,
 bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
 		  double relevance, uint8_t offtopic, uint8_t *child);
 
+/* The pred_class of a host's root that focus queued to look at the host
+ * (docs/focus.md "Hosts not met"). */
+#define FOCUS_PRED_LOOK 0x7f
+
+/* Is a link of a page leased as l, whose links carry child (focus_follow())
+ * and which shows hits keywords, one to follow?  Of a root queued to look
+ * at its host (FOCUS_PRED_LOOK) and off topic, only the links that show a
+ * keyword are: the look is for the topic's section, not a tunnel. */
+static inline bool focus_look_follows(const struct frontier_lease *l,
+				      uint8_t child, unsigned hits)
+{
+	return l->pred_class != FOCUS_PRED_LOOK || !child || hits > 0;
+}
+
 /* ---- Link prediction (docs/focus.md "Prediction"); the writer's alone.
  *
  * Every link of a page gets a predicted probability that its page is on
@@ -411,6 +425,17 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 		   bool same_host, const char *url, const struct norm_url *lu,
 		   const char *anchor, size_t anchor_len, uint8_t offtopic,
 		   struct focus_link *ret);
+
+/* A link the prediction pruned (pl) from a page on topic of category cat
+ * (relevance) to another page of the same paginated list (the same URL
+ * but for one number near the page's own: the next page of a section's
+ * list): kept, at priority 1, and not pruned again at its lease.  The
+ * pages of one list are of one kind; the next page tells of the one
+ * after it. */
+void focus_pager(struct focus *f, uint16_t cat, double relevance,
+		 const char *page, const struct norm_url *pu,
+		 uint8_t page_class, const char *url, const struct norm_url *lu,
+		 struct focus_link *pl);
 
 /* What the words of a link (its text anchor, its URL url with
  * components lu) say of its page, as the crawl learned them: 1 on

@@ -588,6 +588,216 @@ static void test_quiet_kinds(const struct topics *o)
 	focus_close(f);
 }
 
+/* focus_pager(): pager links from a page on topic to the other pages of
+ * its own list (a number near the page's among the list's parameters)
+ * or to its own next page (a story's ?page=2) are kept against the
+ * prediction, at the link and at the lease; an item's neighbours by id,
+ * another host, another list, a page off topic are not. */
+static bool pager_kept_from(struct focus *f, const char *page,
+			    uint8_t page_class, double rel, const char *url)
+{
+	struct norm_url pu, u;
+	CHECK(norm_split(page, strlen(page), &pu) == 0);
+	CHECK(norm_split(url, strlen(url), &u) == 0);
+	struct focus_link pl;
+	/* The words of another topic: pruned by the prediction. */
+	focus_predict(f, 0, true, rel, 0, 0, true, url, &u,
+		      "The telescope and the nebula", 28, 0, &pl);
+	CHECK(!pl.keep);
+	struct frontier_lease l;
+	lease_from(url, &pl, &l);
+	CHECK(!focus_lease_keep(f, &l));
+	focus_pager(f, 0, rel, page, &pu, page_class, url, &u, &pl);
+	lease_from(url, &pl, &l);
+	/* Kept at the link is kept at the lease. */
+	CHECK(pl.keep == focus_lease_keep(f, &l));
+	return pl.keep;
+}
+
+/* pager_kept_from() a page queued with no prediction (a seed). */
+static bool pager_kept(struct focus *f, const char *page, double rel,
+		       const char *url)
+{
+	return pager_kept_from(f, page, 0, rel, url);
+}
+
+static void test_pager(const struct topics *o)
+{
+	struct focus *f = focus_taught(o);
+	const char *list = "http://news.test/list?cat=opinion&page=3";
+	const char *story = "http://mag.test/story/11309";
+	const struct {
+		const char *page, *url;
+		double rel;
+		bool kept;
+	} cases[] = {
+		{ list, "http://news.test/list?cat=opinion&page=4", 0.9, true },
+		{ list, "http://news.test/list?cat=opinion&page=1", 0.9, true },
+		{ list, "http://news.test/list?cat=opinion&page=30", 0.9,
+		  false },
+		{ list, "http://news.test/list?cat=weather&page=4", 0.9,
+		  false },
+		{ list, "http://news.test/lists?cat=opinion&page=4", 0.9,
+		  false },
+		{ list, "http://other.test/list?cat=opinion&page=4", 0.9,
+		  false },
+		/* From a page off topic: nothing. */
+		{ list, "http://news.test/list?cat=opinion&page=4", 0.1,
+		  false },
+		{ story, "http://mag.test/story/11309?page=2", 0.9, true },
+		{ story, "http://mag.test/story/11310?page=2", 0.9, false },
+		{ story, "http://mag.test/story/11309?page=2&x=1", 0.9, false },
+		{ story, "http://mag.test/story/11309?lang=de", 0.9, false },
+		{ story, "http://mag.test/story/11309?page=40", 0.9, false },
+		/* An item's neighbour, a path's number: other items. */
+		{ "http://mixed.test/item?id=48",
+		  "http://mixed.test/item?id=49", 0.9, false },
+		{ "http://blog.test/page/2", "http://blog.test/page/3", 0.9,
+		  false },
+	};
+	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+		bool ok = pager_kept(f, cases[i].page, cases[i].rel,
+				     cases[i].url) == cases[i].kept;
+		if (!ok)
+			fprintf(stderr,
+				"pager link from %s to %s (relevance %.1f): "
+				"expected %s\n",
+				cases[i].page, cases[i].url, cases[i].rel,
+				cases[i].kept ? "kept" : "pruned");
+		CHECK(ok);
+	}
+	/* Its next page, from the second: the second was a pager link. */
+	struct norm_url su, nu;
+	const char *second = "http://mag.test/story/11309?page=2";
+	CHECK(norm_split(story, strlen(story), &su) == 0);
+	CHECK(norm_split(second, strlen(second), &nu) == 0);
+	struct focus_link sl;
+	focus_predict(f, 0, true, 0.9, 0, 0, true, second, &nu,
+		      "The telescope and the nebula", 28, 0, &sl);
+	focus_pager(f, 0, 0.9, story, &su, 0, second, &nu, &sl);
+	CHECK(sl.keep);
+	CHECK(pager_kept_from(f, second, sl.pred_class, 0.9,
+			      "http://mag.test/story/11309?page=3"));
+	CHECK(!pager_kept(f, second, 0.9,
+			  "http://mag.test/story/11309?page=3"));
+	focus_close(f);
+}
+
+/* The URLs focus released to queue (focus_release()), and what they
+ * carry. */
+struct released {
+	char url[8][64];
+	uint8_t pred_class[8];
+	uint8_t offtopic[8];
+	size_t n;
+};
+
+static int collect(void *arg, const struct frontier_url *fu)
+{
+	struct released *r = arg;
+	if (r->n < 8 && fu->url_len < sizeof(r->url[0])) {
+		memcpy(r->url[r->n], fu->url, fu->url_len);
+		r->url[r->n][fu->url_len] = '\0';
+		r->pred_class[r->n] = fu->pred_class;
+		r->offtopic[r->n] = fu->offtopic;
+	}
+	r->n++;
+	return 0;
+}
+
+/* The link to url that a page of relevance rel showed as anchor,
+ * predicted, and handed to focus when pruned, as the writer does
+ * (write_hold_link()); returns whether it was kept. */
+static bool link_to(struct focus *f, const char *url, double rel,
+		    const char *anchor)
+{
+	struct focus_link pl;
+	struct norm_url u;
+	CHECK(norm_split(url, strlen(url), &u) == 0);
+	predict(f, url, rel, anchor, &pl);
+	if (pl.keep)
+		return true;
+	struct frontier_url fu = {
+		.url = url,
+		.url_len = u.len,
+		.u = &u,
+		.found = url,
+		.found_len = u.len,
+		.depth = 2,
+		.offtopic = rel >= sports.min_relevance ? 0 : 1,
+		.predicted = pl.predicted,
+		.pred_class = pl.pred_class,
+		.n_words = pl.n_words,
+	};
+	memcpy(fu.words, pl.words, sizeof(fu.words));
+	focus_reserve(f, &fu);
+	return false;
+}
+
+/* A round of the crawl run dry: what focus releases. */
+static size_t dry_round(struct focus *f, struct released *r)
+{
+	memset(r, 0, sizeof(*r));
+	focus_reconsider(f);
+	CHECK(focus_release(f, collect, r) == 0);
+	return r->n;
+}
+
+/* Looks at the hosts not met (docs/focus.md "Hosts not met"): the root
+ * of a host that a page on topic linked by a pruned link is queued when
+ * the crawl runs dry, once, carrying no prediction; not a host linked
+ * only from pages off topic, nor one met meanwhile; from the root off
+ * topic only links that show a keyword are followed; and LOOK_FREE (4)
+ * looks are free, two more for each whose host gave a page on topic. */
+static void test_looks(const struct topics *o)
+{
+	struct focus *f = focus_taught(o);
+	const char *title = "The telescope and the nebula";
+	CHECK(!focus_reserve_pending(f));
+	CHECK(!link_to(f, "http://mag1.test:8080/story/9?page=1", 0.9, title));
+	CHECK(!link_to(f, "http://mag1.test:8080/story/10", 0.9, title));
+	CHECK(!link_to(f, "http://offsite.test/story/1", 0.0, title));
+	CHECK(!link_to(f, "http://met.test/story/2", 0.9, title));
+	learn(f, "http://met.test/about", stars_page);
+	CHECK(focus_reserve_pending(f));
+	struct released r;
+	CHECK(dry_round(f, &r) == 1);
+	CHECK(strcmp(r.url[0], "http://mag1.test:8080/") == 0);
+	CHECK(r.pred_class[0] == FOCUS_PRED_LOOK);
+	CHECK(r.offtopic[0] == 0);
+	struct frontier_lease l;
+	lease_of(r.url[0], &l);
+	l.pred_class = FOCUS_PRED_LOOK;
+	CHECK(focus_lease_keep(f, &l));
+	/* Off topic, the root opens its links that show a keyword only. */
+	CHECK(!focus_look_follows(&l, 1, 0));
+	CHECK(focus_look_follows(&l, 1, 1));
+	CHECK(focus_look_follows(&l, 0, 0));
+	struct frontier_lease seed;
+	lease_of("http://sports0.test/", &seed);
+	CHECK(focus_look_follows(&seed, 1, 0));
+	/* Once a host. */
+	CHECK(!link_to(f, "http://mag1.test:8080/story/11", 0.9, title));
+	CHECK(!focus_reserve_pending(f));
+	CHECK(dry_round(f, &r) == 0);
+
+	/* The budget: three more free looks, then none until one pays. */
+	char url[64];
+	for (int i = 0; i < 8; i++) {
+		snprintf(url, sizeof(url), "http://weekly%d.test/p/%d", i, i);
+		CHECK(!link_to(f, url, 0.9, title));
+	}
+	CHECK(dry_round(f, &r) == 3);
+	for (size_t i = 0; i < r.n; i++)
+		CHECK(learn(f, r.url[i], stars_page) < sports.min_relevance);
+	CHECK(dry_round(f, &r) == 0);
+	/* A page on topic on a host looked at pays for two more. */
+	CHECK(learn(f, "http://mag1.test:8080/section/sports", sports_page) >=
+	      sports.min_relevance);
+	CHECK(dry_round(f, &r) == 2);
+	focus_close(f);
+}
+
 int main(void)
 {
 	struct topics o = { 0 };
@@ -721,6 +931,8 @@ int main(void)
 	test_rate_min(&o);
 	test_self_links(&o);
 	test_quiet_kinds(&o);
+	test_pager(&o);
+	test_looks(&o);
 	test_lead(&o);
 	return check_done();
 }

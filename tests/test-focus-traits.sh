@@ -1,10 +1,10 @@
 #!/bin/bash
-# test-focus-traits.sh SIGCRAWL FIXTURE TRAIT — one of the two traits of
+# test-focus-traits.sh SIGCRAWL FIXTURE TRAIT — one of the traits of
 # issue 33 a focused crawl must get through (docs/focus.md "Navigation
 # pages of the topic", "Samples of the pruned"), each crawl measured by
 # tests/focus/measure.py against the generator's labels, at tunnel 1 and
-# min_relevance 0.3 with prediction on.  TRAIT is lists or scattered
-# (tests/meson.build runs each as a test of its own).
+# min_relevance 0.3 with prediction on.  TRAIT is lists, scattered, pages
+# or hosts (tests/meson.build runs each as a test of its own).
 #
 # lists, trait 1, the topic's list pages (tests/focus/webgen.py --shape
 # news, seeds 1-3: news sites whose sections are paginated lists of
@@ -22,6 +22,8 @@
 # config.  A crawl's order, and so what its samples meet first, varies
 # from run to run, the more so under load: one seed alone is not a
 # measure.
+#
+# pages (below, by pages()): a story's next page.
 #
 # scattered, trait 2, the topic's articles scattered on a site of another
 # topic, linked from its section (tests/focus/traitgen.py, seeds 2 and 3:
@@ -124,9 +126,91 @@ scattered()
 	check_true "traits 2-3: harvest, a mean $hs / 2 >= 0.9" ge "$hs" 1.8
 }
 
+# crawl_webgen SHAPE-SEED — webgen.py's web of that shape and seed in
+# $tmp/SHAPE-SEED, measured; its harvest in $h, the URLs it fetched in
+# $tmp/SHAPE-SEED.got
+crawl_webgen()
+{
+	python3 "$here/webgen.py" --shape "${1%-*}" --seed "${1#*-}" \
+		--out "$tmp/$1"
+	measure "$1" "$1"
+	h=$(get "$1" harvest)
+	fetched "$1" >"$tmp/$1.got"
+}
+
+# hosts: the hosts of the topic that only pruned links lead to
+# (tests/focus/webgen.py --shape zine seed 3 and --shape mag seed 3:
+# weeklies and magazines of several topics, which link each other's
+# articles of any topic; a host's section or subject index of the topic
+# is linked from its own pages only), at the category's defaults: every
+# host with 10 or more pages of the topic gives at least one of them
+# (the build before the looks reached 3 of zine's 8 and 2 of mag's 4 in
+# each of 3 runs: the links from pages on topic to those hosts were
+# promotions of other topics, or quiet, and pruned; here the root of
+# each host they lead to is looked at, docs/focus.md "Hosts not met"),
+# and harvest >= 0.85 each (this code 0.88-0.89 in 3 runs a seed, the
+# build before 0.90-0.91).
+hosts()
+{
+	for w in zine-3 mag-3; do
+		crawl_webgen "$w"
+		read -r got of <<<"$(python3 - "$tmp/$w" "$tmp/$w.got" <<'PY'
+import collections, sys
+web, got = sys.argv[1], set(open(sys.argv[2]).read().split())
+labels = dict(l.rstrip("\n").split("\t") for l in open(web + "/labels.tsv"))
+pages = collections.Counter(u.split("/")[2] for u, t in labels.items()
+                            if t == "sports")
+big = {h for h, n in pages.items() if n >= 10}
+print(len({u.split("/")[2] for u in got if labels.get(u) == "sports"} & big),
+      len(big))
+PY
+)"
+		echo "# $w: harvest $h, hosts of the topic reached $got of $of"
+		check_true "$w: hosts of the topic with 10 pages or more $of > 0" \
+			[ "$of" -gt 0 ]
+		check_true "$w: hosts of the topic reached $got of $of" \
+			[ "$got" -eq "$of" ]
+		check_true "$w: harvest $h >= 0.85" ge "$h" 0.85
+	done
+}
+
+# pages: a story's next page (tests/focus/webgen.py --shape mag, seeds 1
+# and 2: magazines whose stories go on at /story/N?page=2, "Continue
+# reading", a link whose words say nothing of the topic), at the
+# category's defaults: of the topic's stories fetched, at least 0.9 of
+# their next pages fetched on each seed (the build before it fetched
+# none of 42 and 67: learned from the stories' other links on their host,
+# mostly pruned, the link fell under predict_min at its lease; here a
+# page on topic keeps the links to its own next pages,
+# docs/focus.md "Pages of one list"), and harvest >= 0.85 each (this
+# code 0.90-0.94 in 3 runs a seed, the build before 0.91-0.93).
+pages()
+{
+	for w in mag-1 mag-2; do
+		crawl_webgen "$w"
+		read -r got of <<<"$(python3 - "$tmp/$w" "$tmp/$w.got" <<'PY'
+import sys
+web, got = sys.argv[1], set(open(sys.argv[2]).read().split())
+labels = dict(l.rstrip("\n").split("\t") for l in open(web + "/labels.tsv"))
+nxt = [u for u in labels if "/story/" in u and u.endswith("?page=2")
+       and labels[u] == "sports" and u[:-len("?page=2")] in got]
+print(sum(u in got for u in nxt), len(nxt))
+PY
+		)"
+		echo "# $w: harvest $h, next pages of the topic's stories fetched $got of $of"
+		check_true "$w: stories of the topic fetched with a next page: $of >= 10" \
+			[ "$of" -ge 10 ]
+		check_true "$w: their next pages fetched $got >= 0.9 x $of" \
+			ge "$got" "$(python3 -c "print(0.9 * $of)")"
+		check_true "$w: harvest $h >= 0.85" ge "$h" 0.85
+	done
+}
+
 case $trait in
 lists) lists ;;
 scattered) scattered ;;
-*) fail "trait: expected lists or scattered, got \"$trait\"" ;;
+pages) pages ;;
+hosts) hosts ;;
+*) fail "trait: expected lists, scattered, pages or hosts, got \"$trait\"" ;;
 esac
 finish
