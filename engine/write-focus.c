@@ -73,10 +73,14 @@ struct release_ctx {
 	int queued;
 };
 
-/* A held link focus released: queued, unless it was queued before. */
+/* A held link focus released: queued, unless it was queued before or
+ * the category's patterns refuse it (a host's root that focus looks at
+ * is no link of a page, and was not asked of them). */
 static int release_queue(void *arg, const struct frontier_url *fu)
 {
 	struct release_ctx *x = arg;
+	if (!focus_wanted(x->c->focus, fu->category, fu->url, fu->url_len))
+		return 0;
 	int rc = frontier_add(x->c->fr, x->txn, fu);
 	if (rc == 1) {
 		x->queued++;
