@@ -587,6 +587,11 @@ void seeds_back(struct crawl *c, struct job *j);
 /* A JOB_RESERVE came back from the writer (sched.c). */
 void reserve_back(struct crawl *c, struct job *j);
 
+/* writer.c: in a cluster, the shard of url's host (components u) when
+ * it is another shard's, else -1. */
+int64_t write_foreign(const struct crawl *c, const char *url,
+		      const struct norm_url *u);
+
 /* write-focus.c, the writer's (learn.h, focus's navigation pages and
  * samples of the pruned).  The relevance focus takes the fetched page of
  * j at (focus_nav_relevance()). */

@@ -73,10 +73,17 @@ struct release_ctx {
 	int queued;
 };
 
-/* A held link focus released: queued, unless it was queued before. */
+/* A held link focus released: queued, unless it was queued before or
+ * the category's patterns refuse it (a host's root that focus looks at
+ * is no link of a page, and was not asked of them), or, in a cluster, it
+ * is another shard's host (a look at a host the shard does not crawl:
+ * left to the pages of the shard that does). */
 static int release_queue(void *arg, const struct frontier_url *fu)
 {
 	struct release_ctx *x = arg;
+	if (!focus_wanted(x->c->focus, fu->category, fu->url, fu->url_len) ||
+	    write_foreign(x->c, fu->url, fu->u) >= 0)
+		return 0;
 	int rc = frontier_add(x->c->fr, x->txn, fu);
 	if (rc == 1) {
 		x->queued++;

@@ -87,10 +87,8 @@ static bool redirect_loops(struct crawl *c, MDB_txn *txn, const struct job *j)
 	return false;
 }
 
-/* A cluster: the shard of url's host when it is another shard's, else
- * -1. */
-static int64_t foreign(const struct crawl *c, const char *url,
-		       const struct norm_url *u)
+int64_t write_foreign(const struct crawl *c, const char *url,
+		      const struct norm_url *u)
 {
 	const struct crawl_cluster *cl = c->o->cluster;
 	if (!cl || cl->shards < 2)
@@ -241,7 +239,7 @@ static int write_seeds(struct crawl *c, MDB_txn *txn, struct job *j,
 			.category = sd->category,
 		};
 		int rc;
-		if (foreign(c, fu.url, fu.u) >= 0) {
+		if (write_foreign(c, fu.url, fu.u) >= 0) {
 			/* Submitted here, another shard's: it goes there.
 			 * From the cluster: the shards disagree. */
 			sd->added[i] = 0;
@@ -331,7 +329,7 @@ static int send_out(struct crawl *c, MDB_txn *txn, struct batch_urls *b,
 		.len = u->len,
 		.depth = depth,
 		.category = category,
-		.shard = (uint32_t)foreign(c, url, u),
+		.shard = (uint32_t)write_foreign(c, url, u),
 	};
 	return 1;
 }
@@ -342,7 +340,7 @@ static int divert(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
 	size_t k = 0;
 	for (size_t i = 0; i < b->n; i++) {
 		const struct frontier_url *fu = &b->fu[i];
-		if (foreign(c, fu->url, fu->u) < 0) {
+		if (write_foreign(c, fu->url, fu->u) < 0) {
 			b->asis[k] = b->asis[i];
 			b->fu[k++] = *fu;
 			continue;

@@ -184,7 +184,8 @@ bool probe_release_locked(struct focus *f)
 		if (f->ps[i].key && still_wanted(f, &f->ps[i]))
 			v[n++] = &f->ps[i];
 	qsort(v, n, sizeof(*v), by_links);
-	bool any = false;
+	/* Queued in that order, before what was released already. */
+	struct held *first = NULL, **tail = &first;
 	for (size_t i = 0; i < n && left; i++) {
 		struct probe *p = v[i];
 		struct held *h = p->held;
@@ -197,12 +198,14 @@ bool probe_release_locked(struct focus *f)
 		/* The root is queued; a copy stays to name the host. */
 		if ((p->held = held_new(&h->fu)))
 			p->state = PROBE_LOOKED;
-		h->next = f->released;
-		f->released = h;
+		*tail = h;
+		tail = &h->next;
 		left--;
-		any = true;
 	}
 	free(v);
+	bool any = first != NULL;
+	*tail = f->released;
+	f->released = first;
 	return any;
 }
 

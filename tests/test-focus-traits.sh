@@ -172,6 +172,16 @@ PY
 			[ "$got" -eq "$of" ]
 		check_true "$w: harvest $h >= 0.85" ge "$h" 0.85
 	done
+	# The category's exclude patterns hold for the looks too: with the
+	# weeklies' roots excluded but the seed's, none is fetched.
+	w=zine-3
+	measure "$w" "$w-exclude" \
+		--exclude '^http://weekly(0[1-9]|1[0-9])\.test/$'
+	fetched "$w-exclude" >"$tmp/$w-exclude.got"
+	n=$(grep -cE '^http://weekly(0[1-9]|1[0-9])\.test/$' \
+		"$tmp/$w-exclude.got")
+	echo "# $w with the roots excluded: $n roots fetched"
+	check_true "$w: roots excluded, none fetched ($n)" [ "$n" -eq 0 ]
 }
 
 # pages: a story's next page (tests/focus/webgen.py --shape mag, seeds 1

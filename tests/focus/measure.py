@@ -12,6 +12,7 @@ webgen.py focused on TOPIC and print its harvest and coverage.
                   pages, the default config a second)
   --samples       the category's samples of the pruned on (samples = yes;
                   off by default)
+  --exclude RE    an exclude pattern of the category (repeatable)
   --work DIR      where stores and logs go (default a temporary directory)
   --json          one JSON object instead of a line
 
@@ -92,7 +93,8 @@ def crawl(a, work):
                         "predict = %s\n" % a.predict) +
                        ("predict_min = %s\n" % a.predict_min
                         if a.predict_min else "") +
-                       ("samples = yes\n" if a.samples else "")))
+                       ("samples = yes\n" if a.samples else "") +
+                       "".join("exclude = %s\n" % x for x in a.exclude)))
         rc = subprocess.run([a.sigcrawl, "crawl", "-c", conf, "--connect-to",
                              "::127.0.0.1:" + port, "--quiet"],
                             stdout=subprocess.DEVNULL,
@@ -125,6 +127,8 @@ def main():
     ap.add_argument("--predict-min")
     ap.add_argument("--samples", action="store_true",
                     help="the category's samples of the pruned on")
+    ap.add_argument("--exclude", action="append", default=[],
+                    help="an exclude pattern of the category (repeatable)")
     ap.add_argument("--work")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
