@@ -252,6 +252,13 @@ void focus_report_print(const struct focus_report *f)
 		       (unsigned long long)p.off_on, p.accuracy,
 		       p.mean_predicted, p.on_rate);
 	}
+	for (size_t i = 0; i < f->n; i++)
+		if (f->cats[i].count[STORE_FOCUS_LOOKS])
+			printf("  %s: looks at hosts not met: %llu roots "
+			       "queued\n",
+			       f->cats[i].name,
+			       (unsigned long long)f->cats[i]
+				       .count[STORE_FOCUS_LOOKS]);
 	for (size_t i = 0; i < f->n; i++) {
 		const struct fcat *c = &f->cats[i];
 		char pred[48] = "";
@@ -327,6 +334,7 @@ json_t *focus_report_json(const struct focus_report *f)
 		bad |= set(o, "pruned_predicted",
 			   ju(c->count[STORE_FOCUS_PRUNED_PREDICTED]));
 		bad |= set(o, "reached_second", ju(c->count[STORE_FOCUS_ALSO]));
+		bad |= set(o, "looks", ju(c->count[STORE_FOCUS_LOOKS]));
 		struct pred_figures pf;
 		json_t *pj = json_null();
 		if (pred_figures(c, &pf)) {

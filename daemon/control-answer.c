@@ -174,6 +174,7 @@ static json_t *categories(const struct crawl_status *st)
 			(json_int_t)c->pruned_relevance, "pruned_predicted",
 			(json_int_t)c->pruned_predicted, "also",
 			(json_int_t)c->also);
+		o = with(o, "looks", json_integer((json_int_t)c->looks));
 		/* Since the start; harvest is null without keywords or a
 		 * scored page. */
 		o = with(o, "pages", json_integer((json_int_t)c->pages));

@@ -767,6 +767,7 @@ static void status_categories(struct crawl *c, MDB_txn *txn,
 		cs->pruned_relevance = k[STORE_FOCUS_PRUNED_RELEVANCE];
 		cs->pruned_predicted = k[STORE_FOCUS_PRUNED_PREDICTED];
 		cs->also = k[STORE_FOCUS_ALSO];
+		cs->looks = k[STORE_FOCUS_LOOKS];
 		pthread_mutex_lock(&c->mu);
 		cs->pages = c->cat_since[i].pages;
 		cs->scored = c->cat_since[i].scored;

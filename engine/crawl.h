@@ -347,6 +347,7 @@ struct crawl_category_status {
 	char name[STORE_CATEGORY_NAME_MAX + 1];
 	unsigned keywords; /* how many the running config gives it */
 	uint64_t pruned_scope, pruned_relevance, pruned_predicted, also;
+	uint64_t looks; /* roots of hosts not met looked at (focus) */
 	/* Since the start: pages first fetched with a 2xx answer, those
 	 * with a relevance, and those of them at or above the category's
 	 * min_relevance (the harvest rate's terms, SPEC §6). */

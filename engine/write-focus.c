@@ -87,6 +87,9 @@ static int release_queue(void *arg, const struct frontier_url *fu)
 	int rc = frontier_add(x->c->fr, x->txn, fu);
 	if (rc == 1) {
 		x->queued++;
+		if (fu->pred_class == FOCUS_PRED_LOOK)
+			focus_count(x->c->focus, fu->category,
+				    STORE_FOCUS_LOOKS, 1);
 		pthread_mutex_lock(&x->c->mu);
 		x->c->sum.queued++;
 		pthread_mutex_unlock(&x->c->mu);

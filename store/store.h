@@ -480,7 +480,10 @@ enum store_focus_counter {
 	 * fetched through a link of each, and those on topic. */
 	STORE_FOCUS_CLASS_N,
 	STORE_FOCUS_CLASS_ON = STORE_FOCUS_CLASS_N + 12,
-	STORE_FOCUS_COUNTERS = STORE_FOCUS_CLASS_ON + 12
+	/* Roots of hosts not met that focus queued to look at them
+	 * (docs/focus.md "Hosts not met"). */
+	STORE_FOCUS_LOOKS = STORE_FOCUS_CLASS_ON + 12,
+	STORE_FOCUS_COUNTERS
 };
 #define STORE_FOCUS_CLASSES 12
 

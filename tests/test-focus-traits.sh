@@ -165,7 +165,11 @@ print(len({u.split("/")[2] for u in got if labels.get(u) == "sports"} & big),
       len(big))
 PY
 )"
-		echo "# $w: harvest $h, hosts of the topic reached $got of $of"
+		looks=$(get "$w" looks)
+		echo "# $w: harvest $h, hosts of the topic reached $got of $of," \
+			"$looks looks"
+		check_true "$w: report counts the looks ($looks > 0)" \
+			[ "$looks" -gt 0 ]
 		check_true "$w: hosts of the topic with 10 pages or more $of > 0" \
 			[ "$of" -gt 0 ]
 		check_true "$w: hosts of the topic reached $got of $of" \
@@ -182,6 +186,9 @@ PY
 		"$tmp/$w-exclude.got")
 	echo "# $w with the roots excluded: $n roots fetched"
 	check_true "$w: roots excluded, none fetched ($n)" [ "$n" -eq 0 ]
+	looks=$(get "$w-exclude" looks)
+	check_true "$w: roots excluded, no look counted ($looks)" \
+		[ "$looks" -eq 0 ]
 }
 
 # pages: a story's next page (tests/focus/webgen.py --shape mag, seeds 1

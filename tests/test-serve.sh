@@ -112,6 +112,7 @@ check_true "status: the rate to 0.1 ($(grep -o '"rate":[^,]*' "$tmp/status"))" g
 check_true "status: the uptime to 0.001 s ($(grep -o '"uptime":[^,]*' "$tmp/status"))" grep -Eq '"uptime":[0-9]+\.[0-9]{1,3},' "$tmp/status"
 check_true "status: the store's records and fetches, every run ($(grep -o '"store":{[^}]*}' "$tmp/status"))" grep -q '"store":{"records":300,"fetches":300}' "$tmp/status"
 check_true "status: the category's figures" grep -q '"categories":\[{"name":"web","keywords":0,"pruned_scope":0,' "$tmp/status"
+check_true "status: the category's looks" grep -q '"categories":\[{[^]]*"looks":0,' "$tmp/status"
 check_true "status: no host waiting" grep -q '"hosts_waiting":0,"waiting":\[\]' "$tmp/status"
 first=$(awk -F'\t' '$3 == "req" && $4 ~ /^s[12]\.test/ { print $1; exit }' "$tmp/log")
 check_true "no request while paused (first at $((${first:-0} - t_resume)) ms after the resume)" \

@@ -158,7 +158,8 @@ def main():
            "coverage": round(len(on) / max(1, len(want)), 4),
            "topic_pages": len(want), "pruned_relevance":
            cat.get("pruned_relevance"), "pruned_predicted":
-           cat.get("pruned_predicted"), "prediction": cat.get("prediction")}
+           cat.get("pruned_predicted"), "prediction": cat.get("prediction"),
+           "looks": cat.get("looks")}
     if a.json:
         print(json.dumps(res))
     else:
