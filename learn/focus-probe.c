@@ -17,12 +17,14 @@
  * So each host that a page on topic links by a link the prediction
  * pruned, and that the crawl has not met, holds one such link; when the
  * crawl has nothing else to do (the round of focus_reconsider()), the
- * root of each host still not met is queued: one look a host, ever, in
- * the tunnel as the pruned link was (the root off topic, its links are
- * followed within it).  A host met meanwhile drops its link.  The root's
- * queue entry carries no prediction: no page linked it, so its lease
- * keeps it and the prediction's classes do not learn from it.  A crawl
- * stopped by its budget before it runs dry looks at none.
+ * root of each host still not met is queued, the hosts most linked first
+ * as the looks' budget allows (LOOK_FREE, LOOK_PAY): one look a host,
+ * ever, in the tunnel as the pruned link was (the root off topic, only
+ * its links that show a keyword are followed, focus_look_follows()).  A host
+ * met meanwhile drops its link.  The root's queue entry carries no prediction:
+ * no page linked it, so its lease keeps it and the prediction's classes do not
+ * learn from it.  A crawl stopped by its budget before it runs dry looks at
+ * none.
  *
  * A table of struct probe, open addressing, grown by doubling up to
  * PROBES_MAX hosts; under focus.mu. */
