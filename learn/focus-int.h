@@ -94,24 +94,24 @@ struct held {
 struct held *held_new(const struct frontier_url *fu);
 void held_free(struct held *h);
 
-/* focus-probe.c, with focus.mu held.  A link the prediction pruned
- * (fu): held for its host if it is the first from a page on topic to a
- * host not met.  At the end of a round: the roots of the hosts still not
- * met, released (true if any was).  Are there any?  Frees the table. */
+/* focus-probe.c, with focus.mu held.  A link the prediction pruned from
+ * a page on topic (fu, probe_candidate()): held for its host if it is the
+ * first to a host not met.  At the end of a round: the roots of the hosts
+ * still not met, released as the budget allows (true if any was).  Are
+ * there any to release?  Frees the table. */
 void probe_hold_locked(struct focus *f, const struct frontier_url *fu);
 bool probe_release_locked(struct focus *f);
 bool probe_pending_locked(struct focus *f);
 void probe_free(struct focus *f);
 
-/* focus-predict.c, with focus.mu held: has the crawl learned from a
- * page of url's host (components u) in category cat? */
-bool host_met_locked(struct focus *f, uint16_t cat, const char *url,
-		     const struct norm_url *u);
-/* ... and from a page of it on topic? */
-bool host_on_locked(struct focus *f, uint16_t cat, const char *url,
-		    const struct norm_url *u);
+/* focus-predict.c, with focus.mu held: the pages of url's host
+ * (components u) the crawl learned from in category cat, or of those the
+ * ones on topic (on). */
+uint32_t host_pages_locked(struct focus *f, uint16_t cat, const char *url,
+			   const struct norm_url *u, bool on);
 /* May the pruned link fu probe its host: its category prunes at the
- * lease, and the page that linked it was on topic? */
+ * lease, and the page that linked it was on topic?  Safe without the
+ * lock (the view and fu only). */
 bool probe_candidate(const struct focus *f, const struct frontier_url *fu);
 
 /* focus-shape.c, with focus.mu held.  A link to url (components u) that

@@ -1054,20 +1054,12 @@ int focus_link_says(struct focus *f, uint16_t cat, const char *page,
 	return z >= NAV_SAYS ? 1 : z <= -NAV_SAYS ? -1 : 0;
 }
 
-bool host_met_locked(struct focus *f, uint16_t cat, const char *url,
-		     const struct norm_url *u)
+uint32_t host_pages_locked(struct focus *f, uint16_t cat, const char *url,
+			   const struct norm_url *u, bool on)
 {
 	const struct hstat *h = hstat_of(
 		f, host_key(cat, url + u->host_off, u->host_len), false);
-	return h && h->n;
-}
-
-bool host_on_locked(struct focus *f, uint16_t cat, const char *url,
-		    const struct norm_url *u)
-{
-	const struct hstat *h = hstat_of(
-		f, host_key(cat, url + u->host_off, u->host_len), false);
-	return h && h->on;
+	return !h ? 0 : on ? h->on : h->n;
 }
 
 bool probe_candidate(const struct focus *f, const struct frontier_url *fu)

@@ -91,8 +91,7 @@ static struct probe *probe_of(struct focus *f, uint64_t key)
 
 void probe_hold_locked(struct focus *f, const struct frontier_url *fu)
 {
-	if (!probe_candidate(f, fu) ||
-	    host_met_locked(f, fu->category, fu->url, fu->u))
+	if (host_pages_locked(f, fu->category, fu->url, fu->u, false))
 		return;
 	struct probe *p = probe_of(f, probe_key(fu->category, fu->url, fu->u));
 	if (!p || (p->state && p->state != PROBE_HOLDING))
@@ -109,8 +108,8 @@ static bool still_wanted(struct focus *f, struct probe *p)
 {
 	if (p->state != PROBE_HOLDING)
 		return false;
-	if (!host_met_locked(f, p->held->fu.category, p->held->fu.url,
-			     p->held->fu.u))
+	if (!host_pages_locked(f, p->held->fu.category, p->held->fu.url,
+			       p->held->fu.u, false))
 		return true;
 	held_free(p->held);
 	p->held = NULL;
@@ -149,8 +148,9 @@ static uint64_t looks_left(struct focus *f)
 		struct probe *p = &f->ps[i];
 		if (p->key && p->state == PROBE_LOOKED) {
 			looked++;
-			paid += host_on_locked(f, p->held->fu.category,
-					       p->held->fu.url, p->held->fu.u);
+			paid += host_pages_locked(f, p->held->fu.category,
+						  p->held->fu.url,
+						  p->held->fu.u, true) > 0;
 		}
 	}
 	uint64_t budget = LOOK_FREE + LOOK_PAY * paid;

@@ -572,11 +572,14 @@ bool shape_pager(const char *a, const struct norm_url *au, const char *b,
 
 void focus_reserve(struct focus *f, const struct frontier_url *fu)
 {
-	if (!fu->u || !fu->u->len)
+	bool probe = probe_candidate(f, fu),
+	     samples = samples_on(f, fu->category);
+	if (!fu->u || !fu->u->len || (!probe && !samples))
 		return;
 	pthread_mutex_lock(&f->mu);
-	probe_hold_locked(f, fu);
-	if (!samples_on(f, fu->category)) {
+	if (probe)
+		probe_hold_locked(f, fu);
+	if (!samples) {
 		pthread_mutex_unlock(&f->mu);
 		return;
 	}

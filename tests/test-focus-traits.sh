@@ -148,12 +148,13 @@ crawl_webgen()
 # each of 3 runs: the links from pages on topic to those hosts were
 # promotions of other topics, or quiet, and pruned; here the root of
 # each host they lead to is looked at, docs/focus.md "Hosts not met"),
-# and harvest >= 0.8 each, a guard against following what is off topic
-# wholesale (this code 0.86-0.90 in 11 runs a seed, the build before
-# 0.90-0.91; at tunnel 0, which prunes nothing, mag 0.48 and zine 0.37
-# on the tuning seeds).
+# and harvest, a guard against following what is off topic wholesale: a
+# mean >= 0.85 over the two seeds, and >= 0.8 each (this code 0.86-0.90
+# in 11 runs a seed, the build before 0.90-0.91; at tunnel 0, which
+# prunes nothing, mag 0.48 and zine 0.37 on the tuning seeds).
 hosts()
 {
+	hs=0
 	for w in zine-3 mag-3; do
 		crawl_webgen "$w"
 		read -r got of <<<"$(python3 - "$tmp/$w" "$tmp/$w.got" <<'PY'
@@ -177,7 +178,9 @@ PY
 		check_true "$w: hosts of the topic reached $got of $of" \
 			[ "$got" -eq "$of" ]
 		check_true "$w: harvest $h >= 0.8" ge "$h" 0.8
+		hs=$(python3 -c "print($hs + $h)")
 	done
+	check_true "zine 3 and mag 3: harvest, a mean $hs / 2 >= 0.85" ge "$hs" 1.7
 	# The category's exclude patterns hold for the looks too: with the
 	# weeklies' roots excluded but the seed's, none is fetched.
 	w=zine-3
@@ -201,12 +204,14 @@ PY
 # none of 42 and 67: learned from the stories' other links on their host,
 # mostly pruned, the link fell under predict_min at its lease; here a
 # page on topic keeps the links to its own next pages,
-# docs/focus.md "Pages of one list"), and harvest >= 0.8 each (this
-# code with the looks 0.84-0.93 in 10 runs a seed, and 0.838 and 0.842
-# on mag 2 in a clean-clone CI run; the pager alone 0.90-0.94, the build
-# before 0.91-0.93).
+# docs/focus.md "Pages of one list"), and harvest a mean >= 0.85 over
+# the two seeds and >= 0.8 each (this code with the looks: mag 1
+# 0.90-0.93, mag 2 0.84-0.91 in 8 runs a seed, and 0.838 and 0.842 on
+# mag 2 in a clean-clone CI run, which failed when each had to reach
+# 0.85; the pager alone 0.90-0.94, the build before 0.91-0.93).
 pages()
 {
+	hs=0
 	for w in mag-1 mag-2; do
 		crawl_webgen "$w"
 		read -r got of <<<"$(python3 - "$tmp/$w" "$tmp/$w.got" <<'PY'
@@ -224,7 +229,9 @@ PY
 		check_true "$w: their next pages fetched $got >= 0.9 x $of" \
 			ge "$got" "$(python3 -c "print(0.9 * $of)")"
 		check_true "$w: harvest $h >= 0.8" ge "$h" 0.8
+		hs=$(python3 -c "print($hs + $h)")
 	done
+	check_true "mag 1 and 2: harvest, a mean $hs / 2 >= 0.85" ge "$hs" 1.7
 }
 
 case $trait in
