@@ -75,6 +75,24 @@ for l in sys.stdin:
         print(r["normalized"])'
 }
 
+# topic_lists NAME — of the topic's list pages reachable from the seeds
+# of the web $tmp/NAME, those the crawl fetched ($tmp/NAME.got), and all:
+# "GOT OF"
+topic_lists()
+{
+	python3 - "$here" "$tmp/$1" "$tmp/$1.got" <<'PY'
+import sys
+sys.path.insert(0, sys.argv[1])
+from measure import reachable
+web, got = sys.argv[2], set(open(sys.argv[3]).read().split())
+labels = dict(l.rstrip("\n").split("\t") for l in open(web + "/labels.tsv"))
+seeds = open(web + "/seeds-sports.txt").read().split()
+lists = [u for u in reachable(web, seeds)
+         if "/list?" in u and labels[u] == "sports"]
+print(sum(u in got for u in lists), len(lists))
+PY
+}
+
 # lists: trait 1, with the samples of the pruned on.
 lists()
 {
@@ -85,19 +103,8 @@ lists()
 		measure "$w" "$w" --samples
 		h=$(get "$w" harvest) cov=$(get "$w" coverage)
 		fetched "$w" >"$tmp/$w.got"
-		# The topic's list pages reachable from the seeds, and those fetched.
-		share=$(python3 - "$here" "$tmp/$w" "$tmp/$w.got" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1])
-from measure import reachable
-web, got = sys.argv[2], set(open(sys.argv[3]).read().split())
-labels = dict(l.rstrip("\n").split("\t") for l in open(web + "/labels.tsv"))
-seeds = open(web + "/seeds-sports.txt").read().split()
-lists = [u for u in reachable(web, seeds)
-         if "/list?" in u and labels[u] == "sports"]
-print("%.3f" % (sum(u in got for u in lists) / max(1, len(lists))))
-PY
-		)
+		read -r got of <<<"$(topic_lists "$w")"
+		share=$(python3 -c "print('%.3f' % ($got / max(1, $of)))")
 		echo "# $w: harvest $h, coverage $cov, list pages of the topic fetched $share"
 		check_true "$w: harvest $h >= 0.9" ge "$h" 0.9
 		shares=$(python3 -c "print($shares + $share)")
@@ -121,19 +128,7 @@ names()
 {
 	for w in news-2 news-3; do
 		crawl_webgen "$w"
-		share=$(python3 - "$here" "$tmp/$w" "$tmp/$w.got" <<'PY'
-import sys
-sys.path.insert(0, sys.argv[1])
-from measure import reachable
-web, got = sys.argv[2], set(open(sys.argv[3]).read().split())
-labels = dict(l.rstrip("\n").split("\t") for l in open(web + "/labels.tsv"))
-seeds = open(web + "/seeds-sports.txt").read().split()
-lists = [u for u in reachable(web, seeds)
-         if "/list?" in u and labels[u] == "sports"]
-print("%d %d" % (sum(u in got for u in lists), len(lists)))
-PY
-		)
-		read -r got of <<<"$share"
+		read -r got of <<<"$(topic_lists "$w")"
 		echo "# $w: harvest $h, list pages of the topic fetched $got of $of"
 		check_true "$w: list pages of the topic reachable $of >= 20" \
 			[ "$of" -ge 20 ]
