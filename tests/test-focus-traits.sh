@@ -123,7 +123,7 @@ lists()
 # a keyword (/list?cat=opinion&page=1 behind "Opinion") was predicted off
 # topic on its URL's three names ("list", "cat", "page"), each counted as
 # evidence of its own; here they count once (docs/focus.md "A URL's names
-# count once"): 0.95-1.0 in 11 runs.
+# count once"): 0.95-1.0 in 9 runs (6 of this test, 3 of the measurement).
 names()
 {
 	for w in news-2 news-3; do
