@@ -274,6 +274,8 @@ sys.exit(not ok)' >"$tmp/$tag.twins"
 	local twins_rc=$?
 	check_true "$tag: one twin is the cluster's representative, five its duplicates ($(cat "$tmp/$tag.twins"))" \
 		[ "$twins_rc" -eq 0 ]
+	# What the daemons said of their claims, for a failure to be traced.
+	[ "$twins_rc" -eq 0 ] || grep -h 'claim' "$tmp"/d?.log | sort | uniq -c | head -20
 }
 
 # --- The cluster, undisturbed -----------------------------------------------
