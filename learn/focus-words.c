@@ -21,13 +21,18 @@
  * learned from (words_ready()).
  *
  * Of the words a link's URL shows and its text does not (URL_ONLY),
- * those that the same pages had count once: a site's names for its
- * pages come together ("list", "cat" and "page" in every list; "w",
- * "index", "php", "action" and "title" in every edit page), and the
- * prediction, which takes its words as independent evidence, counted
- * them three or five times over.  Words of equal counts (pages, and of
- * them on topic) are taken for words of the same pages.  Traced on news
- * seed 2 (issue 33):
+ * those that the same pages had, most of them on topic, count once: a
+ * site's names for its pages come together ("list", "cat" and "page" in
+ * every list; "w", "index", "php", "action" and "title" in every edit
+ * page), and the prediction, which takes its words as independent
+ * evidence, counted them three or five times over.  Words of equal
+ * counts (pages, and of them on topic) are taken for words of the same
+ * pages.  Names whose pages were mostly off topic still count each: the
+ * crawl knows that kind of page and prunes it the sooner (a wiki's edit
+ * pages; counted once, they came in later under load, 5-6 on wiki seed
+ * 4 in 2 crawls of 18, and when one edit page of seed 6 that held its
+ * article scored on topic, 2-3 more a crawl).  Traced on news seed 2
+ * (issue 33):
  * the first page of a sports site's section lists, "Opinion" behind
  * /list?cat=opinion&page=1, whose three names had been seen in 12 pages
  * on topic of 14, said -6.7 (-2.23 each) and was pruned, and with it
@@ -115,7 +120,7 @@ double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 		}
 		if (!w || !w->n || common(m, w))
 			continue;
-		if (url_only &&
+		if (url_only && 2 * (uint64_t)w->on > w->n &&
 		    names_seen(seen, &ns, TOKENS_PER_TEXT, w->n, w->on)) {
 			if (share)
 				share[i] = 0.0;

@@ -444,12 +444,10 @@ static void test_lead(const struct topics *o)
 /* A page's links to itself: a wiki's article links its edit and history
  * pages, whose URLs name it and so show its keywords.  Before anything
  * was learned of them such a link is kept (it shows a keyword); after
- * eight of them led off topic the next one, from an article on topic, is
+ * six of them led off topic the next one, from an article on topic, is
  * pruned when queued and at its lease (the URL's names, "w", "index",
- * "php", "action", "title", say it once, and the link's class its rate
- * of 8 pages, RATE_MIN: p 0.016; after six, while the class is at its
- * prior, 0.42, kept for its keywords; when the names counted five
- * times, six did); from a page off topic it is kept
+ * "php", "action", "title", led to pages mostly off topic, so each says
+ * what it says); from a page off topic it is kept
  * (a keyword is the tunnel's way back), and so is a link of the same
  * article's keywords whose words were not learned against it. */
 static const char edit_page[] =
@@ -479,7 +477,7 @@ static void test_self_links(const struct topics *o)
 	lease_from(next, &pl, &l);
 	CHECK(focus_lease_keep(f, &l));
 	struct frontier_lease early = l;
-	for (int i = 0; i < 8; i++) {
+	for (int i = 0; i < 6; i++) {
 		snprintf(url, sizeof(url),
 			 "http://wiki.test/w/index.php?action=edit&"
 			 "title=Striker_goal_%d",
@@ -541,6 +539,49 @@ static void test_self_links(const struct topics *o)
 		      "Striker goal league", &pl);
 	CHECK(pl.keep);
 	CHECK(p_of(&pl) >= 0.5);
+	focus_close(f);
+}
+
+/* The same names, when one edit page of seven came out on topic (its
+ * edit box held the article: wiki seed 6 has such pages, relevance
+ * 0.33): names that mostly led off topic still say it each, and the next
+ * edit link from an article on topic is pruned.  (When any page on topic
+ * made them count once, the wiki's harvest on seed 6 fell from 0.85 to
+ * 0.82-0.83, 2-3 edit and history pages more a crawl.) */
+static void test_self_links_one_on(const struct topics *o)
+{
+	struct focus *f = focus_taught(o);
+	struct focus_link pl;
+	struct frontier_lease l;
+	char url[160];
+	for (int i = 0; i < 7; i++) {
+		snprintf(url, sizeof(url),
+			 "http://wiki.test/w/index.php?action=edit&"
+			 "title=Striker_goal_%d",
+			 i);
+		predict_shown(f, url, 0.9, 2, "Edit", &pl);
+		lease_from(url, &pl, &l);
+		double r = learn_lease(f, &l,
+				       i == 3 ? midfield_page : edit_page);
+		CHECK(i == 3 ? r >= sports.min_relevance
+			     : r < sports.min_relevance);
+	}
+	/* An article's whose title shows no keyword: pruned. */
+	predict_shown(f,
+		      "http://wiki.test/w/index.php?action=edit&"
+		      "title=Season_and_foul",
+		      0.9, 0, "Edit", &pl);
+	double quiet = p_of(&pl);
+	CHECK(!pl.keep);
+	/* One whose title shows keywords: kept for them (shown_kept()),
+	 * but last in its host's queue (priority 3). */
+	predict_shown(f,
+		      "http://wiki.test/w/index.php?action=edit&"
+		      "title=Striker_goal_league",
+		      0.9, 3, "Edit", &pl);
+	printf("# edit after one on of seven: %.4f, shown %.4f\n", quiet,
+	       p_of(&pl));
+	CHECK(p_of(&pl) < 0.25);
 	focus_close(f);
 }
 
@@ -996,6 +1037,7 @@ int main(void)
 	test_pager(&o);
 	test_looks(&o);
 	test_url_names(&o);
+	test_self_links_one_on(&o);
 	test_lead(&o);
 	return check_done();
 }
