@@ -70,6 +70,10 @@ struct cnode {
 		struct cluster *nc;
 		pthread_t t;
 		bool running;
+		/* Its last wait for the connection ran out, or its last
+		 * claim failed every try: the next claims do not wait or
+		 * try again until one goes through (claim_one()). */
+		bool lost, failing;
 	} claimers[CLAIMERS];
 	pthread_mutex_t cmu;
 	pthread_cond_t cwork, cdone;
@@ -231,15 +235,29 @@ static bool node_finishing(struct cnode *n)
 	return f;
 }
 
-/* Is the claimer's connection up, or did it come up within the wait? */
+/* Is the claimer's connection up, or did it come up within the wait?
+ * One that did not is not waited for again until it is up: a claimer
+ * answers many claims of a batch in turn. */
 static bool claimer_connected(struct claimer *cl)
 {
 	struct cnode *n = cl->n;
 	uint64_t start = mono_ms(), waited = 0;
 	while (!cluster_connected(cl->nc)) {
-		if (waited >= CLAIM_CONNECT_WAIT_MS ||
-		    !cluster_connected(n->nc) || node_finishing(n))
+		if (cl->lost || waited >= CLAIM_CONNECT_WAIT_MS ||
+		    !cluster_connected(n->nc) || node_finishing(n)) {
+			/* With NATS away that is every page, and expected;
+			 * with the daemon's own connection up, a second
+			 * representative in the cluster. */
+			if (!cl->lost)
+				log_msg(cluster_connected(n->nc) ? LOG_WARNING
+								 : LOG_INFO,
+					"cluster: signature claims: no "
+					"connection to NATS; pages are this "
+					"shard's representatives until it is "
+					"back");
+			cl->lost = true;
 			return false;
+		}
 		sleep_ms(n, 50);
 		waited = mono_ms() - start;
 	}
@@ -247,6 +265,7 @@ static bool claimer_connected(struct claimer *cl)
 		log_msg(LOG_INFO,
 			"cluster: a claim waited %llu ms for its connection",
 			(unsigned long long)waited);
+	cl->lost = false;
 	return true;
 }
 
@@ -256,31 +275,28 @@ static void claim_one(struct claimer *cl, struct crawl_cluster_claim *w)
 	char who[CLUSTER_URL_MAX + 1];
 	bool claimed = true;
 	w->elsewhere = false;
-	if (w->len > CLUSTER_URL_MAX)
+	if (w->len > CLUSTER_URL_MAX || !claimer_connected(cl))
 		return;
-	if (!claimer_connected(cl)) {
-		/* With NATS away that is every page, and expected; with the
-		 * daemon's own connection up, a second representative in the
-		 * cluster. */
-		log_msg(cluster_connected(cl->n->nc) ? LOG_WARNING : LOG_INFO,
-			"cluster: signature claim: no connection to NATS; "
-			"the page is this shard's representative");
-		return;
-	}
+	unsigned tries = cl->failing ? 1 : CLAIM_TRIES;
 	for (unsigned t = 1;; t++) {
 		if (!cluster_claim_signature(cl->nc, w->sig, w->url, w->len,
 					     &claimed, who, sizeof(who)))
 			break;
-		if (t >= CLAIM_TRIES || !cluster_connected(cl->nc) ||
+		if (t >= tries || !cluster_connected(cl->nc) ||
 		    node_finishing(cl->n)) {
-			log_msg(LOG_WARNING,
-				"cluster: signature claim (%u tries): %s; "
-				"the page is this shard's representative",
-				t, cluster_last_error(cl->nc));
+			if (!cl->failing)
+				log_msg(LOG_WARNING,
+					"cluster: signature claim (%u tries): "
+					"%s; pages are this shard's "
+					"representatives until a claim goes "
+					"through",
+					t, cluster_last_error(cl->nc));
+			cl->failing = true;
 			return;
 		}
 		sleep_ms(cl->n, 100u << t);
 	}
+	cl->failing = false;
 	size_t wl = strlen(who);
 	if (claimed || wl >= w->cap ||
 	    (wl == w->len && !memcmp(who, w->url, wl)))
