@@ -1,10 +1,11 @@
-/* focus-int.h — the focus policy's private header: what its two files
+/* focus-int.h — the focus policy's private header: what its files
  * share.  focus-policy.c holds the categories of each config version (the
  * view: keywords, include and exclude patterns), relevance, scope, the
  * tunnel and the writer's counters; focus-predict.c holds the link
- * prediction (its model, the hosts' and words' tables, the in-links).
- * Only the files of learn/ include it (tests/check-layout.sh); learn.h is
- * the public side. */
+ * prediction (its model, the hosts' and words' tables, the in-links),
+ * focus-words.c what a link's words say, focus-shape.c and
+ * focus-probe.c what the prediction pruned.  Only the files of learn/
+ * include it (tests/check-layout.sh); learn.h is the public side. */
 #ifndef FOCUS_INT_H
 #define FOCUS_INT_H
 
@@ -80,6 +81,108 @@ struct focus {
 	/* The scheduler reads the model too (focus_lease_keep()). */
 	pthread_mutex_t mu;
 };
+
+/* The kinds of page a link is on, by how many of the page's links show a
+ * keyword: none, 1, 2-3, 4-7, 8 or more (a list of the topic, a hub). */
+#define SRC_KINDS 5
+
+/* focus-predict.c's model of a category, under focus.mu. */
+struct model {
+	uint64_t n[STORE_FOCUS_CLASSES], on[STORE_FOCUS_CLASSES];
+	uint64_t all_n, all_on; /* every page scored */
+	/* The pages whose words were learned, and those on topic (in
+	 * memory, like the words: learned again after a restart). */
+	uint64_t wn, won;
+	/* Per kind of the pages linking to them (src_kind()), the pages
+	 * fetched and those on topic (in memory too). */
+	uint64_t kn[SRC_KINDS], kon[SRC_KINDS];
+	/* The off-topic roots fetched in the tunnel (focus_bridge()), and
+	 * the new keyword links they gave. */
+	uint64_t bn, bg;
+	/* Per class, the pages fetched through quiet links (none of whose
+	 * words said anything: words_locked()), and those on topic; and
+	 * all of them, whose words are learned apart (quiet_locked()). */
+	uint64_t qn[STORE_FOCUS_CLASSES], qon[STORE_FOCUS_CLASSES];
+	uint64_t qwn, qwon;
+	/* The same per class and kind of the linking page (quiet_rate()). */
+	uint64_t qkn[STORE_FOCUS_CLASSES][SRC_KINDS];
+	uint64_t qkon[STORE_FOCUS_CLASSES][SRC_KINDS];
+};
+
+/* A table's count of pages (per host, per word). */
+struct hstat {
+	uint64_t key; /* 0: empty */
+	uint32_t n, on;
+	uint32_t text; /* of n, the pages that had a word in their text */
+};
+
+/* The most words learned; later ones are not (6 MiB of counts). */
+#define TOKENS_MAX (1u << 18)
+
+/* The most words of one link looked at. */
+#define TOKENS_PER_TEXT 48
+
+/* A word of a link that its URL shows and its text does not (the
+ * "list", "cat" and "page" of /list?cat=opinion&page=1 behind
+ * "Opinion"), as a link's words carry it: the top bit of the word
+ * (words_locked()). */
+#define URL_ONLY 0x80000000u
+#define WORD_BITS 0x7fffffffu
+
+/* A word as a queue entry keeps it: its hash (parse_words()) folded to
+ * 31 bits (among 2^18 words learned at most, a few collide). */
+static inline uint32_t word32(uint64_t h)
+{
+	return (uint32_t)(h ^ (h >> 32)) & WORD_BITS;
+}
+
+/* A word's key in the table: its 31 bits (not its URL_ONLY) and the
+ * category. */
+static inline uint64_t word_key(uint16_t cat, uint32_t w)
+{
+	uint64_t k = ((uint64_t)(cat + 1) << 32 | (w & WORD_BITS)) *
+		     0x9e3779b97f4a7c15ull;
+	return k ? k : 1;
+}
+
+/* Pages of each kind learned from quiet links before their words say
+ * anything. */
+#define QUIET_MIN 3
+#define LEARNED_ON_MIN 5
+#define LEARNED_OFF_MIN 3
+
+/* focus-predict.c, with focus.mu held: the count of key in the words'
+ * table, added when add (NULL when absent, or no room). */
+struct hstat *tstat_of(struct focus *f, uint64_t key, bool add);
+
+/* focus-words.c, with focus.mu held (docs/focus.md "Prediction").  Have
+ * enough pages been learned from for the words to say anything?  What
+ * the words t[n] of a link say, in log odds, each word's share of it
+ * into share[] (-1: not learned) and whether any said something
+ * (*says); then the words of quiet links if none did (link_z_locked());
+ * a word's key among the quiet links' words; the words a queue entry
+ * keeps (at most FRONTIER_WORDS_MAX, into out); what the words of a
+ * navigation page's link say (focus_link_says()). */
+bool words_ready(const struct model *m);
+double words_locked(struct focus *f, const struct model *m, uint16_t cat,
+		    const uint32_t *t, size_t n, bool own, double *share,
+		    bool *says);
+double link_z_locked(struct focus *f, const struct model *m, uint16_t cat,
+		     const uint32_t *t, size_t n, bool own, double *share,
+		     bool *says);
+
+/* Is a link of class k (focus-predict.c's link_class()) one from a page
+ * on topic to its own host: a site's own way to the rest of its topic?
+ * Only there do a URL's names count once (words_locked()). */
+static inline bool own_way(unsigned k)
+{
+	return k >= 6 && (k & 1u);
+}
+uint64_t quiet_key(uint16_t cat, uint32_t w);
+uint8_t keep_words(const uint32_t *t, const double *share, size_t n,
+		   uint32_t *out);
+double list_words_locked(struct focus *f, const struct model *m, uint16_t cat,
+			 const uint32_t *t, size_t n);
 
 /* A pruned link kept aside, to be queued (focus_release()). */
 struct held {

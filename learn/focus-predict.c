@@ -17,7 +17,6 @@
 
 /* The kinds of page a link is on, by how many of the page's links show a
  * keyword: none, 1, 2-3, 4-7, 8 or more (a list of the topic, a hub). */
-#define SRC_KINDS 5
 static unsigned src_kind(unsigned links_with_hits)
 {
 	unsigned n = links_with_hits;
@@ -46,34 +45,6 @@ static int kind_of(uint8_t pc)
 	pc &= (uint8_t)~PRED_PAGER;
 	return (int)((pc - 1u) / STORE_FOCUS_CLASSES) - 1;
 }
-
-struct model {
-	uint64_t n[STORE_FOCUS_CLASSES], on[STORE_FOCUS_CLASSES];
-	uint64_t all_n, all_on; /* every page scored */
-	/* The pages whose words were learned, and those on topic (in
-	 * memory, like the words: learned again after a restart). */
-	uint64_t wn, won;
-	/* Per kind of the pages linking to them (src_kind()), the pages
-	 * fetched and those on topic (in memory too). */
-	uint64_t kn[SRC_KINDS], kon[SRC_KINDS];
-	/* The off-topic roots fetched in the tunnel (focus_bridge()), and
-	 * the new keyword links they gave. */
-	uint64_t bn, bg;
-	/* Per class, the pages fetched through quiet links (none of whose
-	 * words said anything: words_locked()), and those on topic; and
-	 * all of them, whose words are learned apart (quiet_locked()). */
-	uint64_t qn[STORE_FOCUS_CLASSES], qon[STORE_FOCUS_CLASSES];
-	uint64_t qwn, qwon;
-	/* The same per class and kind of the linking page (quiet_rate()). */
-	uint64_t qkn[STORE_FOCUS_CLASSES][SRC_KINDS];
-	uint64_t qkon[STORE_FOCUS_CLASSES][SRC_KINDS];
-};
-
-struct hstat {
-	uint64_t key; /* 0: empty */
-	uint32_t n, on;
-	uint32_t text; /* of n, the pages that had a word in their text */
-};
 
 #define INLINKS 32768
 struct inlink {
@@ -123,9 +94,6 @@ static uint64_t host_key(uint16_t cat, const char *host, size_t len)
 	return h ? h : 1;
 }
 
-/* The most words learned; later ones are not (6 MiB of counts). */
-#define TOKENS_MAX (1u << 18)
-
 /* A table of counts: the entry of key, added when add is set (and there
  * is room); NULL when absent, or when memory or room runs out (the key
  * then goes unlearned). */
@@ -169,35 +137,35 @@ static struct hstat *hstat_of(struct focus *f, uint64_t key, bool add)
 	return stat_of(&f->hs, &f->hs_mask, &f->hs_used, SIZE_MAX, key, add);
 }
 
-static struct hstat *tstat_of(struct focus *f, uint64_t key, bool add)
+/* Do a URL's names count once (words_locked()) on a link of class k to
+ * the host of key hk?  On a site's own way to the rest of its topic
+ * (own_way()), on a host most of whose pages learned (NAMES_HOST_MIN at
+ * least) were on topic: the topic's own sites, not the other topics'
+ * sites whose few articles of the topic link their own lists. */
+#define NAMES_HOST_MIN 5
+static bool names_once_locked(struct focus *f, unsigned k, uint64_t hk)
+{
+	if (!own_way(k))
+		return false;
+	const struct hstat *h = hstat_of(f, hk, false);
+	return h && h->n >= NAMES_HOST_MIN && 2 * (uint64_t)h->on > h->n;
+}
+
+struct hstat *tstat_of(struct focus *f, uint64_t key, bool add)
 {
 	return stat_of(&f->ts, &f->ts_mask, &f->ts_used, TOKENS_MAX, key, add);
 }
 
-/* The most words of one link looked at. */
-#define TOKENS_PER_TEXT 48
-
-/* A word as a queue entry keeps it: its hash (parse_words()) folded to
- * 32 bits (among 2^18 words learned at most, a few collide). */
-static uint32_t word32(uint64_t h)
-{
-	return (uint32_t)(h ^ (h >> 32));
-}
-
-/* A word's key in the table: its 32 bits and the category. */
-static uint64_t word_key(uint16_t cat, uint32_t w)
-{
-	uint64_t k = ((uint64_t)(cat + 1) << 32 | w) * 0x9e3779b97f4a7c15ull;
-	return k ? k : 1;
-}
-
 /* Adds w to the set t[n] unless it is there or the set has max words;
- * returns the new count. */
+ * returns the new count.  A word the set has is URL_ONLY only if both
+ * are (one link's text showed it). */
 static size_t word_add(uint32_t *t, size_t n, size_t max, uint32_t w)
 {
 	for (size_t k = 0; k < n; k++)
-		if (t[k] == w)
+		if ((t[k] & WORD_BITS) == (w & WORD_BITS)) {
+			t[k] &= w | WORD_BITS;
 			return n;
+		}
 	if (n < max)
 		t[n++] = w;
 	return n;
@@ -228,16 +196,18 @@ static size_t url_words(const char *url, const struct norm_url *u, uint64_t *h,
 	return n;
 }
 
-/* The words of a link: its text, and its URL's path and query. */
+/* The words of a link: its text, and its URL's path and query, those
+ * the text lacks marked URL_ONLY. */
 static size_t link_words(const char *anchor, size_t anchor_len, const char *url,
 			 const struct norm_url *u, uint32_t *out)
 {
 	uint64_t h[TOKENS_PER_TEXT];
-	size_t n = parse_words(anchor, anchor_len, h, TOKENS_PER_TEXT / 2);
-	n += url_words(url, u, h + n, TOKENS_PER_TEXT - n);
+	size_t na = parse_words(anchor, anchor_len, h, TOKENS_PER_TEXT / 2);
+	size_t n = na + url_words(url, u, h + na, TOKENS_PER_TEXT - na);
 	size_t m = 0;
 	for (size_t i = 0; i < n; i++)
-		m = word_add(out, m, TOKENS_PER_TEXT, word32(h[i]));
+		m = word_add(out, m, TOKENS_PER_TEXT,
+			     word32(h[i]) | (i >= na ? URL_ONLY : 0u));
 	return m;
 }
 
@@ -263,159 +233,6 @@ static unsigned link_class(bool page_on, unsigned hits, bool same_host)
 static double base_rate(const struct model *m)
 {
 	return ((double)m->all_on + 1.0) / ((double)m->all_n + 2.0);
-}
-
-/* What the words of a link say, in log odds: for each word, how much
- * more often the pages on topic that the crawl learned from have it than
- * those off topic (a likelihood ratio, as naive Bayes has it, with one
- * page of each kind added: (on_w + 1) / (N_on + 2) against (off_w + 1) /
- * (N_off + 2)), each word's bounded to +-WORD_MAX and the sum to
- * +-WORDS_MAX.  It counts the pages that lack the word too: a word of
- * another topic seen in one page off topic and in none of 40 on topic
- * says so.  A word no page had counts as one seen once in each kind of
- * page would.  Nothing is said before a few pages of each kind were
- * learned from (words_ready()).  With the lock held. */
-#define WORDS_MAX 6.0
-#define WORD_MAX 2.5
-/* A word whose evidence is this much or more says something; a link none
- * of whose words does is quiet. */
-#define SAYS_MIN 1.0
-/* Pages of each kind learned from quiet links before their words say
- * anything. */
-#define QUIET_MIN 3
-#define LEARNED_ON_MIN 5
-#define LEARNED_OFF_MIN 3
-/* Pages learned from before a word in over half of them counts as
- * common. */
-#define COMMON_MIN 20
-
-/* Have enough pages been learned from for the words to say anything? */
-static bool words_ready(const struct model *m)
-{
-	return m->won >= LEARNED_ON_MIN && m->wn - m->won >= LEARNED_OFF_MIN;
-}
-
-/* A word in most pages tells pages apart no better than the class does.
- * In a text, that is a word in most pages of each kind (the "and"): a
- * word of the topic is in most of a focused crawl's pages too, and says
- * the most.  In URLs and links (the "item" and "id" of every URL of a
- * site, the "read" of every "Read more"), it is a word in most pages at
- * all, since what the crawl chose to fetch can make it lean either
- * way. */
-static bool common(const struct model *m, const struct hstat *w)
-{
-	return m->wn >= COMMON_MIN && 2 * (uint64_t)w->n > m->wn &&
-	       (2 * (uint64_t)w->text < w->n ||
-		(2 * (uint64_t)w->on > m->won &&
-		 2 * (uint64_t)(w->n - w->on) > m->wn - m->won));
-}
-
-static double words_locked(struct focus *f, const struct model *m, uint16_t cat,
-			   const uint32_t *t, size_t n, double *share,
-			   bool *says)
-{
-	double non = (double)m->won, noff = (double)(m->wn - m->won), z = 0.0;
-	*says = false;
-	bool ready = words_ready(m);
-	for (size_t i = 0; i < n; i++) {
-		const struct hstat *w = ready ? tstat_of(f, word_key(cat, t[i]),
-							 false)
-					      : NULL;
-		if (share)
-			share[i] = -1.0;
-		if (ready && (!w || !w->n) && f->ts_used < TOKENS_MAX) {
-			/* A word no page learned from had: as likely in a
-			 * page of either kind as a word seen once would be
-			 * (one page added to each), so the kind with more
-			 * pages, whose words are better known, is the less
-			 * likely to have it. */
-			double d = log((noff + 2.0) / (non + 2.0));
-			z += d < -WORD_MAX  ? -WORD_MAX
-			     : d > WORD_MAX ? WORD_MAX
-					    : d;
-			continue;
-		}
-		if (!w || !w->n || common(m, w))
-			continue;
-		double d = log(((double)w->on + 1.0) / (non + 2.0)) -
-			   log(((double)(w->n - w->on) + 1.0) / (noff + 2.0));
-		d = d < -WORD_MAX ? -WORD_MAX : d > WORD_MAX ? WORD_MAX : d;
-		if (share)
-			share[i] = fabs(d);
-		*says |= fabs(d) >= SAYS_MIN;
-		z += d;
-	}
-	return z < -WORDS_MAX ? -WORDS_MAX : z > WORDS_MAX ? WORDS_MAX : z;
-}
-
-/* A word key of the words of quiet links (quiet_locked()), apart from
- * the same word's in pages. */
-static uint64_t quiet_key(uint16_t cat, uint32_t w)
-{
-	return word_key(cat, w) ^ 0x9b05688c2b3e6c1full;
-}
-
-/* What the words t[n] of a quiet link say, as learned from the pages
- * that quiet links led to: "#friend" or "Sign in" and "Next post" say
- * nothing about sports in a page, and a link's "tag", "next" or "post"
- * says little among all links (most are titles, which say the rest), but
- * among quiet links they tell a common word's tag page from the next
- * post.  Nothing before 3 pages of each kind.  With the lock held. */
-static double quiet_locked(struct focus *f, const struct model *m, uint16_t cat,
-			   const uint32_t *t, size_t n)
-{
-	double non = (double)m->qwon, noff = (double)(m->qwn - m->qwon), z = 0;
-	if (m->qwon < QUIET_MIN || m->qwn - m->qwon < QUIET_MIN)
-		return 0.0;
-	for (size_t i = 0; i < n; i++) {
-		const struct hstat *w = tstat_of(f, quiet_key(cat, t[i]),
-						 false);
-		if (!w || !w->n)
-			continue;
-		double d = log(((double)w->on + 1.0) / (non + 2.0)) -
-			   log(((double)(w->n - w->on) + 1.0) / (noff + 2.0));
-		z += d < -WORD_MAX ? -WORD_MAX : d > WORD_MAX ? WORD_MAX : d;
-	}
-	return z < -WORDS_MAX ? -WORDS_MAX : z > WORDS_MAX ? WORDS_MAX : z;
-}
-
-/* What the words t[n] of a link say (words_locked(), then
- * quiet_locked() if they said nothing), and whether any said something
- * (*says).  With the lock held. */
-static double link_z_locked(struct focus *f, const struct model *m,
-			    uint16_t cat, const uint32_t *t, size_t n,
-			    double *share, bool *says)
-{
-	double z = words_locked(f, m, cat, t, n, share, says);
-	return *says ? z : z + quiet_locked(f, m, cat, t, n);
-}
-
-/* The words a queue entry keeps of t[n] (shares as words_locked() gave
- * them): those not learned yet first, since what the crawl learns of
- * them before the URL is leased may change its prediction, then those
- * that say most. */
-static uint8_t keep_words(const uint32_t *t, const double *share, size_t n,
-			  uint32_t *out)
-{
-	uint8_t m = 0;
-	bool taken[TOKENS_PER_TEXT] = { false };
-	while (m < FRONTIER_WORDS_MAX) {
-		size_t best = n;
-		for (size_t i = 0; i < n; i++) {
-			if (taken[i])
-				continue;
-			/* Unknown (share < 0) first, then the largest. */
-			if (best == n || ((share[i] < 0) != (share[best] < 0)
-						  ? share[i] < 0
-						  : share[i] > share[best]))
-				best = i;
-		}
-		if (best == n)
-			break;
-		taken[best] = true;
-		out[m++] = t[best];
-	}
-	return m;
 }
 
 /* The slot of a URL's in-link words in category cat, or NULL when the
@@ -569,7 +386,7 @@ static bool shown_kept(unsigned k, double p, bool says)
 #define SAMPLE_P 0.05
 static bool sampled(unsigned k, double p, bool says)
 {
-	return k >= 6 && (k & 1u) && (!says || p >= SAMPLE_P);
+	return own_way(k) && (!says || p >= SAMPLE_P);
 }
 
 void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
@@ -606,7 +423,8 @@ void focus_predict(struct focus *f, uint16_t cat, bool has_relevance,
 			n = word_add(t, n, TOKENS_PER_TEXT, lw[i]);
 		if (e && e->key == ik && e->kind > kind + 1)
 			kind = e->kind - 1u;
-		z = link_z_locked(f, m, cat, t, n, share, &says);
+		z = link_z_locked(f, m, cat, t, n, names_once_locked(f, k, hk),
+				  share, &says);
 		p = predict_locked(m, k, (int)kind, z, says);
 		gain = bridge_locked(f, m, hk, url, lu, offtopic, c->tunnel);
 		ret->fresh = !e || e->key != ik;
@@ -713,13 +531,15 @@ static bool lease_kept_locked(struct focus *f, const struct crawl_category *c,
 		uint32_t t[2 * FRONTIER_WORDS_MAX];
 		int kind;
 		size_t n = lease_words(f, cat, l, t, &kind);
-		double z = link_z_locked(f, m, cat, t, n, NULL, says);
-		*p = predict_locked(m, class_of(l->pred_class), kind, z, *says);
-		*p += (1.0 - *p) *
-		      bridge_locked(f, m,
-				    host_key(cat, l->url + l->u.host_off,
-					     l->u.host_len),
-				    l->url, &l->u, l->offtopic, c->tunnel);
+		unsigned k = class_of(l->pred_class);
+		uint64_t hk = host_key(cat, l->url + l->u.host_off,
+				       l->u.host_len);
+		double z = link_z_locked(f, m, cat, t, n,
+					 names_once_locked(f, k, hk), NULL,
+					 says);
+		*p = predict_locked(m, k, kind, z, *says);
+		*p += (1.0 - *p) * bridge_locked(f, m, hk, l->url, &l->u,
+						 l->offtopic, c->tunnel);
 	}
 	return *p >= c->predict_min ||
 	       shown_kept(class_of(l->pred_class), *p, *says);
@@ -755,7 +575,7 @@ static size_t anchor_words(uint16_t cat, const uint64_t *words,
 			continue;
 		uint32_t w = word32(words[i]);
 		for (size_t j = 0; j < nl; j++)
-			if (lw[j] == w) {
+			if ((lw[j] & WORD_BITS) == w) {
 				lw[j] = lw[--nl];
 				break;
 			}
@@ -818,7 +638,11 @@ bool focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		 * link's words learned apart (quiet_locked()). */
 		bool says = true;
 		if (known)
-			(void)words_locked(f, m, cat, lw, nl, NULL, &says);
+			(void)words_locked(f, m, cat, lw, nl,
+					   own_way(k) && h &&
+						   h->n >= NAMES_HOST_MIN &&
+						   2 * (uint64_t)h->on > h->n,
+					   NULL, &says);
 		if (!says) {
 			m->qn[k]++;
 			m->qon[k] += on;
@@ -997,44 +821,6 @@ int focus_load(struct focus *f, struct store *s, MDB_txn *txn)
 	return 0;
 }
 
-/* What the words t[n] of a link on a list say of the page it leads to,
- * in log odds, for the count of a navigation page (focus_link_says()).  Not
- * words_locked()'s ratio: a list is judged while the crawl has learned from
- * many pages on topic and few off (three or four, a focused crawl's), and there
- * a word's rate off topic is not known but guessed, at one page in N_off + 2
- * for a word no page off topic had: any word in fewer pages on topic than that,
- * a word of the topic seen in 7 of 80 pages, says off topic, and a list of the
- * topic's titles is taken for none (traced on the traits web, seed 3:
- * once its list of 80 articles was fetched, 6 of the 8 titles of the
- * scattered section said off topic).  So each rate is smoothed towards
- * the word's rate in all the pages learned from (LIST_PRIOR pages'
- * weight): a word seen only on topic leans on topic as far as its count
- * bears, and a word no page had says nothing.  The link says what its
- * words say together (a title of three words of the topic seen in half
- * the pages says on topic, though no one word of it does).  Nor does it
- * wait for
- * LEARNED_OFF_MIN pages off topic: the smoothing is for a few, and the
- * traits web's scattered section, judged after two, was taken for a
- * navigation page in one run of two when it did.  With the lock held. */
-#define LIST_PRIOR 2.0
-static double list_words_locked(struct focus *f, const struct model *m,
-				uint16_t cat, const uint32_t *t, size_t n)
-{
-	double non = (double)m->won, noff = (double)(m->wn - m->won), z = 0.0;
-	for (size_t i = 0; i < n; i++) {
-		const struct hstat *w = tstat_of(f, word_key(cat, t[i]), false);
-		if (!w || !w->n || common(m, w))
-			continue;
-		double all = ((double)w->n + 1.0) / ((double)m->wn + 2.0);
-		double d = log(((double)w->on + LIST_PRIOR * all) /
-			       (non + LIST_PRIOR)) -
-			   log(((double)(w->n - w->on) + LIST_PRIOR * all) /
-			       (noff + LIST_PRIOR));
-		z += d < -WORD_MAX ? -WORD_MAX : d > WORD_MAX ? WORD_MAX : d;
-	}
-	return z;
-}
-
 int focus_link_says(struct focus *f, uint16_t cat, const char *page,
 		    const struct norm_url *pu, const char *anchor,
 		    size_t anchor_len, const char *url,
@@ -1077,8 +863,9 @@ bool shape_candidate_locked(struct focus *f, const struct frontier_url *fu)
 	const struct model *m = &f->model[cat];
 	bool says = false;
 	size_t n = fu->n_words <= FRONTIER_WORDS_MAX ? fu->n_words : 0;
-	double z = link_z_locked(f, m, cat, fu->words, n, NULL, &says);
 	unsigned k = class_of(fu->pred_class);
+	/* The names count each here: a candidate's host is not known. */
+	double z = link_z_locked(f, m, cat, fu->words, n, false, NULL, &says);
 	double p = predict_locked(m, k, kind_of(fu->pred_class), z, says);
 	return sampled(k, p, says);
 }
