@@ -113,7 +113,8 @@ struct model {
 struct hstat {
 	uint64_t key; /* 0: empty */
 	uint32_t n, on;
-	uint32_t text; /* of n, the pages that had a word in their text */
+	uint32_t text; /* of n, the pages that had a word in their text;
+			* for a host, 1 once its root was learned */
 };
 
 /* The most words learned; later ones are not (6 MiB of counts). */
@@ -212,6 +213,11 @@ void probe_free(struct focus *f);
  * ones on topic (on). */
 uint32_t host_pages_locked(struct focus *f, uint16_t cat, const char *url,
 			   const struct norm_url *u, bool on);
+/* Has the crawl met url's host in category cat: learned a page of it on
+ * topic, or its root?  (A host only some off-topic pages of which were
+ * learned, promoted stories of its other topics, is not known yet.) */
+bool host_met_locked(struct focus *f, uint16_t cat, const char *url,
+		     const struct norm_url *u);
 /* May the pruned link fu probe its host: its category prunes at the
  * lease, and the page that linked it was on topic?  Safe without the
  * lock (the view and fu only). */

@@ -143,12 +143,15 @@ static struct hstat *hstat_of(struct focus *f, uint64_t key, bool add)
  * least) were on topic: the topic's own sites, not the other topics'
  * sites whose few articles of the topic link their own lists. */
 #define NAMES_HOST_MIN 5
+static bool names_once(unsigned k, const struct hstat *h)
+{
+	return own_way(k) && h && h->n >= NAMES_HOST_MIN &&
+	       2 * (uint64_t)h->on > h->n;
+}
+
 static bool names_once_locked(struct focus *f, unsigned k, uint64_t hk)
 {
-	if (!own_way(k))
-		return false;
-	const struct hstat *h = hstat_of(f, hk, false);
-	return h && h->n >= NAMES_HOST_MIN && 2 * (uint64_t)h->on > h->n;
+	return own_way(k) && names_once(k, hstat_of(f, hk, false));
 }
 
 struct hstat *tstat_of(struct focus *f, uint64_t key, bool add)
@@ -626,6 +629,7 @@ bool focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		if (h && h->n < UINT32_MAX) {
 			h->n++;
 			h->on += on;
+			h->text |= is_root(l->url, &l->u);
 		}
 		/* The page's words, its URL's, and those of the links to
 		 * it that neither has (the anchors' own words: "Read more",
@@ -638,10 +642,7 @@ bool focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		 * link's words learned apart (quiet_locked()). */
 		bool says = true;
 		if (known)
-			(void)words_locked(f, m, cat, lw, nl,
-					   own_way(k) && h &&
-						   h->n >= NAMES_HOST_MIN &&
-						   2 * (uint64_t)h->on > h->n,
+			(void)words_locked(f, m, cat, lw, nl, names_once(k, h),
 					   NULL, &says);
 		if (!says) {
 			m->qn[k]++;
@@ -846,6 +847,14 @@ uint32_t host_pages_locked(struct focus *f, uint16_t cat, const char *url,
 	const struct hstat *h = hstat_of(
 		f, host_key(cat, url + u->host_off, u->host_len), false);
 	return !h ? 0 : on ? h->on : h->n;
+}
+
+bool host_met_locked(struct focus *f, uint16_t cat, const char *url,
+		     const struct norm_url *u)
+{
+	const struct hstat *h = hstat_of(
+		f, host_key(cat, url + u->host_off, u->host_len), false);
+	return h && (h->on || h->text);
 }
 
 bool probe_candidate(const struct focus *f, const struct frontier_url *fu)

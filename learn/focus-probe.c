@@ -15,7 +15,8 @@
  * keyword is followed from it.
  *
  * So each host that a page on topic links by a link the prediction
- * pruned, and that the crawl has not met, holds one such link; when the
+ * pruned, and that the crawl has not met (host_met_locked(): a page of
+ * it on topic, or its root, learned), holds one such link; when the
  * crawl has nothing else to do (the round of focus_reconsider()), the
  * root of each host still not met is queued, the hosts most linked first
  * as the looks' budget allows (LOOK_FREE, LOOK_PAY): one look a host,
@@ -91,7 +92,7 @@ static struct probe *probe_of(struct focus *f, uint64_t key)
 
 void probe_hold_locked(struct focus *f, const struct frontier_url *fu)
 {
-	if (host_pages_locked(f, fu->category, fu->url, fu->u, false))
+	if (host_met_locked(f, fu->category, fu->url, fu->u))
 		return;
 	struct probe *p = probe_of(f, probe_key(fu->category, fu->url, fu->u));
 	if (!p || (p->state && p->state != PROBE_HOLDING))
@@ -108,8 +109,8 @@ static bool still_wanted(struct focus *f, struct probe *p)
 {
 	if (p->state != PROBE_HOLDING)
 		return false;
-	if (!host_pages_locked(f, p->held->fu.category, p->held->fu.url,
-			       p->held->fu.u, false))
+	if (!host_met_locked(f, p->held->fu.category, p->held->fu.url,
+			     p->held->fu.u))
 		return true;
 	held_free(p->held);
 	p->held = NULL;
