@@ -113,8 +113,8 @@ struct model {
 struct hstat {
 	uint64_t key; /* 0: empty */
 	uint32_t n, on;
-	uint32_t text; /* of n, the pages that had a word in their text;
-			* for a host, 1 once its root was learned */
+	uint32_t text; /* of n, the pages that had a word in their text */
+	bool root;     /* a host's: its root was learned */
 };
 
 /* The most words learned; later ones are not (6 MiB of counts). */

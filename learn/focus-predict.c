@@ -149,9 +149,10 @@ static bool names_once(unsigned k, const struct hstat *h)
 	       2 * (uint64_t)h->on > h->n;
 }
 
+/* names_once() for the host of key hk (looked up for own ways only). */
 static bool names_once_locked(struct focus *f, unsigned k, uint64_t hk)
 {
-	return own_way(k) && names_once(k, hstat_of(f, hk, false));
+	return names_once(k, own_way(k) ? hstat_of(f, hk, false) : NULL);
 }
 
 struct hstat *tstat_of(struct focus *f, uint64_t key, bool add)
@@ -629,7 +630,7 @@ bool focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		if (h && h->n < UINT32_MAX) {
 			h->n++;
 			h->on += on;
-			h->text |= is_root(l->url, &l->u);
+			h->root |= is_root(l->url, &l->u);
 		}
 		/* The page's words, its URL's, and those of the links to
 		 * it that neither has (the anchors' own words: "Read more",
@@ -854,7 +855,7 @@ bool host_met_locked(struct focus *f, uint16_t cat, const char *url,
 {
 	const struct hstat *h = hstat_of(
 		f, host_key(cat, url + u->host_off, u->host_len), false);
-	return h && (h->on || h->text);
+	return h && (h->on || h->root);
 }
 
 bool probe_candidate(const struct focus *f, const struct frontier_url *fu)
