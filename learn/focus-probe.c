@@ -19,8 +19,8 @@
  * it on topic, or its root, learned), holds one such link; when the
  * crawl has nothing else to do (the round of focus_reconsider()), the
  * root of each host still not met is queued, the hosts most linked first
- * as the looks' budget allows (LOOK_FREE, LOOK_PAY): one look a host,
- * ever, in the tunnel as the pruned link was (the root off topic, only
+ * as the looks' budget allows (LOOK_FREE, LOOK_PAY, LOOK_FOUND): one look a
+ * host, ever, in the tunnel as the pruned link was (the root off topic, only
  * its links that show a keyword are followed, focus_look_follows()).  A host
  * met meanwhile drops its link.  The root's queue entry carries no prediction:
  * no page linked it, so its lease keeps it and the prediction's classes do not
@@ -36,10 +36,13 @@
 
 /* The most hosts held (a link each, about 200 bytes). */
 #define PROBES_MAX (1u << 16)
-/* The looks' budget: LOOK_FREE, and LOOK_PAY more for each look whose
- * host then gave a page on topic. */
+/* The looks' budget: LOOK_FREE, LOOK_PAY more for each look whose host
+ * then gave a page on topic, and one more for each LOOK_FOUND pages on
+ * topic the hosts looked at gave (a look that opens a magazine's section
+ * of a hundred pages pays for more than one that finds a stray article). */
 #define LOOK_FREE 4
 #define LOOK_PAY 2
+#define LOOK_FOUND 20
 
 enum { PROBE_HOLDING = 1, PROBE_LOOKED, PROBE_DONE };
 
@@ -144,17 +147,19 @@ static bool to_root(struct held *h)
  * taken. */
 static uint64_t looks_left(struct focus *f)
 {
-	uint64_t looked = 0, paid = 0;
+	uint64_t looked = 0, paid = 0, found = 0;
 	for (size_t i = 0; f->ps && i <= f->ps_mask; i++) {
 		struct probe *p = &f->ps[i];
 		if (p->key && p->state == PROBE_LOOKED) {
+			uint32_t on = host_pages_locked(f, p->held->fu.category,
+							p->held->fu.url,
+							p->held->fu.u, true);
 			looked++;
-			paid += host_pages_locked(f, p->held->fu.category,
-						  p->held->fu.url,
-						  p->held->fu.u, true) > 0;
+			paid += on > 0;
+			found += on;
 		}
 	}
-	uint64_t budget = LOOK_FREE + LOOK_PAY * paid;
+	uint64_t budget = LOOK_FREE + LOOK_PAY * paid + found / LOOK_FOUND;
 	return budget > looked ? budget - looked : 0;
 }
 
