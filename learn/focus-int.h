@@ -250,7 +250,10 @@ void shape_free(struct focus *f);
  * PAGER_SPAN (its next page: /story/7 and /story/7?page=2), or the same
  * query but for one number, at most PAGER_SPAN from a's, of a parameter
  * among several (?cat=opinion&page=3), or of the only one when a was
- * itself reached as such a page (chain)? */
+ * itself reached as such a page (chain)?  Or the same host and query,
+ * and the path's last segment such a number after two segments or more
+ * that name the list (/topics/sports/3; after one, /item/48, only when
+ * chain), or one more segment, such a number (/topics/sports to /2)? */
 bool shape_pager(const char *a, const struct norm_url *au, const char *b,
 		 const struct norm_url *bu, bool chain);
 bool shape_same(const char *a, const struct norm_url *au, const char *b,

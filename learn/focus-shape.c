@@ -519,13 +519,62 @@ static long digits_of(const char *s, size_t n)
 	return v;
 }
 
+/* The segments of path p[n] that are not empty. */
+static unsigned segments(const char *p, size_t n)
+{
+	unsigned k = 0;
+	for (size_t i = 0; i < n; i++)
+		k += p[i] != '/' && (i == 0 || p[i - 1] == '/');
+	return k;
+}
+
+/* shape_pager() for a number in the path, the queries alike: b's path
+ * is a's but for its last segment, a number on both sides at most
+ * PAGER_SPAN apart, after two segments or more that name the list
+ * (/topics/sports/2 to /3, /story/7/2 to /3; /item/48 to /49 is an
+ * item's neighbour, unless chain), or a's with one more segment, a number
+ * up to PAGER_SPAN, after two or more (/topics/sports to /2).  A final
+ * slash counts when both have it (/page/2/ to /page/3/). */
+static bool path_pager(const char *a, const struct norm_url *au, const char *b,
+		       const struct norm_url *bu, bool chain)
+{
+	if (au->has_query != bu->has_query || au->query_len != bu->query_len ||
+	    memcmp(a + au->query_off, b + bu->query_off, au->query_len) != 0)
+		return false;
+	const char *pa = a + au->path_off, *pb = b + bu->path_off;
+	size_t la = au->path_len, lb = bu->path_len;
+	if (la > 1 && lb > 1 && pa[la - 1] == '/' && pb[lb - 1] == '/') {
+		la--;
+		lb--;
+	}
+	size_t sa = la, sb = lb; /* the last segments' starts */
+	while (sa > 0 && pa[sa - 1] != '/')
+		sa--;
+	while (sb > 0 && pb[sb - 1] != '/')
+		sb--;
+	long y = digits_of(pb + sb, lb - sb);
+	if (y < 0)
+		return false;
+	size_t at = la > 1 && pa[la - 1] == '/' ? la - 1 : la;
+	if (sb == at + 1 && memcmp(pa, pb, at) == 0 && pb[at] == '/')
+		return y <= PAGER_SPAN && segments(pa, at) >= 2;
+	long x = digits_of(pa + sa, la - sa);
+	if (x < 0 || x == y || labs(x - y) > PAGER_SPAN || sa != sb ||
+	    memcmp(pa, pb, sa) != 0)
+		return false;
+	return segments(pa, sa) >= 2 || chain;
+}
+
 bool shape_pager(const char *a, const struct norm_url *au, const char *b,
 		 const struct norm_url *bu, bool chain)
 {
-	if (au->host_len != bu->host_len || au->path_len != bu->path_len ||
-	    !bu->has_query ||
-	    memcmp(a + au->host_off, b + bu->host_off, au->host_len) != 0 ||
+	if (au->host_len != bu->host_len ||
+	    memcmp(a + au->host_off, b + bu->host_off, au->host_len) != 0)
+		return false;
+	if (au->path_len != bu->path_len ||
 	    memcmp(a + au->path_off, b + bu->path_off, au->path_len) != 0)
+		return path_pager(a, au, b, bu, chain);
+	if (!bu->has_query)
 		return false;
 	const char *pa = a + au->query_off, *ea = pa + au->query_len;
 	const char *pb = b + bu->query_off, *eb = pb + bu->query_len;

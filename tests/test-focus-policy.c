@@ -651,6 +651,29 @@ static void test_pager(const struct topics *o)
 		  "http://mixed.test/item?id=49", 0.9, false },
 		{ "http://blog.test/page/2", "http://blog.test/page/3", 0.9,
 		  false },
+		{ "http://mag.test/p/88518", "http://mag.test/p/88519", 0.9,
+		  false },
+		/* A path's number after two segments that name the list. */
+		{ "http://zine.test/topics/sports/1",
+		  "http://zine.test/topics/sports/2", 0.9, true },
+		{ "http://zine.test/topics/sports/3",
+		  "http://zine.test/topics/sports/1", 0.9, true },
+		{ "http://zine.test/topics/sports/1",
+		  "http://zine.test/topics/sports/40", 0.9, false },
+		{ "http://zine.test/topics/sports/1",
+		  "http://zine.test/topics/music/2", 0.9, false },
+		{ "http://zine.test/topics/sports/1",
+		  "http://zine.test/topics/sports/2?lang=de", 0.9, false },
+		{ "http://zine.test/topics/sports/1",
+		  "http://zine.test/topics/sports/2", 0.1, false },
+		{ "http://zine.test/topics/sports",
+		  "http://zine.test/topics/sports/2", 0.9, true },
+		{ "http://zine.test/topics/sports/",
+		  "http://zine.test/topics/sports/2", 0.9, true },
+		{ "http://zine.test/topics", "http://zine.test/topics/2", 0.9,
+		  false },
+		{ "http://blog.test/sports/page/2/",
+		  "http://blog.test/sports/page/3/", 0.9, true },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		bool ok = pager_kept(f, cases[i].page, cases[i].rel,
@@ -677,6 +700,10 @@ static void test_pager(const struct topics *o)
 			      "http://mag.test/story/11309?page=3"));
 	CHECK(!pager_kept(f, second, 0.9,
 			  "http://mag.test/story/11309?page=3"));
+	/* A path's number after one segment, likewise only from a page
+	 * that was itself reached as a pager link. */
+	CHECK(pager_kept_from(f, "http://blog.test/page/2", sl.pred_class, 0.9,
+			      "http://blog.test/page/3"));
 	focus_close(f);
 }
 
