@@ -253,7 +253,8 @@ void shape_free(struct focus *f);
  * itself reached as such a page (chain)?  Or the same host and query,
  * and the path's last segment such a number after two segments or more
  * that name the list (/topics/sports/3; after one, /item/48, only when
- * chain), or one more segment, such a number (/topics/sports to /2)? */
+ * chain), or one more segment, such a number (/topics/sports to /2),
+ * the segment before it no number (/2024/06/ is a date's)? */
 bool shape_pager(const char *a, const struct norm_url *au, const char *b,
 		 const struct norm_url *bu, bool chain);
 bool shape_same(const char *a, const struct norm_url *au, const char *b,

@@ -528,13 +528,27 @@ static unsigned segments(const char *p, size_t n)
 	return k;
 }
 
+/* Is the segment before the one that starts at p[s] a number?  A number
+ * after a number is a date's or an item's part (/2024/06/ to /2024/07/,
+ * a blog's months; /story/7/2), not a list's page. */
+static bool after_number(const char *p, size_t s)
+{
+	if (s < 2)
+		return false;
+	size_t b = s - 1;
+	while (b > 0 && p[b - 1] != '/')
+		b--;
+	return digits_of(p + b, s - 1 - b) >= 0;
+}
+
 /* shape_pager() for a number in the path, the queries alike: b's path
  * is a's but for its last segment, a number on both sides at most
  * PAGER_SPAN apart, after two segments or more that name the list
- * (/topics/sports/2 to /3, /story/7/2 to /3; /item/48 to /49 is an
- * item's neighbour, unless chain), or a's with one more segment, a number
- * up to PAGER_SPAN, after two or more (/topics/sports to /2).  A final
- * slash counts when both have it (/page/2/ to /page/3/). */
+ * (/topics/sports/2 to /3; /item/48 to /49 is an item's neighbour,
+ * unless chain), or a's with one more segment, a number up to
+ * PAGER_SPAN, after two or more (/topics/sports to /2); in both, the
+ * segment before the number is no number (after_number()).  A final
+ * slash counts when both have it (/x/page/2/ to /x/page/3/). */
 static bool path_pager(const char *a, const struct norm_url *au, const char *b,
 		       const struct norm_url *bu, bool chain)
 {
@@ -557,12 +571,13 @@ static bool path_pager(const char *a, const struct norm_url *au, const char *b,
 		return false;
 	size_t at = la > 1 && pa[la - 1] == '/' ? la - 1 : la;
 	if (sb == at + 1 && memcmp(pa, pb, at) == 0 && pb[at] == '/')
-		return y <= PAGER_SPAN && segments(pa, at) >= 2;
+		return y <= PAGER_SPAN && segments(pa, at) >= 2 &&
+		       !after_number(pa, at + 1);
 	long x = digits_of(pa + sa, la - sa);
 	if (x < 0 || x == y || labs(x - y) > PAGER_SPAN || sa != sb ||
 	    memcmp(pa, pb, sa) != 0)
 		return false;
-	return segments(pa, sa) >= 2 || chain;
+	return (segments(pa, sa) >= 2 || chain) && !after_number(pa, sa);
 }
 
 bool shape_pager(const char *a, const struct norm_url *au, const char *b,

@@ -674,6 +674,11 @@ static void test_pager(const struct topics *o)
 		  false },
 		{ "http://blog.test/sports/page/2/",
 		  "http://blog.test/sports/page/3/", 0.9, true },
+		/* A number after a number: a date's (a blog's months). */
+		{ "http://blog.test/u/ana0/2024/06/",
+		  "http://blog.test/u/ana0/2024/07/", 0.9, false },
+		{ "http://blog.test/u/ana0/2024/",
+		  "http://blog.test/u/ana0/2024/06/", 0.9, false },
 	};
 	for (size_t i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
 		bool ok = pager_kept(f, cases[i].page, cases[i].rel,
