@@ -528,6 +528,14 @@ static unsigned segments(const char *p, size_t n)
 	return k;
 }
 
+/* Where the path segment that ends at p[end] starts. */
+static size_t segment_start(const char *p, size_t end)
+{
+	while (end > 0 && p[end - 1] != '/')
+		end--;
+	return end;
+}
+
 /* Is the segment before the one that starts at p[s] a number?  A number
  * after a number is a date's or an item's part (/2024/06/ to /2024/07/,
  * a blog's months; /story/7/2), not a list's page. */
@@ -535,9 +543,7 @@ static bool after_number(const char *p, size_t s)
 {
 	if (s < 2)
 		return false;
-	size_t b = s - 1;
-	while (b > 0 && p[b - 1] != '/')
-		b--;
+	size_t b = segment_start(p, s - 1);
 	return digits_of(p + b, s - 1 - b) >= 0;
 }
 
@@ -561,11 +567,7 @@ static bool path_pager(const char *a, const struct norm_url *au, const char *b,
 		la--;
 		lb--;
 	}
-	size_t sa = la, sb = lb; /* the last segments' starts */
-	while (sa > 0 && pa[sa - 1] != '/')
-		sa--;
-	while (sb > 0 && pb[sb - 1] != '/')
-		sb--;
+	size_t sa = segment_start(pa, la), sb = segment_start(pb, lb);
 	long y = digits_of(pb + sb, lb - sb);
 	if (y < 0)
 		return false;
