@@ -45,7 +45,9 @@
  * shape, seed 1: 4 edit and 4 history pages fetched, none before;
  * harvest 0.92 -> 0.84-0.88), though on news seed 1, where no list had
  * been fetched when the sections were linked, the same rule kept them
- * pruned (three names no page had, -2.5 each).  With the lock held. */
+ * pruned (three names no page had, -2.5 each): so when the link's text
+ * says on topic by itself, they count once (text_says_on()).  With the
+ * lock held. */
 #define WORDS_MAX 6.0
 #define WORD_MAX 2.5
 /* A word whose evidence is this much or more says something; a link none
@@ -104,8 +106,8 @@ static bool names_seen(uint64_t *seen, size_t *ns, size_t cap, uint32_t n,
  * the same kind of link to its own host, whose URL names no page had
  * either (26 -> 46 such pages fetched in 30 crawls when every link's new
  * names counted once).  With the lock held. */
-static bool text_says_on(struct focus *f, const struct model *m,
-			 uint16_t cat, const uint32_t *t, size_t n)
+static bool text_says_on(struct focus *f, const struct model *m, uint16_t cat,
+			 const uint32_t *t, size_t n)
 {
 	double non = (double)m->won, noff = (double)(m->wn - m->won), z = 0.0;
 	for (size_t i = 0; i < n; i++) {
