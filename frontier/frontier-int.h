@@ -49,6 +49,10 @@ SC_WUR int seen_log_find(struct seen_log *s, MDB_txn *txn,
 			 const unsigned char *key, uint16_t *category,
 			 struct seen_log_at *at);
 
+/* May the big set hold key (SC_KEY_LEN bytes)?  false: it does not, as
+ * the writer's transaction sees it (its filter, seen-log.c).  Writer. */
+bool seen_log_may_hold(const struct seen_log *s, const unsigned char *key);
+
 /* Append a key that neither the log nor the seen set holds (writer, in
  * its transaction).  Returns 0, SC_E_NOMEM or an LMDB failure as an
  * sc_err (SC_E_FULL). */

@@ -5,6 +5,7 @@
 #include "store.h"
 
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -220,6 +221,9 @@ struct frontier {
 	uint8_t meta_version;  /* META_V*: the seen set's key format */
 	size_t seen_klen;      /* its key length */
 	struct seen_log *slog; /* format 3: the recent keys; else NULL */
+	/* Format 3: searches of the sorted set for a key the log lacks
+	 * (the writer counts, frontier_stats() reads). */
+	_Atomic uint64_t searches;
 
 	/* Writer side, writer thread only. */
 	struct counters w, w_committed;
@@ -764,7 +768,12 @@ static int seen_put_logged(struct frontier *f, MDB_txn *txn,
 			return sr;
 	}
 	MDB_val key = { SC_KEY_LEN, (void *)k }, val;
-	int rc = mdb_get(txn, f->seen, &key, &val);
+	int rc = MDB_NOTFOUND;
+	if (seen_log_may_hold(f->slog, k)) {
+		atomic_fetch_add_explicit(&f->searches, 1,
+					  memory_order_relaxed);
+		rc = mdb_get(txn, f->seen, &key, &val);
+	}
 	if (rc == 0) {
 		if (was)
 			*was = seen_category(&val);
@@ -1609,6 +1618,8 @@ void frontier_stats(struct frontier *f, struct frontier_stats *ret)
 	ret->leased = f->leased_total;
 	ret->waiting = f->wait.n;
 	pthread_mutex_unlock(&f->lock);
+	ret->searches = atomic_load_explicit(&f->searches,
+					     memory_order_relaxed);
 }
 
 uint32_t frontier_hosts_active(struct frontier *f)

@@ -189,6 +189,10 @@ struct frontier_stats {
 	uint32_t hosts;   /* hosts known */
 	uint32_t leased;  /* URLs leased and not yet done */
 	uint32_t waiting; /* hosts with work, held back by their delay */
+	/* Searches of the seen set's sorted keys for a URL its log did not
+	 * hold, since the open: the others were answered by the filter in
+	 * memory (format 3, frontier/seen-log.c). */
+	uint64_t searches;
 };
 
 /* Open the frontier's databases in env, creating them inside txn (a write

@@ -327,6 +327,53 @@ static void test_merges_plain(void)
 	test_merges(false);
 }
 
+static uint64_t searches(struct frontier *f)
+{
+	struct frontier_stats st;
+	frontier_stats(f, &st);
+	return st.searches;
+}
+
+/* The sorted set's filter (seen-log.c): with a log of 400 keys, 12,000
+ * URLs queued (the filter built again as the set grows past what it was
+ * sized for), then 2,000 new ones cost fewer than 100 searches of the
+ * sorted set (without the filter, one each), while every URL queued
+ * before is still seen, before and after a restart (which builds the
+ * filter from the set). */
+static void test_filter(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = NULL;
+	CHECK(fr_open_recent(env, 400, &f) == 0);
+	unsigned total = 0;
+	while (total < 12000) {
+		CHECK(add_range(env, f, total, 200, true) == 200);
+		total += 200;
+	}
+	size_t big = db_entries(env, "frontier.seen");
+	CHECK(big > 10000);
+	for (int pass = 0; pass < 2; pass++) {
+		uint64_t s0 = searches(f);
+		for (unsigned i = 0; i < 2000; i += 200)
+			CHECK(add_range(env, f, total + i, 200, true) == 200);
+		total += 2000;
+		uint64_t spent = searches(f) - s0;
+		printf("# filter: %llu searches for 2000 new URLs\n",
+		       (unsigned long long)spent);
+		CHECK(spent < 100);
+		/* Every URL queued so far is seen: none is new again. */
+		s0 = searches(f);
+		for (unsigned i = 0; i < total; i += 200)
+			CHECK(add_range(env, f, i, 200, true) == 0);
+		CHECK(searches(f) - s0 >= big / 2);
+		frontier_close(f);
+		CHECK(fr_open_recent(env, 400, &f) == 0);
+	}
+	CHECK(stats_seen(f) == total);
+	frontier_close(f);
+	env_remove(env);
+}
+
 /* URLs 0, 1, ... committed step at a time until a merge is under way
  * and at least min were added (5000 at most); returns how many. */
 static unsigned fill_until_merging(MDB_env *env, struct frontier *f,
@@ -544,6 +591,7 @@ int main(void)
 	test_merges_plain();
 	test_merges_restart();
 	test_merge_aborted();
+	test_filter();
 	test_forget_across_merge();
 	test_v2_store_clusters();
 	test_old_store_with_meta();
