@@ -28,7 +28,9 @@ hosts: pages/s and CPU µs a page over the steady part of the run (from
 10 % to 90 % of its pages), the whole run's, peak RssAnon, and the
 fixture's CPU.  frontier: at each checkpoint of the queue (10 k, 100 k,
 1 M, 10 M), pages/s and CPU µs a page over the next WINDOW seconds,
-RssAnon and the LMDB file at the checkpoint.
+RssAnon and the LMDB file at the checkpoint; then the same over each
+range between checkpoints ("10000-100000": RssAnon the highest sample in
+it) and over the whole run to the last checkpoint reached ("0-10000000").
 
 usage: scale.py --sigcrawl BIN [--sigcrawl BIN2] --fixture SC_FIXTURE
                 [--shape hosts|frontier] [--hosts N] [--pages N]
@@ -204,6 +206,21 @@ def frontier_rows(samples, window):
                    (e[0] - s[0]),
                    "cpu_us": 1e6 * (e[3] - s[3]) / (e[1] - s[1]),
                    "rss_mb": s[4] / 1024, "mdb_mb": s[5] / 2**20}
+    # Over each range of the queue between checkpoints, and from the
+    # start to the last one reached: steadier than a window of seconds.
+    marks = [(0, samples[0])] + [(q, at(samples, 2, q)) for q in
+                                 CHECKPOINTS if at(samples, 2, q)]
+    spans = list(zip(marks, marks[1:]))
+    if len(marks) > 2:
+        spans.append((marks[0], marks[-1]))
+    for (q0, s), (q1, e) in spans:
+        if e[1] > s[1] and e[0] > s[0]:
+            rows["%d-%d" % (q0, q1)] = {
+                "rate": (e[1] - s[1]) / (e[0] - s[0]),
+                "cpu_us": 1e6 * (e[3] - s[3]) / (e[1] - s[1]),
+                "rss_mb": max(x[4] for x in samples
+                              if s[0] <= x[0] <= e[0]) / 1024,
+                "mdb_mb": e[5] / 2**20}
     return rows
 
 
@@ -296,10 +313,15 @@ def main():
             print("%10s %9s %11s %10s %9s" %
                   ("queue", "pages/s", "cpu_us/page", "RssAnon_MB",
                    "LMDB_MB"))
-            for q in CHECKPOINTS:
+            keys = CHECKPOINTS + sorted(
+                {k for r in rows for k in r if isinstance(k, str)},
+                key=lambda k: (int(k.split("-")[0]) == 0 and
+                               int(k.split("-")[1]) == max(CHECKPOINTS),
+                               int(k.split("-")[1]), int(k.split("-")[0])))
+            for q in keys:
                 xs = [r[q] for r in rows if q in r]
                 if xs:
-                    print("%10d %9.1f %11.1f %10.1f %9.1f" %
+                    print("%10s %9.1f %11.1f %10.1f %9.1f" %
                           (q, med([x["rate"] for x in xs]),
                            med([x["cpu_us"] for x in xs]),
                            med([x["rss_mb"] for x in xs]),
