@@ -62,7 +62,6 @@
 
 #include <stdlib.h>
 #include <string.h>
-#include <xxhash.h>
 
 #define LOG_KEY_LEN 8
 #define LOG_VAL_LEN (2 + SC_KEY_LEN)
@@ -155,12 +154,17 @@ static int db_err(int mdb_rc)
  * the log (recent_max), or this many. */
 #define FILTER_MIN_KEYS 64u
 
+/* A key's block and probe bits: the key is a hash already (XXH3-128 of
+ * the URL, sc_url_key()), its first 8 bytes for the block and the last 8
+ * for the probes. */
 static void filter_bits(const unsigned char *key, uint64_t blocks,
 			uint64_t *block, uint64_t *probes)
 {
-	XXH128_hash_t h = XXH3_128bits(key, SC_KEY_LEN);
-	*block = h.high64 % blocks; /* (a division: less than the miss) */
-	*probes = h.low64;
+	uint64_t hi, lo;
+	memcpy(&hi, key, sizeof(hi));
+	memcpy(&lo, key + 8, sizeof(lo));
+	*block = hi % blocks; /* (a division: less than the miss) */
+	*probes = lo;
 }
 
 static void filter_add(struct seen_log *s, const unsigned char *key)

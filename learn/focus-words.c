@@ -46,8 +46,8 @@
  * harvest 0.92 -> 0.84-0.88), though on news seed 1, where no list had
  * been fetched when the sections were linked, the same rule kept them
  * pruned (three names no page had, -2.5 each): so when the link's text
- * says on topic by itself, they count once (text_says_on()).  With the
- * lock held. */
+ * says on topic by itself, they count once (below).  With the lock
+ * held. */
 #define WORDS_MAX 6.0
 #define WORD_MAX 2.5
 /* A word whose evidence is this much or more says something; a link none
@@ -93,36 +93,6 @@ static bool names_seen(uint64_t *seen, size_t *ns, size_t cap, uint32_t n,
 	return false;
 }
 
-/* Does the text of a link (its words t[n] that are not URL_ONLY) say on
- * topic by itself: its learned words' evidence together SAYS_MIN or
- * more?  Then the names of its URL that no page had count once
- * (words_locked(), on a site's own way): a site's names for a kind of
- * page it has not shown yet come together, as its known names do.
- * Traced on news 1: a sports site's section lists ("More in Captain",
- * +2.5 by its text) stood at -7.5 by "list", "cat" and "page", which no
- * page learned had, were pruned at their lease, and with them 18 lists
- * and the older articles only they link.  A link whose text says
- * nothing keeps every new name's weight: a wiki's "Edit" and "History",
- * the same kind of link to its own host, whose URL names no page had
- * either (26 -> 46 such pages fetched in 30 crawls when every link's new
- * names counted once).  With the lock held. */
-static bool text_says_on(struct focus *f, const struct model *m, uint16_t cat,
-			 const uint32_t *t, size_t n)
-{
-	double non = (double)m->won, noff = (double)(m->wn - m->won), z = 0.0;
-	for (size_t i = 0; i < n; i++) {
-		if (t[i] & URL_ONLY)
-			continue;
-		const struct hstat *w = tstat_of(f, word_key(cat, t[i]), false);
-		if (!w || !w->n || common(m, w))
-			continue;
-		double d = log(((double)w->on + 1.0) / (non + 2.0)) -
-			   log(((double)(w->n - w->on) + 1.0) / (noff + 2.0));
-		z += d < -WORD_MAX ? -WORD_MAX : d > WORD_MAX ? WORD_MAX : d;
-	}
-	return z >= SAYS_MIN;
-}
-
 double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 		    const uint32_t *t, size_t n, bool own, double *share,
 		    bool *says)
@@ -132,8 +102,10 @@ double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 	size_t ns = 0;
 	*says = false;
 	bool ready = words_ready(m);
-	bool names_new = own && ready && text_says_on(f, m, cat, t, n);
-	bool new_counted = false;
+	/* Words no page had (text, and the URL's own names), and what the
+	 * learned words of the link's text say. */
+	unsigned new_text = 0, new_names = 0;
+	double z_text = 0.0;
 	for (size_t i = 0; i < n; i++) {
 		bool url_only = (t[i] & URL_ONLY) != 0;
 		const struct hstat *w = ready ? tstat_of(f, word_key(cat, t[i]),
@@ -142,20 +114,8 @@ double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 		if (share)
 			share[i] = -1.0;
 		if (ready && (!w || !w->n) && f->ts_used < TOKENS_MAX) {
-			/* A word no page learned from had: as likely in a
-			 * page of either kind as a word seen once would be
-			 * (one page added to each), so the kind with more
-			 * pages, whose words are better known, is the less
-			 * likely to have it.  The new names of a URL whose
-			 * link's text says on topic count once
-			 * (text_says_on()). */
-			if (url_only && names_new && new_counted)
-				continue;
-			new_counted |= url_only;
-			double d = log((noff + 2.0) / (non + 2.0));
-			z += d < -WORD_MAX  ? -WORD_MAX
-			     : d > WORD_MAX ? WORD_MAX
-					    : d;
+			new_names += url_only;
+			new_text += !url_only;
 			continue;
 		}
 		if (!w || !w->n || common(m, w))
@@ -173,7 +133,30 @@ double words_locked(struct focus *f, const struct model *m, uint16_t cat,
 			share[i] = fabs(d);
 		*says |= fabs(d) >= SAYS_MIN;
 		z += d;
+		if (!url_only)
+			z_text += d;
 	}
+	/* A word no page learned from had: as likely in a page of either
+	 * kind as a word seen once would be (one page added to each), so
+	 * the kind with more pages, whose words are better known, is the
+	 * less likely to have it.  The URL's new names count once between
+	 * them when the link is a site's own way (own) and its text says on
+	 * topic by itself (its learned words' evidence SAYS_MIN or more): a
+	 * site's names for a kind of page it has not shown yet come
+	 * together, as its known names do.  Traced on news 1: a sports
+	 * site's section lists ("More in Captain", +2.5 by its text) stood
+	 * at -7.5 by "list", "cat" and "page", which no page learned had,
+	 * were pruned at their lease, and with them 18 lists and the older
+	 * articles only they link.  A link whose text says nothing keeps
+	 * every new name's weight: a wiki's "Edit" and "History", the same
+	 * kind of link to its own host, whose URL names no page had either
+	 * (26 -> 46 such pages fetched in 30 crawls when every link's new
+	 * names counted once). */
+	if (own && new_names > 1 && z_text >= SAYS_MIN)
+		new_names = 1;
+	double d = log((noff + 2.0) / (non + 2.0));
+	d = d < -WORD_MAX ? -WORD_MAX : d > WORD_MAX ? WORD_MAX : d;
+	z += d * (new_text + new_names);
 	return z < -WORDS_MAX ? -WORDS_MAX : z > WORDS_MAX ? WORDS_MAX : z;
 }
 

@@ -586,7 +586,7 @@ static void test_url_names(const struct topics *o)
 }
 
 /* A URL's names that no page had count once when the link's text says
- * on topic by itself (text_says_on()): a site's first list, "Derby"
+ * on topic by itself (words_locked()): a site's first list, "Derby"
  * behind /list?cat=derby&page=1, after 40 pages on topic and none with
  * "list", "cat" or "page".  Counted each, the three new names said
  * -1.66 each against the text's +2.06 and pruned it (p 0.14 under

@@ -313,11 +313,9 @@ def main():
             print("%10s %9s %11s %10s %9s" %
                   ("queue", "pages/s", "cpu_us/page", "RssAnon_MB",
                    "LMDB_MB"))
-            keys = CHECKPOINTS + sorted(
-                {k for r in rows for k in r if isinstance(k, str)},
-                key=lambda k: (int(k.split("-")[0]) == 0 and
-                               int(k.split("-")[1]) == max(CHECKPOINTS),
-                               int(k.split("-")[1]), int(k.split("-")[0])))
+            # The ranges in the order frontier_rows() made them.
+            keys = CHECKPOINTS + list(dict.fromkeys(
+                k for r in rows for k in r if isinstance(k, str)))
             for q in keys:
                 xs = [r[q] for r in rows if q in r]
                 if xs:
