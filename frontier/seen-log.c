@@ -155,15 +155,21 @@ static int db_err(int mdb_rc)
 #define FILTER_MIN_KEYS 64u
 
 /* A key's block and probe bits: the key is a hash already (XXH3-128 of
- * the URL, sc_url_key()), its first 8 bytes for the block and the last 8
- * for the probes. */
+ * the URL, sc_url_key()), its first 4 bytes for the block and the last 8
+ * for the probes.  The block is the first 4 bytes' share of the filter
+ * (big-endian, scaled by the number of blocks), so keys in their order
+ * have their blocks in order: a merge's sorted keys, a build's walk of
+ * the set and a batch's new URLs (sorted by frontier_add_batch_cat())
+ * each walk the filter forward, which the processor's prefetch follows,
+ * where a block by the key modulo the blocks missed the cache at each key
+ * (the bit set in the merge was 2.4 % of the crawl's CPU at 10 M URLs).
+ * At most 2^20 blocks (FILTER_MAX_BYTES), so the product fits. */
 static void filter_bits(const unsigned char *key, uint64_t blocks,
 			uint64_t *block, uint64_t *probes)
 {
-	uint64_t hi, lo;
-	memcpy(&hi, key, sizeof(hi));
+	uint64_t lo;
 	memcpy(&lo, key + 8, sizeof(lo));
-	*block = hi % blocks; /* (a division: less than the miss) */
+	*block = ((uint64_t)get_be32(key) * blocks) >> 32;
 	*probes = lo;
 }
 
@@ -421,7 +427,19 @@ static int merge_chunk(struct seen_log *s, MDB_txn *txn, MDB_cursor *c,
 		s->scratch[n].category = get_be16(p);
 		n++;
 	}
-	qsort(s->scratch, n, sizeof(*s->scratch), item_cmp);
+	/* The frozen slots are in the order of the keys' first 4 bytes, so
+	 * the items are sorted but within runs of equal first bytes: an
+	 * insertion sort puts them in order in about n comparisons, where
+	 * qsort() made n log n. */
+	for (size_t i = 1; i < n; i++) {
+		if (item_cmp(&s->scratch[i - 1], &s->scratch[i]) <= 0)
+			continue;
+		struct merge_item it = s->scratch[i];
+		size_t j = i;
+		for (; j > 0 && item_cmp(&s->scratch[j - 1], &it) > 0; j--)
+			s->scratch[j] = s->scratch[j - 1];
+		s->scratch[j] = it;
+	}
 	for (size_t i = 0; i < n; i++) {
 		unsigned char cat[2];
 		put_be16(cat, s->scratch[i].category);

@@ -790,6 +790,68 @@ static void test_categories(void)
 	mdb_env_close(env);
 }
 
+/* A batch large enough to be sorted by radix (frontier.c's probe_sort()),
+ * each URL in it twice, the second time from another category and in
+ * the reverse order: the first of each is the one queued, the second is
+ * told which category queued it, and every URL is queued once. */
+static void test_batch_repeats(void)
+{
+	enum { N = 150 };
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 8, 0);
+	static const struct norm_opts strict = { .steps = 0xff };
+	static char out[2 * N][NORM_URL_MAX + 1];
+	static struct norm_url u[2 * N];
+	static struct frontier_url fu[2 * N];
+	for (int i = 0; i < 2 * N; i++) {
+		char in[64];
+		snprintf(in, sizeof(in), "http://r%d.test/p%d",
+			 (i < N ? i : 2 * N - 1 - i) % 5,
+			 i < N ? i : 2 * N - 1 - i);
+		CHECK(norm_url(&strict, NULL, in, strlen(in), out[i],
+			       sizeof(out[i]), &u[i]) == 0);
+		fu[i] = (struct frontier_url){
+			.url = out[i],
+			.url_len = u[i].len,
+			.u = &u[i],
+			.found = out[i],
+			.found_len = u[i].len,
+			.depth = 1,
+			.category = (uint16_t)(i < N ? 3 : 4)
+		};
+	}
+	static int8_t added[2 * N];
+	static uint16_t other[2 * N];
+	MDB_txn *txn;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_add_batch_cat(f, txn, fu, 2 * N, added, other) == N);
+	int first = 0, second = 0;
+	for (int i = 0; i < 2 * N; i++) {
+		if (i < N)
+			first += added[i] == 1 &&
+				 other[i] == FRONTIER_NO_CATEGORY;
+		else
+			second += added[i] == 0 && other[i] == 3;
+	}
+	CHECK(first == N && second == N);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	struct frontier_lease l;
+	uint64_t wait;
+	struct frontier_stats st;
+	frontier_stats(f, &st);
+	CHECK(st.queued == N);
+	/* Up to 8 leases a host of the 5: each of category 3. */
+	int n = 0, cat3 = 0;
+	while (frontier_next(f, 0, &l, &wait) == 0) {
+		n++;
+		cat3 += l.category == 3;
+	}
+	CHECK(n == 40 && cat3 == n);
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
 /* Draining a host: its URLs come one after another, without its delay or
  * a hold, while another host keeps its delay; off again, the delay
  * counts from then. */
@@ -1068,6 +1130,7 @@ int main(void)
 				  test_seen_and_abort,
 				  test_restart,
 				  test_categories,
+				  test_batch_repeats,
 				  test_drain,
 				  test_fetched_count,
 				  test_lease_components,
