@@ -1007,7 +1007,8 @@ static int probe_cmp(const void *a, const void *b)
  * probe_cmp().  A store's keys are hashes (format 3) and such runs are
  * one probe long; in format 2 they are a host's (its first 4 bytes).
  * qsort() over a batch's probes (up to 32,768, 24-byte keys compared
- * with memcmp()) was 2-4 % of the crawl's CPU on the frontier web. */
+ * with memcmp()) and over the merge's chunks was 1 % of the crawl's CPU
+ * on the frontier web at 10 M URLs, and some of memcmp()'s 4.6 %. */
 #define RADIX_BITS 11
 static void probe_sort(struct probe *p, struct probe *tmp, size_t n)
 {
