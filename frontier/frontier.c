@@ -1016,11 +1016,9 @@ static void probe_sort(struct probe *p, struct probe *tmp, size_t n)
 		qsort(p, n, sizeof(*p), probe_cmp);
 		return;
 	}
-	static const unsigned shift[] = { 0, 11, 22 };
 	struct probe *src = p, *dst = tmp;
-	for (unsigned pass = 0; pass < 3; pass++) {
+	for (unsigned sh = 0; sh < 32; sh += RADIX_BITS) {
 		size_t count[1u << RADIX_BITS] = { 0 };
-		unsigned sh = shift[pass];
 		for (size_t i = 0; i < n; i++)
 			count[(get_be32(src[i].key) >> sh) &
 			      ((1u << RADIX_BITS) - 1)]++;

@@ -53,10 +53,11 @@
  *
  * Memory.  At most recent_max active keys (16 MB of table at the
  * default) and, while a merge is under way, the frozen index (8 bytes a
- * key), whatever the size of the set: RssAnon does not follow the
- * frontier.  The merge's cost per key grows with the big set's leaves
- * over recent_max: at 100 M URLs one page a key again; a larger
- * recent_max (more memory) or a third level would keep it down. */
+ * key), whatever the size of the set; and the big set's filter, which
+ * does follow it: 10-15 bits a key, 64 MiB at most (below).  The merge's cost
+ * per key grows with the big set's leaves over recent_max: at 100 M URLs one
+ * page a key again; a larger recent_max (more memory) or a third level would
+ * keep it down. */
 #include "frontier-int.h"
 #include "store.h"
 
@@ -224,18 +225,23 @@ static int filter_build(struct seen_log *s, MDB_txn *txn)
 	s->blocks = blocks;
 	s->f_cap = cap;
 	s->f_keys = 0;
+	if (!s->filter)
+		return 0; /* tried again once f_cap more keys were merged */
 	MDB_cursor *c;
 	if ((rc = mdb_cursor_open(txn, s->seen, &c)))
 		return db_err(rc);
 	MDB_val k, v;
 	for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT))
-		if (k.mv_size == SC_KEY_LEN) {
-			filter_add(s, k.mv_data);
-		} else { /* not a key of this format: no filter */
+	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != SC_KEY_LEN) {
+			/* Not a key of this format: no filter. */
 			free(s->filter);
 			s->filter = NULL;
+			rc = MDB_NOTFOUND;
+			break;
 		}
+		filter_add(s, k.mv_data);
+	}
 	mdb_cursor_close(c);
 	return rc == MDB_NOTFOUND ? 0 : db_err(rc);
 }
