@@ -3,6 +3,12 @@
  * per URL, and peak RSS and RssAnon at checkpoints.
  *
  *   bench-frontier [--count N] [--dir DIR] [--batch N] [--hosts N]
+ *                  [--every N] [--inserts-only] [--sync]
+ *
+ * --every N prints the inserts' rate and CPU a URL over each N distinct
+ * URLs (the curve of issue 36: does an insert cost more as the seen set
+ * grows?); --inserts-only stops after the inserts; --sync commits
+ * durably, as the crawler does (else MDB_NOSYNC).
  *
  * Then the re-crawl schedule (issue 14): every URL is scheduled in the due
  * index at a random time within 30 days, and the index is walked in due
@@ -48,6 +54,14 @@ static void mem_kib(long *anon, long *hwm)
 	fclose(f);
 }
 
+/* The process's CPU seconds (user + system). */
+static double cpu_s(void)
+{
+	struct timespec t;
+	clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+	return (double)t.tv_sec + (double)t.tv_nsec / 1e9;
+}
+
 static uint64_t rng = 0x9e3779b97f4a7c15ull;
 
 static uint64_t next_rand(void)
@@ -80,12 +94,26 @@ static void report(const char *what, uint64_t n)
 
 int main(int argc, char **argv)
 {
-	uint64_t count = 1000000, batch = 20000;
+	uint64_t count = 1000000, batch = 20000, every = 0;
 	unsigned hosts = 1000;
-	int single = 0;
+	int single = 0, inserts_only = 0, sync = 0;
 	const char *dir = NULL;
-	for (int i = 1; i + 1 < argc; i += 2) {
-		if (!strcmp(argv[i], "--count"))
+	for (int i = 1; i < argc; i += 2) {
+		if (!strcmp(argv[i], "--inserts-only")) {
+			inserts_only = 1;
+			i--;
+			continue;
+		}
+		if (!strcmp(argv[i], "--sync")) {
+			sync = 1;
+			i--;
+			continue;
+		}
+		if (i + 1 >= argc)
+			goto usage;
+		if (!strcmp(argv[i], "--every"))
+			every = strtoull(argv[i + 1], NULL, 10);
+		else if (!strcmp(argv[i], "--count"))
 			count = strtoull(argv[i + 1], NULL, 10);
 		else if (!strcmp(argv[i], "--batch"))
 			batch = strtoull(argv[i + 1], NULL, 10);
@@ -96,8 +124,9 @@ int main(int argc, char **argv)
 		else if (!strcmp(argv[i], "--mode"))
 			single = !strcmp(argv[i + 1], "single");
 		else {
+usage:
 			fprintf(stderr,
-				"usage: bench-frontier [--count N] [--batch N] [--hosts N] [--dir DIR]\n");
+				"usage: bench-frontier [--count N] [--batch N] [--hosts N] [--dir DIR] [--every N] [--inserts-only] [--sync]\n");
 			return 2;
 		}
 	}
@@ -111,7 +140,7 @@ int main(int argc, char **argv)
 	if (mdb_env_create(&env) || mdb_env_set_maxdbs(env, 16) ||
 	    mdb_env_set_mapsize(env, (size_t)64 << 30) ||
 	    mdb_env_open(env, dir,
-			 MDB_NOTLS | MDB_NOSYNC |
+			 MDB_NOTLS | (sync ? 0 : MDB_NOSYNC) |
 				 (getenv("SC_WRITEMAP") ? MDB_WRITEMAP : 0),
 			 0640)) {
 		fprintf(stderr, "bench-frontier: cannot open %s\n", dir);
@@ -145,8 +174,10 @@ int main(int argc, char **argv)
 	if (!fus || !us || !texts)
 		return 1;
 	uint64_t distinct = 0, offered = 0, added = 0, in_txn = 0;
-	uint64_t next_report = 10000;
+	uint64_t next_report = 10000, next_every = every;
 	double t_norm = 0, t0 = now_s();
+	double t_every = t0, cpu_every = cpu_s();
+	uint64_t off_every = 0;
 	if (mdb_txn_begin(env, NULL, 0, &txn))
 		return 1;
 	while (distinct < count) {
@@ -210,12 +241,36 @@ int main(int argc, char **argv)
 			report("inserted", distinct);
 			next_report *= 100;
 		}
+		if (every && distinct == next_every && i == distinct - 1) {
+			double t = now_s(), c = cpu_s();
+			long anon, hwm;
+			mem_kib(&anon, &hwm);
+			printf("  every %11llu  %9.0f offers/s  %6.2f us CPU an "
+			       "offer  RssAnon %7ld KiB\n",
+			       (unsigned long long)distinct,
+			       (double)(offered - off_every) / (t - t_every),
+			       (c - cpu_every) * 1e6 /
+				       (double)(offered - off_every),
+			       anon);
+			fflush(stdout);
+			t_every = t;
+			cpu_every = c;
+			off_every = offered;
+			next_every += every;
+		}
 	}
 	if (mdb_txn_commit(txn))
 		return 1;
 	frontier_published(f);
 	double t_ins = now_s() - t0;
 	report("inserted (all)", distinct);
+	if (inserts_only) {
+		printf("  inserts: %.0f offers/s (%.2f s)\n",
+		       (double)offered / t_ins, t_ins);
+		frontier_close(f);
+		mdb_env_close(env);
+		return 0;
+	}
 
 	struct stat st;
 	char path[512];
