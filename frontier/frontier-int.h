@@ -1,8 +1,9 @@
 /* frontier-int.h — the frontier's parts shared inside frontier/ only.
  *
- * The seen set's recent keys (format 3, seen-log.c): new URL keys are
+ * The seen set's recent keys (format 4, seen-log.c): new URL keys are
  * appended to a log in LMDB and found through a bounded table in memory,
- * then merged into the big sorted seen set in large sorted runs.  See
+ * then merged in large sorted runs into a middle sorted set, which goes
+ * into the big one when it has grown.  See
  * seen-log.c for the layout and the reasons. */
 #ifndef FRONTIER_INT_H
 #define FRONTIER_INT_H
@@ -21,13 +22,15 @@ struct seen_log;
  * bytes (16 MB) at its fullest. */
 #define SEEN_RECENT_DEFAULT (1u << 20 | 1u << 18)
 
-/* Open the log of a format-3 store inside txn (a write transaction): the
- * databases "frontier.seen.log0" and "frontier.seen.log1", the table of
+/* Open the log of a format-4 store inside txn (a write transaction): the
+ * databases "frontier.seen.mid", "frontier.seen.log0" and
+ * "frontier.seen.log1", the table of
  * the active generation, and the frozen one's sorted index if a merge was
  * under way.  seen is the big seen set; lock the frontier's mutex, which
  * guards the table against frontier_seen_now() (held by seen_log while it
  * changes the table, and by the caller around seen_log_published()).
- * *live gets the number of keys the log holds that seen does not.
+ * *live gets the number of keys the log and the middle set hold that
+ * seen does not.
  * Returns 0 and the log in *ret, SC_E_DB, SC_E_CORRUPT or SC_E_NOMEM. */
 SC_WUR int seen_log_open(MDB_txn *txn, MDB_dbi seen, uint32_t recent_max,
 			 pthread_mutex_t *lock, struct seen_log **ret,
@@ -40,6 +43,19 @@ void seen_log_close(struct seen_log *s);
 struct seen_log_at {
 	uint32_t gen, pos;
 };
+
+/* Look a key (SC_KEY_LEN bytes) up in the sorted sets, the middle one
+ * ("frontier.seen.mid") first, then the big one, as txn sees them: 0, its
+ * value in *val and (where not NULL) the set that holds it in *where; or
+ * MDB_NOTFOUND, or another LMDB code.  Any thread with its own txn. */
+SC_WUR int seen_log_sets_get(const struct seen_log *s, MDB_txn *txn,
+			     const unsigned char *key, MDB_val *val,
+			     MDB_dbi *where);
+
+/* Take a key out of the sorted sets (writer, in its transaction): 0,
+ * MDB_NOTFOUND if neither held it, or another LMDB code. */
+SC_WUR int seen_log_sets_del(struct seen_log *s, MDB_txn *txn,
+			     const unsigned char *key);
 
 /* Look a key (SC_KEY_LEN bytes) up in the log's active and frozen
  * generations, as txn sees them.  Returns 1 (its category in *category,
@@ -65,9 +81,10 @@ SC_WUR int seen_log_set(struct seen_log *s, MDB_txn *txn,
 			const struct seen_log_at *at, uint16_t category,
 			bool forget);
 
-/* Merge the frozen generation's keys into the seen set, as many as the
- * appends since the last step earned (two a key), in key order and in
- * chunks, and drop the frozen log once all are in.  Writer, in its
+/* Merge the frozen generation's keys into the middle set (or, when that
+ * is full, into the big set with the middle set's keys: seen-log.c), as
+ * many as the appends since the last step earned (two a key), in key
+ * order and in chunks, and drop the frozen log once all are in.  Writer, in its
  * transaction.  Returns 0 or an sc_err. */
 SC_WUR int seen_log_merge(struct seen_log *s, MDB_txn *txn);
 

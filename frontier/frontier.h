@@ -6,7 +6,8 @@
  *     "seen"   url key (sc_url_key) -> the category it was first queued
  *              under (2 bytes): every URL ever queued, but the recent
  *              ones, which "seen.log0" and "seen.log1" hold until they
- *              are merged in bulk (frontier/seen-log.c).
+ *              are merged in bulk into "seen.mid", and that into "seen"
+ *              (frontier/seen-log.c).
  *     "queue"  host id | rank | seq -> entry: the URLs still to fetch,
  *              per host by priority class, then breadth-first (depth,
  *              then discovery).
@@ -82,7 +83,7 @@ struct frontier_opts {
 	 * the crawl learns from its better links). */
 	unsigned defer_class;
 	/* The seen set's recent keys held before they are merged into the
-	 * big sorted set (stores of format 3, read at frontier_open()
+	 * sorted sets (stores of format 4, read at frontier_open()
 	 * only); 0: the default, SEEN_RECENT_DEFAULT in frontier.c's
 	 * sense, about 1.3 M keys and at most 16 MB of memory.  Tests set
 	 * it small to see merges. */
@@ -191,16 +192,17 @@ struct frontier_stats {
 	uint32_t waiting; /* hosts with work, held back by their delay */
 	/* Searches of the seen set's sorted keys for a URL its log did not
 	 * hold, since the open: the others were answered by the filter in
-	 * memory (format 3, frontier/seen-log.c). */
+	 * memory (format 4, frontier/seen-log.c). */
 	uint64_t searches;
 };
 
 /* Open the frontier's databases in env, creating them inside txn (a write
  * transaction the caller commits), and load the per-host state from them.
- * A new store is written in format 3 (the seen set's recent keys in a
- * log, merged into the sorted set in bulk: frontier/seen-log.c, which
- * loads them here); a store written before keeps its format, hashed
- * keys (1) or clustered ones (2) (frontier.c, SEEN_KEY_V2).
+ * A new store is written in format 4 (the seen set's recent keys in a
+ * log, merged into the sorted sets in bulk: frontier/seen-log.c, which
+ * loads them here); a store of format 3 is read as format 4 and meta says
+ * 4 from then on; a store written before keeps its format, hashed keys
+ * (1) or clustered ones (2) (frontier.c, SEEN_KEY_V2).
  * Returns 0, SC_E_DB, SC_E_NOMEM, SC_E_CORRUPT or SC_E_FORMAT (a newer
  * sigcrawl's store, not read). */
 SC_WUR int frontier_open(MDB_env *env, MDB_txn *txn,

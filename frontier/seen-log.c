@@ -1,5 +1,6 @@
 /* seen-log.c — the seen set's recent keys, appended to a log and merged
- * into the big sorted set in bulk (store format 3).
+ * into sorted sets in bulk: a middle one, then the big one (store format
+ * 4; format 3 had no middle set).
  *
  * Why.  Every new URL is a new key of the seen set, and in a B-tree of
  * millions of keys a new key lands on a leaf page of its own: once the
@@ -16,6 +17,8 @@
  *
  *   LMDB "frontier.seen"       url key (sc_url_key(), 16 bytes) ->
  *                               category (2 bytes): the big set.
+ *   LMDB "frontier.seen.mid"   the same: the middle set.  A key is in
+ *                               one of the two sets, or in the log.
  *   LMDB "frontier.seen.log0", "frontier.seen.log1"
  *                               generation (4 bytes) | position (4) ->
  *                               category (2) | url key (16), or empty: a
@@ -40,24 +43,39 @@
  * with a cursor, so a chunk touches only the leaves of its key range; the
  * frozen generation is all merged when the active one is half full, and
  * the transaction that merges its last key drops its log.  A lookup
- * tries the active table, the frozen index, then the big set.
+ * tries the active table, the frozen index, then the middle set and the
+ * big set.
+ *
+ * The middle set.  A generation merged into the big set writes about one
+ * page for each of the set's leaves (at 10 M URLs 100,000 leaves for 1.3
+ * M keys, the page copied, written and synced), so its cost per key grew
+ * with the set: the crawl's CPU a page was +36 % from 10 k to 10 M URLs,
+ * +21 % with no merges at all (docs/bench.md, issue 36, seventh pass).  A
+ * generation is merged into the middle set instead, whose few leaves it
+ * writes, until the middle set holds middle_max() keys: then the next
+ * generation goes into the big set, and the middle set's keys with it,
+ * chunk by chunk in key order (a chunk takes the middle keys up to its own
+ * last key), so the big set's leaves are written once for many keys.
+ * middle_max() balances the two costs: sqrt(2 x big x recent_max) keys,
+ * at 100 M URLs about 16 M, a third of the pages format 3 wrote a key.
  *
  * Crashes.  The log commits with the queue entries its keys came with; a
  * merge chunk commits with the writer's transaction.  After a kill -9 the
  * open finds the generations from the logs' keys (the higher one is the
- * active one), rebuilds the table and the frozen index from them, and
- * merges the frozen keys again: a key already merged is found there
- * (MDB_NOOVERWRITE), so a merge cut short is merely repeated.  A
- * forgotten key is a tombstone in its log and gone from the big set, so
- * no repeated merge brings it back.
+ * active one), rebuilds the table and the frozen index from them without
+ * the keys a sorted set holds already, and merges the rest again, so a
+ * merge cut short is merely repeated.  A middle key moves to the big set
+ * in one transaction (taken out, put in), and whether a generation drains
+ * the middle set is decided again at the open: a drain cut short leaves
+ * keys in both sets, each in one.  A forgotten key is a tombstone in its
+ * log and gone from the sorted sets, so no repeated merge brings it back.
  *
  * Memory.  At most recent_max active keys (16 MB of table at the
  * default) and, while a merge is under way, the frozen index (8 bytes a
  * key), whatever the size of the set; and the big set's filter, which
- * does follow it: 10-15 bits a key, 64 MiB at most (below).  The merge's cost
- * per key grows with the big set's leaves over recent_max: at 100 M URLs one
- * page a key again; a larger recent_max (more memory) or a third level would
- * keep it down. */
+ * does follow it: 10-15 bits a key, 64 MiB at most (below).  The middle set
+ * is in LMDB only.  A lookup of a key the filter passes searches the
+ * middle set, then the big one. */
 #include "frontier-int.h"
 #include "store.h"
 
@@ -72,6 +90,15 @@
  * less (unless it finishes the generation): a short run would touch as
  * many pages as keys. */
 #define MERGE_MIN 1024u
+/* The big set's size, in generations (recent_max), from which merges go
+ * through the middle set.  A key that does costs three more B-tree
+ * operations (put into the middle set, taken out, put into the big one);
+ * a generation merged straight into the big set writes about its leaves,
+ * one for 99 keys: that costs more than the operations once the big set
+ * holds some 20-30 generations (bench-frontier: the middle set from the
+ * start was 1.17x CPU an offer at 10 M URLs, 0.99x at 30 M, 0.68x at 100
+ * M; docs/bench.md, issue 36, seventh pass). */
+#define MIDDLE_FROM 24u
 
 struct merge_item {
 	unsigned char key[SC_KEY_LEN];
@@ -79,7 +106,11 @@ struct merge_item {
 };
 
 struct seen_log {
-	MDB_dbi seen, log[2];
+	MDB_dbi seen, mid, log[2];
+	/* This generation's merge goes into the big set (draining), and
+	 * takes the middle set with it unless that is empty (merge_start());
+	 * else into the middle set. */
+	bool draining, with_mid;
 	pthread_mutex_t *lock;
 	uint32_t recent_max;
 
@@ -128,9 +159,9 @@ static int db_err(int mdb_rc)
 	return rc ? rc : SC_E_DB;
 }
 
-/* The big set's filter: a blocked Bloom filter of the keys the big set
- * holds, so that a new URL, which the big set does not hold, costs no
- * search of its B-tree.  At 10 M URLs that search (mdb_get() in
+/* The sorted sets' filter: a blocked Bloom filter of the keys the big
+ * set and the middle set hold, so that a new URL, which they do not hold,
+ * costs no search of their B-trees.  At 10 M URLs that search (mdb_get() in
  * seen_put_logged(), one for nearly every link of a page) was 9.5 % of
  * the crawl's CPU and growing with the set (docs/bench.md, issue 36,
  * fifth pass), while the filter answers from one cache line of memory.
@@ -141,8 +172,9 @@ static int db_err(int mdb_rc)
  * 100 (10 bits) to one in 600 (15) still searches the B-tree, in vain.  Bits
  * are only set: a key forgotten, or merged by a transaction that was aborted,
  * leaves its bits, which cost a search at most.  The filter holds every key of
- * the big set: built at open from the set, it takes each key a merge puts, and
- * it is built again from the set when its keys pass f_cap, so a key costs a few
+ * the sorted sets: built at open from them, it takes each key a merge puts (a
+ * middle key moving to the big set has its bits already), and it is built
+ * again from them when its keys pass f_cap, so a key costs a few
  * reads of the set on the whole.  Writer only.  Memory: 12.5-19 MB at 10 M
  * URLs, 64 MiB at most (FILTER_MAX_BYTES). */
 #define FILTER_BITS 10u
@@ -199,16 +231,54 @@ bool seen_log_may_hold(const struct seen_log *s, const unsigned char *key)
 	return true;
 }
 
-/* (Re)build the filter from the big set as txn sees it, sized for half
- * as many keys again.  Without memory, no filter (every key may be held);
- * returns 0 or an sc_err of LMDB. */
-static int filter_build(struct seen_log *s, MDB_txn *txn)
+/* The filter takes every key of set dbi: 0, 1 if a key is not of this
+ * format (no filter then), or an sc_err of LMDB. */
+static int filter_walk(struct seen_log *s, MDB_txn *txn, MDB_dbi dbi)
 {
-	MDB_stat st;
-	int rc = mdb_stat(txn, s->seen, &st);
+	MDB_cursor *c;
+	int rc = mdb_cursor_open(txn, dbi, &c);
 	if (rc)
 		return db_err(rc);
-	uint64_t cap = (uint64_t)st.ms_entries * 3 / 2;
+	MDB_val k, v;
+	for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
+	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
+		if (k.mv_size != SC_KEY_LEN) {
+			rc = 1;
+			break;
+		}
+		filter_add(s, k.mv_data);
+	}
+	mdb_cursor_close(c);
+	return rc == MDB_NOTFOUND ? 0 : rc == 1 ? 1 : db_err(rc);
+}
+
+/* The keys of the big set and of the middle set, as txn sees them: 0 or
+ * an sc_err of LMDB. */
+static int sets_count(const struct seen_log *s, MDB_txn *txn, uint64_t *big,
+		      uint64_t *mid)
+{
+	MDB_stat st, sm;
+	int rc = mdb_stat(txn, s->seen, &st);
+	if (!rc)
+		rc = mdb_stat(txn, s->mid, &sm);
+	if (rc)
+		return db_err(rc);
+	*big = st.ms_entries;
+	*mid = sm.ms_entries;
+	return 0;
+}
+
+/* (Re)build the filter from the sorted sets (the big one and the middle
+ * one) as txn sees them, sized for half as many keys again.  Without
+ * memory, no filter (every key may be held); returns 0 or an sc_err of
+ * LMDB. */
+static int filter_build(struct seen_log *s, MDB_txn *txn)
+{
+	uint64_t big, mid;
+	int rc = sets_count(s, txn, &big, &mid);
+	if (rc)
+		return rc;
+	uint64_t cap = (big + mid) * 3 / 2;
 	if (cap < s->recent_max / 4)
 		cap = s->recent_max / 4;
 	if (cap < FILTER_MIN_KEYS)
@@ -227,23 +297,16 @@ static int filter_build(struct seen_log *s, MDB_txn *txn)
 	s->f_keys = 0;
 	if (!s->filter)
 		return 0; /* tried again once f_cap more keys were merged */
-	MDB_cursor *c;
-	if ((rc = mdb_cursor_open(txn, s->seen, &c)))
-		return db_err(rc);
-	MDB_val k, v;
-	for (rc = mdb_cursor_get(c, &k, &v, MDB_FIRST); rc == 0;
-	     rc = mdb_cursor_get(c, &k, &v, MDB_NEXT)) {
-		if (k.mv_size != SC_KEY_LEN) {
-			/* Not a key of this format: no filter. */
-			free(s->filter);
-			s->filter = NULL;
-			rc = MDB_NOTFOUND;
-			break;
-		}
-		filter_add(s, k.mv_data);
+	rc = filter_walk(s, txn, s->seen);
+	if (!rc)
+		rc = filter_walk(s, txn, s->mid);
+	if (rc == 1) {
+		/* Not a key of this format: no filter. */
+		free(s->filter);
+		s->filter = NULL;
+		rc = 0;
 	}
-	mdb_cursor_close(c);
-	return rc == MDB_NOTFOUND ? 0 : db_err(rc);
+	return rc;
 }
 
 static void table_put(uint64_t *t, uint32_t bits, uint64_t v)
@@ -411,9 +474,51 @@ static int item_cmp(const void *a, const void *b)
 	return memcmp(x->key, y->key, SC_KEY_LEN);
 }
 
-/* Merge frozen slots [from, to) into the seen set. */
+/* The middle set's first key moved into the big set (cursors big and
+ * mid) if it comes before limit (SC_KEY_LEN bytes; NULL: any): 1, 0 if
+ * not (or the middle set is empty), or an sc_err.  The middle set's first
+ * key is always the next to move: the ones before it have moved. */
+static int drain_one(MDB_cursor *big, MDB_cursor *mid,
+		     const unsigned char *limit)
+{
+	MDB_val k, v;
+	int rc = mdb_cursor_get(mid, &k, &v, MDB_FIRST);
+	if (rc == MDB_NOTFOUND)
+		return 0;
+	if (rc)
+		return db_err(rc);
+	if (k.mv_size != SC_KEY_LEN || v.mv_size > SC_KEY_LEN)
+		return SC_E_CORRUPT;
+	if (limit && memcmp(k.mv_data, limit, SC_KEY_LEN) >= 0)
+		return 0;
+	unsigned char kb[SC_KEY_LEN], vb[SC_KEY_LEN];
+	memcpy(kb, k.mv_data, SC_KEY_LEN);
+	memcpy(vb, v.mv_data, v.mv_size);
+	k.mv_data = kb;
+	v.mv_data = vb;
+	if ((rc = mdb_cursor_del(mid, 0)))
+		return db_err(rc);
+	rc = mdb_cursor_put(big, &k, &v, MDB_NOOVERWRITE);
+	if (rc && rc != MDB_KEYEXIST)
+		return db_err(rc);
+	return 1;
+}
+
+/* Every middle key before limit (NULL: every one) into the big set. */
+static int drain_before(MDB_cursor *big, MDB_cursor *mid,
+			const unsigned char *limit)
+{
+	int rc;
+	while ((rc = drain_one(big, mid, limit)) == 1)
+		;
+	return rc;
+}
+
+/* Merge frozen slots [from, to) into the set of cursor c: the middle set,
+ * or (draining) the big set, with the middle set's keys (cursor mid) up
+ * to the chunk's end, the last chunk all of them. */
 static int merge_chunk(struct seen_log *s, MDB_txn *txn, MDB_cursor *c,
-		       uint32_t from, uint32_t to)
+		       MDB_cursor *mid, uint32_t from, uint32_t to)
 {
 	size_t n = 0;
 	for (uint32_t i = from; i < to; i++) {
@@ -447,16 +552,68 @@ static int merge_chunk(struct seen_log *s, MDB_txn *txn, MDB_cursor *c,
 		s->scratch[j] = it;
 	}
 	for (size_t i = 0; i < n; i++) {
+		int rc;
+		if (mid && (rc = drain_before(c, mid, s->scratch[i].key)))
+			return rc;
 		unsigned char cat[2];
 		put_be16(cat, s->scratch[i].category);
 		MDB_val k = { SC_KEY_LEN, s->scratch[i].key };
 		MDB_val v = { sizeof(cat), cat };
-		int rc = mdb_cursor_put(c, &k, &v, MDB_NOOVERWRITE);
+		rc = mdb_cursor_put(c, &k, &v, MDB_NOOVERWRITE);
 		if (rc && rc != MDB_KEYEXIST)
 			return db_err(rc);
 		if (!rc)
 			filter_add(s, s->scratch[i].key);
 	}
+	if (!mid)
+		return 0;
+	/* The chunk's end: the middle keys whose first 4 bytes are at most
+	 * the last slot's (the next chunk's are at least that). */
+	uint32_t top = (uint32_t)(s->frozen[to - 1] >> 32);
+	if (to == s->n_frozen || top == UINT32_MAX)
+		return drain_before(c, mid, NULL);
+	unsigned char limit[SC_KEY_LEN] = { 0 };
+	put_be32(limit, top + 1);
+	return drain_before(c, mid, limit);
+}
+
+/* The size at which the middle set goes into the big set: where the pages
+ * a generation's merge writes into the middle set (about its leaves, a
+ * half of them on average) balance those a drain writes into the big set
+ * (its leaves, once every middle/recent_max generations), that is
+ * sqrt(2 * big * recent_max) keys, and two generations at least. */
+static uint64_t middle_max(const struct seen_log *s, uint64_t big)
+{
+	uint64_t g = s->recent_max;
+	uint64_t want = 2 * big * g, m = 2 * g;
+	/* The integer square root of want, from below. */
+	uint64_t hi = 1;
+	while (hi <= want / hi)
+		hi <<= 1;
+	uint64_t lo = hi / 2;
+	while (lo + 1 < hi) {
+		uint64_t x = lo + (hi - lo) / 2;
+		if (x <= want / x)
+			lo = x;
+		else
+			hi = x;
+	}
+	return lo > m ? lo : m;
+}
+
+/* At a generation's first merge step: into the middle set; or (the middle
+ * set at middle_max()) into the big set, draining the middle set; or,
+ * while the big set holds fewer than MIDDLE_FROM generations and the
+ * middle set is empty, straight into the big set, as format 3 did. */
+static int merge_start(struct seen_log *s, MDB_txn *txn)
+{
+	uint64_t big, mid;
+	int rc = sets_count(s, txn, &big, &mid);
+	if (rc)
+		return rc;
+	s->with_mid = mid > 0;
+	s->draining = s->with_mid ? mid >= middle_max(s, big)
+				  : big < (uint64_t)MIDDLE_FROM * s->recent_max;
 	return 0;
 }
 
@@ -481,28 +638,38 @@ int seen_log_merge(struct seen_log *s, MDB_txn *txn)
 			return rc;
 	}
 	if (left) {
+		int rc;
+		if (s->merged == 0 && (rc = merge_start(s, txn)))
+			return rc;
 		if (!s->scratch &&
 		    !(s->scratch = malloc(MERGE_CHUNK * sizeof(*s->scratch))))
 			return SC_E_NOMEM;
-		MDB_cursor *c;
-		int rc = mdb_cursor_open(txn, s->seen, &c);
-		if (rc)
+		MDB_cursor *c, *m = NULL;
+		if ((rc = mdb_cursor_open(txn, s->draining ? s->seen : s->mid,
+					  &c)))
 			return db_err(rc);
+		if (s->draining && s->with_mid &&
+		    (rc = mdb_cursor_open(txn, s->mid, &m))) {
+			mdb_cursor_close(c);
+			return db_err(rc);
+		}
 		while (budget && s->merged < s->n_frozen) {
 			uint32_t k = s->n_frozen - s->merged;
 			if (k > MERGE_CHUNK)
 				k = MERGE_CHUNK;
 			if (k > budget)
 				k = (uint32_t)budget;
-			if ((rc = merge_chunk(s, txn, c, s->merged,
-					      s->merged + k))) {
-				mdb_cursor_close(c);
-				return rc;
-			}
+			if ((rc = merge_chunk(s, txn, c, m, s->merged,
+					      s->merged + k)))
+				break;
 			s->merged += k;
 			budget -= k;
 		}
+		if (m)
+			mdb_cursor_close(m);
 		mdb_cursor_close(c);
+		if (rc)
+			return rc;
 	}
 	if (s->merged == s->n_frozen) {
 		int rc = mdb_drop(txn, s->log[(s->gen - 1) & 1], 0);
@@ -511,6 +678,33 @@ int seen_log_merge(struct seen_log *s, MDB_txn *txn)
 		s->dropped = true;
 	}
 	return 0;
+}
+
+int seen_log_sets_get(const struct seen_log *s, MDB_txn *txn,
+		      const unsigned char *key, MDB_val *val, MDB_dbi *where)
+{
+	MDB_val k = { SC_KEY_LEN, (void *)key };
+	int rc = mdb_get(txn, s->mid, &k, val);
+	if (rc == 0) {
+		if (where)
+			*where = s->mid;
+		return 0;
+	}
+	if (rc != MDB_NOTFOUND)
+		return rc;
+	if (where)
+		*where = s->seen;
+	return mdb_get(txn, s->seen, &k, val);
+}
+
+int seen_log_sets_del(struct seen_log *s, MDB_txn *txn,
+		      const unsigned char *key)
+{
+	MDB_val k = { SC_KEY_LEN, (void *)key };
+	int rc = mdb_del(txn, s->mid, &k, NULL);
+	if (rc != MDB_NOTFOUND)
+		return rc;
+	return mdb_del(txn, s->seen, &k, NULL);
 }
 
 static int u64_cmp(const void *a, const void *b)
@@ -678,9 +872,9 @@ static int load_frozen(struct seen_log *s, MDB_txn *txn, uint32_t pos,
 	if (v->mv_size == 0)
 		return 0;
 	const unsigned char *p = v->mv_data;
-	/* Already merged before the crash: the big set answers for it. */
-	MDB_val k = { SC_KEY_LEN, (void *)(p + 2) }, d;
-	int rc = mdb_get(txn, s->seen, &k, &d);
+	/* Already merged before the crash: a sorted set answers for it. */
+	MDB_val d;
+	int rc = seen_log_sets_get(s, txn, p + 2, &d, NULL);
 	if (rc == 0)
 		return 0;
 	if (rc != MDB_NOTFOUND)
@@ -714,9 +908,13 @@ int seen_log_open(MDB_txn *txn, MDB_dbi seen, uint32_t recent_max,
 	if (!(s->slot = calloc(s->cap, sizeof(*s->slot))))
 		goto fail;
 	rc = SC_E_DB;
-	if (mdb_dbi_open(txn, "frontier.seen.log0", MDB_CREATE, &s->log[0]) ||
-	    mdb_dbi_open(txn, "frontier.seen.log1", MDB_CREATE, &s->log[1]))
+	MDB_stat sm;
+	if (mdb_dbi_open(txn, "frontier.seen.mid", MDB_CREATE, &s->mid) ||
+	    mdb_dbi_open(txn, "frontier.seen.log0", MDB_CREATE, &s->log[0]) ||
+	    mdb_dbi_open(txn, "frontier.seen.log1", MDB_CREATE, &s->log[1]) ||
+	    mdb_stat(txn, s->mid, &sm))
 		goto fail;
+	*live = sm.ms_entries;
 
 	uint32_t gen[2] = { 0, 0 }, last[2] = { 0, 0 };
 	int has[2];

@@ -260,14 +260,14 @@ static uint64_t stats_seen(struct frontier *f)
 	return stats_of(f).seen;
 }
 
-/* A new store: meta says format 3 from the open on; new keys go to the
+/* A new store: meta says format 4 from the open on; new keys go to the
  * log, 16-byte hashed keys, and are seen before and after a restart. */
 static void test_new_store_logged(void)
 {
 	MDB_env *env = env_open();
 	struct frontier *f = NULL;
 	CHECK(fr_open(env, &f) == 0);
-	CHECK(meta_version(env) == 3);
+	CHECK(meta_version(env) == 4);
 	CHECK(add_range(env, f, 0, 6, true) == 6);
 	CHECK(add(env, f, "http://h1.test/p1") == 0);
 	CHECK(db_entries(env, "frontier.seen") == 0);
@@ -278,7 +278,7 @@ static void test_new_store_logged(void)
 	check_range(env, f, 6, 6, 0);
 	frontier_close(f);
 	CHECK(fr_open(env, &f) == 0);
-	CHECK(meta_version(env) == 3);
+	CHECK(meta_version(env) == 4);
 	check_range(env, f, 0, 6, 1);
 	CHECK(stats_seen(f) == 6);
 	CHECK(add_range(env, f, 3, 6, true) == 3);
@@ -315,8 +315,9 @@ static void test_merges(bool restart)
 		}
 	}
 	CHECK(mid > 5);
-	/* Most keys were merged into the sorted set, each once. */
-	size_t big = db_entries(env, "frontier.seen");
+	/* Most keys were merged into the sorted sets, each once. */
+	size_t big = db_entries(env, "frontier.seen") +
+		     db_entries(env, "frontier.seen.mid");
 	CHECK(big > total / 2 && big <= total);
 	frontier_close(f);
 	CHECK(fr_open_recent(env, 400, &f) == 0);
@@ -353,7 +354,8 @@ static void test_filter(void)
 		CHECK(add_range(env, f, total, 200, true) == 200);
 		total += 200;
 	}
-	size_t big = db_entries(env, "frontier.seen");
+	size_t big = db_entries(env, "frontier.seen") +
+		     db_entries(env, "frontier.seen.mid");
 	CHECK(big > 10000);
 	for (int pass = 0; pass < 2; pass++) {
 		uint64_t s0 = searches(f);
@@ -570,17 +572,193 @@ static void test_old_store_without_meta(void)
 	test_old_store_read(false);
 }
 
+/* URL i strict-normalized into out (NORM_URL_MAX + 1 bytes) and *u; a
+ * frontier_url of it under category cat. */
+static struct frontier_url url_norm(unsigned i, char *out, struct norm_url *u,
+				    uint16_t cat)
+{
+	static const struct norm_opts strict = { .steps = 0xff };
+	char in[64];
+	url_of(i, in, sizeof(in));
+	CHECK(norm_url(&strict, NULL, in, strlen(in), out, NORM_URL_MAX + 1,
+		       u) == 0);
+	return (struct frontier_url){ .url = out,
+				      .url_len = u->len,
+				      .u = u,
+				      .found = out,
+				      .found_len = u->len,
+				      .depth = 1,
+				      .category = cat };
+}
+
+/* Is URL i's key in database name? */
+static bool key_in(MDB_env *env, const char *name, unsigned i)
+{
+	char out[NORM_URL_MAX + 1];
+	struct norm_url u;
+	(void)url_norm(i, out, &u, 0);
+	unsigned char key[SC_KEY_LEN];
+	sc_url_key(out, u.len, key);
+	MDB_txn *txn;
+	MDB_dbi dbi;
+	CHECK(mdb_txn_begin(env, NULL, MDB_RDONLY, &txn) == 0);
+	MDB_val k = { sizeof(key), key }, v;
+	bool in_db = mdb_dbi_open(txn, name, 0, &dbi) == 0 &&
+		     mdb_get(txn, dbi, &k, &v) == 0;
+	mdb_txn_abort(txn);
+	return in_db;
+}
+
+/* URL i queued again under category cat in a batch of its own: the
+ * category it was seen under (FRONTIER_NO_CATEGORY if new). */
+static uint16_t other_of(MDB_env *env, struct frontier *f, unsigned i,
+			 uint16_t cat)
+{
+	char out[NORM_URL_MAX + 1];
+	struct norm_url u;
+	struct frontier_url fu = url_norm(i, out, &u, cat);
+	MDB_txn *txn;
+	int8_t added = 0;
+	uint16_t other = 0;
+	CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+	CHECK(frontier_add_batch_cat(f, txn, &fu, 1, &added, &other) >= 0);
+	CHECK(mdb_txn_commit(txn) == 0);
+	frontier_published(f);
+	return added ? FRONTIER_NO_CATEGORY : other;
+}
+
+/* The middle sorted set (format 4, seen-log.c): with a log of 400 keys,
+ * generations go straight into "frontier.seen" until it holds 24 of them
+ * (MIDDLE_FROM), then into "frontier.seen.mid" until that is full, then
+ * one goes into "frontier.seen" and takes the middle set's keys with it.
+ * Over 32,000 URLs the middle set fills and empties at least twice, the
+ * big set grows only by those drains once the middle set is in use, every
+ * URL queued is seen, each key is in
+ * one set only (the count after a restart), a key of the middle set keeps
+ * its category, takes a new one (frontier_requeue()) and is forgotten;
+ * with restart, the frontier is reopened in the middle of a drain. */
+static void test_middle(bool restart)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = NULL;
+	CHECK(fr_open_recent(env, 400, &f) == 0);
+	unsigned total = 0, drains = 0, fills = 0, cut = 0;
+	size_t mid_was = 0, big_was = 0, big_steps = 0, big_first = 0;
+	bool tried_mid = false;
+	while (total < 32000) {
+		CHECK(add_range(env, f, total, 200, true) == 200);
+		total += 200;
+		size_t mid = db_entries(env, "frontier.seen.mid");
+		size_t big = db_entries(env, "frontier.seen");
+		if (mid > mid_was)
+			fills++;
+		if (mid > 0 && !big_first)
+			big_first = big;
+		if (mid < mid_was && mid == 0)
+			drains++;
+		if (big > big_was && big_first)
+			big_steps++;
+		if (restart && mid < mid_was && mid > 0) {
+			/* A drain under way: the kill -9 after a commit. */
+			frontier_close(f);
+			CHECK(fr_open_recent(env, 400, &f) == 0);
+			CHECK(stats_seen(f) == total);
+			cut++;
+		}
+		mid_was = mid;
+		big_was = big;
+		if (!tried_mid && mid > 0 && total > 6000) {
+			/* A key of the middle set: its category (7), a new
+			 * one, then forgotten. */
+			unsigned i = 0;
+			while (i < total &&
+			       !key_in(env, "frontier.seen.mid", i))
+				i++;
+			CHECK(i < total);
+			CHECK(other_of(env, f, i, 9) == 7);
+			char out[NORM_URL_MAX + 1];
+			struct norm_url u;
+			struct frontier_url fu = url_norm(i, out, &u, 9);
+			MDB_txn *txn;
+			CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+			CHECK(frontier_requeue(f, txn, &fu) == 0);
+			CHECK(mdb_txn_commit(txn) == 0);
+			frontier_published(f);
+			CHECK(key_in(env, "frontier.seen.mid", i));
+			CHECK(other_of(env, f, i, 7) == 9);
+			CHECK(mdb_txn_begin(env, NULL, 0, &txn) == 0);
+			CHECK(frontier_forget(f, txn, out, u.len) == 1);
+			CHECK(mdb_txn_commit(txn) == 0);
+			frontier_published(f);
+			CHECK(!key_in(env, "frontier.seen.mid", i));
+			CHECK(seen(env, f, out) == 0);
+			/* Queued again: new, as the test's count wants. */
+			CHECK(other_of(env, f, i, 7) == FRONTIER_NO_CATEGORY);
+			tried_mid = true;
+		}
+	}
+	printf("# middle set: from %zu keys in the big set, %u fills, %u "
+	       "drains, %zu steps of the big set, %u restarts in a drain\n",
+	       big_first, fills, drains, big_steps, cut);
+	CHECK(tried_mid);
+	CHECK(big_first >= 24 * 400);
+	CHECK(drains >= 2);
+	CHECK(big_steps >= 2 && big_steps < fills);
+	if (restart)
+		CHECK(cut >= 1);
+	check_range(env, f, 0, total, 1);
+	check_range(env, f, total, 200, 0);
+	frontier_close(f);
+	CHECK(fr_open_recent(env, 400, &f) == 0);
+	CHECK(stats_seen(f) == total);
+	check_range(env, f, 0, total, 1);
+	CHECK(add_range(env, f, 0, 200, true) == 0);
+	frontier_close(f);
+	env_remove(env);
+}
+
+static void test_middle_plain(void)
+{
+	test_middle(false);
+}
+
+static void test_middle_restart(void)
+{
+	test_middle(true);
+}
+
+/* A store of format 3 (a log, no middle set) is read as format 4: what
+ * its big set holds is seen, and meta says 4 from the open on. */
+static void test_v3_store_read(void)
+{
+	MDB_env *env = env_open();
+	write_old_store(env, "http://old.test/a", true, 3);
+	struct frontier *f = NULL;
+	CHECK(fr_open(env, &f) == 0);
+	CHECK(meta_version(env) == 4);
+	CHECK(seen(env, f, "http://old.test/a") == 1);
+	CHECK(add(env, f, "http://old.test/a") == 0);
+	CHECK(add(env, f, "http://old.test/b") == 1);
+	CHECK(stats_seen(f) == 2);
+	frontier_close(f);
+	CHECK(fr_open(env, &f) == 0);
+	CHECK(seen(env, f, "http://old.test/b") == 1);
+	CHECK(stats_seen(f) == 2);
+	frontier_close(f);
+	env_remove(env);
+}
+
 /* A meta version this code does not know: refused with SC_E_FORMAT,
  * whose message says why, and nothing written. */
 static void test_unknown_format(void)
 {
 	MDB_env *env = env_open();
-	write_old_store(env, "http://new.test/a", true, 4);
+	write_old_store(env, "http://new.test/a", true, 5);
 	struct frontier *f = NULL;
 	CHECK(fr_open(env, &f) == SC_E_FORMAT);
 	CHECK(f == NULL);
 	CHECK(strstr(sc_strerror(SC_E_FORMAT), "newer sigcrawl") != NULL);
-	CHECK(meta_version(env) == 4);
+	CHECK(meta_version(env) == 5);
 	env_remove(env);
 }
 
@@ -600,6 +778,9 @@ int main(void)
 	test_old_store_with_meta();
 	test_old_store_without_meta();
 	test_unknown_format();
+	test_middle_plain();
+	test_middle_restart();
+	test_v3_store_read();
 	rmdir(dir);
 	return check_done();
 }
