@@ -95,8 +95,10 @@
  *   follow the host: hashed keys spread the runs evenly.
  *
  * 4 (middle): format 3 with a middle sorted set, "frontier.seen.mid",
- *   between the log and "frontier.seen": a generation of the log is merged
- *   into the middle set, and when that has grown to about sqrt(2 x the big
+ *   between the log and "frontier.seen": once the big set holds some 31 M
+ *   keys (MIDDLE_FROM generations; before, as in format 3, generations
+ *   go straight into it), a generation of the log is merged into the
+ *   middle set, and when that has grown to about sqrt(2 x the big
  *   set's keys x a generation's), the next generation goes into the big
  *   set and takes the middle set's keys with it, in one walk in key order
  *   (seen-log.c).  A merge into the big set then writes a page for many
@@ -237,7 +239,7 @@ struct frontier {
 	uint8_t meta_version;  /* META_V*: the seen set's key format */
 	size_t seen_klen;      /* its key length */
 	struct seen_log *slog; /* format 4: the recent keys; else NULL */
-	/* Format 3: searches of the sorted set for a key the log lacks
+	/* Format 4: searches of the sorted sets for a key the log lacks
 	 * (the writer counts, frontier_stats() reads). */
 	_Atomic uint64_t searches;
 
@@ -769,11 +771,12 @@ int frontier_seen(struct frontier *f, MDB_txn *txn, const char *url, size_t len)
 /* The category a seen value holds, or FRONTIER_NO_CATEGORY. */
 static uint16_t seen_category(const MDB_val *v);
 
-/* Format 3: put key into the seen set under category, as seen_put().
- * The log is asked first (its table is in memory), then the big set; a
- * key in neither is appended to the log.  With overwrite, every copy of
- * the key is given the category (a frozen key may be in both until its
- * log is dropped). */
+/* Format 4: put key into the seen set under category, as seen_put().
+ * The log is asked first (its table is in memory), then the sorted sets
+ * (the middle one, then the big one); a key in none is appended to the
+ * log.  With overwrite, every copy of the key is given the category (a
+ * frozen key may be in the log and a sorted set until its log is
+ * dropped). */
 static int seen_put_logged(struct frontier *f, MDB_txn *txn,
 			   const unsigned char *k, uint16_t category,
 			   bool overwrite, uint16_t *was)
@@ -978,7 +981,7 @@ int frontier_forget(struct frontier *f, MDB_txn *txn, const char *url,
 	bool was = false;
 	if (f->slog) {
 		/* A tombstone in the log, so that no merge brings it back;
-		 * and out of the big set, where a merge may have put it. */
+		 * and out of the sorted sets, where a merge may have put it. */
 		struct seen_log_at at;
 		uint16_t cat;
 		int lr = seen_log_find(f->slog, txn, k, &cat, &at);
@@ -1160,7 +1163,7 @@ int frontier_add_batch_cat(struct frontier *f, MDB_txn *txn,
 			return db_fail(rc); /* MDB_MAP_FULL: SC_E_FULL */
 		}
 	}
-	/* Format 3: the frozen keys this batch's new ones earned. */
+	/* Format 4: the frozen keys this batch's new ones earned. */
 	if (f->slog) {
 		int rc = seen_log_merge(f->slog, txn);
 		if (rc)

@@ -51,7 +51,9 @@
  * M keys, the page copied, written and synced), so its cost per key grew
  * with the set: the crawl's CPU a page was +36 % from 10 k to 10 M URLs,
  * +21 % with no merges at all (docs/bench.md, issue 36, seventh pass).  A
- * generation is merged into the middle set instead, whose few leaves it
+ * generation is merged into the middle set instead (once the big set
+ * holds MIDDLE_FROM generations: below that the three more B-tree
+ * operations a key costs outweigh the pages saved), whose few leaves it
  * writes, until the middle set holds middle_max() keys: then the next
  * generation goes into the big set, and the middle set's keys with it,
  * chunk by chunk in key order (a chunk takes the middle keys up to its own
@@ -72,8 +74,8 @@
  *
  * Memory.  At most recent_max active keys (16 MB of table at the
  * default) and, while a merge is under way, the frozen index (8 bytes a
- * key), whatever the size of the set; and the big set's filter, which
- * does follow it: 10-15 bits a key, 64 MiB at most (below).  The middle set
+ * key), whatever the size of the set; and the sorted sets' filter, which
+ * does follow them: 10-15 bits a key, 64 MiB at most (below).  The middle set
  * is in LMDB only.  A lookup of a key the filter passes searches the
  * middle set, then the big one. */
 #include "frontier-int.h"
@@ -130,7 +132,7 @@ struct seen_log {
 	uint64_t debt; /* keys to merge, two per append */
 	struct merge_item *scratch;
 
-	/* The big set's filter (filter_*()): FILTER_PROBES bits of a block
+	/* The sorted sets' filter (filter_*()): FILTER_PROBES bits of a block
 	 * of 512 for each key, in blocks sized for f_cap keys (f_keys
 	 * taken); NULL when memory failed (every key may be there). */
 	uint64_t *filter;
