@@ -84,6 +84,31 @@ static bool store_exists(const char *dir)
 	return rc != SC_E_NOTFOUND;
 }
 
+/* A category that scored pages and kept none: the crawl stopped at
+ * pages whose links it does not follow (at tunnel 0, the seeds), which
+ * the counts above do not say. */
+static void print_offtopic(const struct crawl_opts *o,
+			   const struct crawl_summary *s)
+{
+	for (uint32_t i = 0; i < s->n_offtopic && i < CRAWL_OFFTOPIC_LISTED;
+	     i++) {
+		const struct crawl_category *k =
+			&o->categories[s->offtopic[i].category];
+		printf("focus: category %s: none of the %llu pages it scored "
+		       "reached min_relevance %.2f%s: check its keywords, "
+		       "lower min_relevance%s\n",
+		       k->name, (unsigned long long)s->offtopic[i].scored,
+		       k->min_relevance,
+		       k->tunnel ? ""
+				 : ", and at tunnel 0 their links were not "
+				   "followed",
+		       k->tunnel ? "" : " or raise tunnel");
+	}
+	if (s->n_offtopic > CRAWL_OFFTOPIC_LISTED)
+		printf("focus: %u more categories scored no page on topic\n",
+		       (unsigned)(s->n_offtopic - CRAWL_OFFTOPIC_LISTED));
+}
+
 int cmd_crawl(int argc, char **argv)
 {
 	struct setup st;
@@ -185,6 +210,7 @@ int cmd_crawl(int argc, char **argv)
 		       (unsigned long long)s.pruned_pattern,
 		       (unsigned long long)s.pruned_predicted,
 		       (unsigned long long)s.also);
+	print_offtopic(&o, &s);
 	if (s.adapt_held || s.adapt_keyed)
 		printf("learned rules: %llu URLs held back, %llu queued under a "
 		       "rule's key (sigcrawl rules lists the rules)\n",

@@ -648,6 +648,28 @@ static void crawl_free(struct crawl *c)
 	free(c);
 }
 
+/* The summary's categories that scored pages this run and none on
+ * topic (struct crawl_summary.offtopic). */
+static void list_offtopic(struct crawl *c, struct crawl_summary *ret)
+{
+	const struct crawl_opts *o = c->o;
+	pthread_mutex_lock(&c->mu);
+	for (size_t i = 0; i < o->n_categories && i < CRAWL_CATEGORIES_LISTED;
+	     i++) {
+		if (!o->categories[i].n_keywords || !c->cat_since[i].scored ||
+		    c->cat_since[i].on_topic)
+			continue;
+		if (ret->n_offtopic < CRAWL_OFFTOPIC_LISTED)
+			ret->offtopic[ret->n_offtopic] =
+				(struct crawl_offtopic){
+					.category = (uint16_t)i,
+					.scored = c->cat_since[i].scored,
+				};
+		ret->n_offtopic++;
+	}
+	pthread_mutex_unlock(&c->mu);
+}
+
 int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 {
 	if (ret)
@@ -671,6 +693,7 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		*ret = c->sum;
 		ret->seconds = (double)(mono_ms() - c->t0) / 1000.0;
 		list_hosts(c, ret);
+		list_offtopic(c, ret);
 	}
 	rc = close_fetcher(c, rc);
 	rc = close_store(c, rc);

@@ -196,6 +196,9 @@ struct crawl_cluster {
 	void *arg;
 };
 
+/* Categories struct crawl_summary names as scoring nothing on topic. */
+#define CRAWL_OFFTOPIC_LISTED 8
+
 struct crawl_summary {
 	uint64_t pages;  /* records committed for fetched URLs */
 	uint64_t bytes;  /* body bytes received (decoded) */
@@ -218,6 +221,18 @@ struct crawl_summary {
 	uint64_t pruned_pattern;   /* links refused by include/exclude */
 	uint64_t pruned_predicted; /* links (and URLs when leased) predicted
 				    * under their category's predict_min */
+	/* Categories with keywords that scored pages this run, none of them
+	 * at or above the category's min_relevance: how many, and the first
+	 * CRAWL_OFFTOPIC_LISTED as indexes into crawl_opts.categories, each
+	 * with the pages it scored.  A crawl whose seeds all score under
+	 * min_relevance stops at them at tunnel 0, which nothing else in the
+	 * summary tells apart from a small web.  Filled by crawl_run() at
+	 * the end (a daemon's status gives every category's figures). */
+	uint32_t n_offtopic;
+	struct crawl_offtopic {
+		uint16_t category;
+		uint64_t scored;
+	} offtopic[CRAWL_OFFTOPIC_LISTED];
 	/* Adaptive normalization (learn/learn.h), this run: URLs held
 	 * back by a learned rule instead of fetched, URLs queued under a
 	 * rule's key, audits started. */

@@ -95,6 +95,19 @@ for t in $TOPICS; do
 	check_true "$t: none by scope (any)" [ "$ps" -eq 0 ]
 done
 
+# A category none of whose pages reaches min_relevance says so at the
+# end, with what to change; a crawl that found its topic says nothing.
+for t in $TOPICS; do
+	check_true "$t: no notice of a category off topic" \
+		eval '! grep -q "none of the" "$tmp/$t.out"'
+done
+crawl nokw "$web/topics.web" "$(printf '[category nokw]\nseeds = %s\nkeywords = zyzzyva, quokka\nmin_relevance = 0.3\ntunnel = 0\n' "$web/seeds-cooking.txt")"
+nseeds=$(grep -c . "$web/seeds-cooking.txt")
+check_true "off topic: only the $nseeds seeds fetched" \
+	[ "$(grep -c '"fetched":true' "$tmp/nokw.jsonl")" -eq "$nseeds" ]
+check_true "off topic: the summary says why the crawl stopped" \
+	grep -q "^focus: category nokw: none of the $nseeds pages it scored reached min_relevance 0.30, and at tunnel 0 their links were not followed: check its keywords, lower min_relevance or raise tunnel$" "$tmp/nokw.out"
+
 # Every fetched page has a relevance; a record says it.
 check_true "records carry their relevance" python3 -c '
 import json, sys
