@@ -107,6 +107,11 @@ check_true "off topic: only the $nseeds seeds fetched" \
 	[ "$(grep -c '"fetched":true' "$tmp/nokw.jsonl")" -eq "$nseeds" ]
 check_true "off topic: the summary says why the crawl stopped" \
 	grep -q "^focus: category nokw: none of the $nseeds pages it scored reached min_relevance 0.30, and at tunnel 0 their links were not followed: check its keywords, lower min_relevance or raise tunnel$" "$tmp/nokw.out"
+# At tunnel 1 the line says nothing of the tunnel (there the link
+# prediction is what keeps the crawl at the seeds).
+crawl nokw1 "$web/topics.web" "$(printf '[category nokw]\nseeds = %s\nkeywords = zyzzyva, quokka\nmin_relevance = 0.3\ntunnel = 1\n' "$web/seeds-cooking.txt")"
+check_true "off topic, tunnel 1: the summary line without the tunnel's clause" \
+	grep -Eq "^focus: category nokw: none of the [0-9]+ pages it scored reached min_relevance 0.30: check its keywords, lower min_relevance$" "$tmp/nokw1.out"
 
 # Every fetched page has a relevance; a record says it.
 check_true "records carry their relevance" python3 -c '
