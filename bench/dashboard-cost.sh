@@ -18,7 +18,7 @@
 set -u
 build=$(cd "${1:?usage: dashboard-cost.sh BUILDDIR [ROUNDS]}" && pwd)
 rounds=${2:-3}
-sigcrawl=$build/cli/sigcrawl
+sigcrawl=$build/crawler/cli/sigcrawl
 fixture=$build/tests/fixture/sc-fixture
 chromium=$(command -v chromium || true)
 [ -n "$chromium" ] || { echo "dashboard-cost: needs chromium" >&2; exit 1; }

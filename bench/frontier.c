@@ -6,17 +6,17 @@
  *                  [--every N] [--inserts-only] [--sync]
  *
  * --every N prints the inserts' rate and CPU a URL over each N distinct
- * URLs (the curve of issue 36: does an insert cost more as the seen set
+ * URLs (the curve: does an insert cost more as the seen set
  * grows?); --inserts-only stops after the inserts; --sync commits
  * durably, as the crawler does (else MDB_NOSYNC).
  *
- * Then the re-crawl schedule (issue 14): every URL is scheduled in the due
+ * Then the re-crawl schedule: every URL is scheduled in the due
  * index at a random time within 30 days, and the index is walked in due
  * order as the mover does it, each entry taken out and scheduled again
  * later.
  *
- * The target of issue 3: RssAnon does not grow with N, and at least
- * 300,000 inserts/s; of issue 14: RssAnon flat in the number of pages
+ * The targets: RssAnon does not grow with N, and at least
+ * 300,000 inserts/s; RssAnon flat in the number of pages
  * scheduled.  LMDB's mapped pages are page cache (RssFile), not
  * anonymous memory, which is why RssAnon is the number to watch. */
 #include <lmdb.h>

@@ -1,5 +1,5 @@
 /* bench/parse.c — gumbo parsing alone, on the pages of a bench/crawl site:
- * the floor of the crawl's CPU per page (issue 3: sigcrawl may spend at
+ * the floor of the crawl's CPU per page (the budget: sigcrawl may spend at
  * most 1.25 times this per page, everything included).
  *
  *   bench-parse [--links | --focus KEYWORDS] DIR

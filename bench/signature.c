@@ -14,7 +14,7 @@
  *   +iconv       the same with the pages declared windows-1252, so that
  *                every page goes through iconv first.
  *
- * The target of issue 4 is that text extraction and hashing add at most
+ * The target is that text extraction and hashing add at most
  * 25 % to gumbo's parse time: (signatures - links) / gumbo.
  *
  * Usage: bench-signature [--pages N] [--reps N] [--seed N]

@@ -47,7 +47,7 @@ enum sc_err {
 	SC_E_AGAIN = -27,    /* nothing to do now; try again later */
 	SC_E_LIMIT = -28,    /* input needs more work than a parser allows */
 	SC_E_PROFILE = -29,  /* the store's keys were made with another
-				normalization (learn/learn.h) */
+				normalization (crawler/learn/learn.h) */
 	SC_E_FULL = -30,     /* the store's database is full (LMDB's
 				MDB_MAP_FULL) */
 	/* cluster/ */

@@ -184,12 +184,12 @@ struct conf {
 		bool follow_duplicate_links;
 	} dedup;
 
-	/* [adaptive]: when a learned rule applies (SPEC §7, learn/adapt.c).
-	 * A rule needs min_support independent supporting pairs, no
-	 * counter-example, and a Wilson lower bound on its precision, at
-	 * this one-sided confidence, above one half; audit_share of the URLs
-	 * it holds back are fetched all the same.  transfer: a rule of a
-	 * kind that holds on other hosts needs one supporting document. */
+	/* [adaptive]: when a learned rule applies (SPEC §7,
+	 * crawler/learn/adapt.c). A rule needs min_support independent
+	 * supporting pairs, no counter-example, and a Wilson lower bound on its
+	 * precision, at this one-sided confidence, above one half; audit_share
+	 * of the URLs it holds back are fetched all the same.  transfer: a rule
+	 * of a kind that holds on other hosts needs one supporting document. */
 	struct {
 		unsigned min_support; /* 1..1000, default 3 */
 		double confidence;    /* 0.5..<1, default 0.95 */

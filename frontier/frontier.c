@@ -72,7 +72,7 @@
  *   once the seen set has many more leaf pages than a writer's batch has
  *   new URLs (about a million URLs), each new URL dirties a 4 KB page of
  *   its own, which the commit copies, writes and syncs: the frontier's
- *   cost per page grew with its size (docs/bench.md, issue 36).
+ *   cost per page grew with its size (docs/bench.md).
  * 2 (clustered): 24 bytes, so that a page's new links, mostly of its own
  *   host and often of its own directory, land on the same few pages:
  *     0   4  the authority's hash (XXH3-64 of "scheme://authority", its

@@ -438,7 +438,7 @@ uint32_t frontier_hosts_active(struct frontier *f);
  * with these steps (and this tracking list when remove_tracking_params is
  * among them), and every key stays as it was written.  Kept in "meta" when
  * the store is created, so that a later run with other steps, which would
- * write other keys for the same URLs, can be told so (learn/keys.c). */
+ * write other keys for the same URLs, can be told so (crawler/learn/keys.c). */
 struct frontier_norm {
 	uint8_t profile; /* enum norm_profile the run named (for messages
 			    and adaptive) */

@@ -7,7 +7,7 @@
  * set has many more leaves than a writer's commit has new keys (about a
  * million URLs), each new URL dirtied a 4 KB page, which the commit
  * copied, wrote and synced.  The frontier's CPU per page grew with its
- * size (docs/bench.md, issue 36: +127 % from 10 k to 10 M URLs, the
+ * size (docs/bench.md: +127 % from 10 k to 10 M URLs, the
  * commit's page writes and LMDB's dirty-page list at the top of the
  * profile).  Here a new key costs an append, and the big set takes keys
  * in sorted runs of a million or more, so that a leaf page written by a
@@ -50,7 +50,7 @@
  * page for each of the set's leaves (at 10 M URLs 100,000 leaves for 1.3
  * M keys, the page copied, written and synced), so its cost per key grew
  * with the set: the crawl's CPU a page was +36 % from 10 k to 10 M URLs,
- * +21 % with no merges at all (docs/bench.md, issue 36, seventh pass).  A
+ * +21 % with no merges at all (docs/bench.md).  A
  * generation is merged into the middle set instead (once the big set
  * holds MIDDLE_FROM generations: below that the three more B-tree
  * operations a key costs outweigh the pages saved), whose few leaves it
@@ -99,7 +99,7 @@
  * one for 99 keys: that costs more than the operations once the big set
  * holds some 20-30 generations (bench-frontier: the middle set from the
  * start was 1.17x CPU an offer at 10 M URLs, 0.99x at 30 M, 0.68x at 100
- * M; docs/bench.md, issue 36, seventh pass). */
+ * M; docs/bench.md). */
 #define MIDDLE_FROM 24u
 
 struct merge_item {
@@ -165,8 +165,8 @@ static int db_err(int mdb_rc)
  * set and the middle set hold, so that a new URL, which they do not hold,
  * costs no search of their B-trees.  At 10 M URLs that search (mdb_get() in
  * seen_put_logged(), one for nearly every link of a page) was 9.5 % of
- * the crawl's CPU and growing with the set (docs/bench.md, issue 36,
- * fifth pass), while the filter answers from one cache line of memory.
+ * the crawl's CPU and growing with the set (docs/bench.md),
+ * while the filter answers from one cache line of memory.
  * A key's FILTER_PROBES bits are in one block of 512 bits (8 words)
  * chosen by the key's hash.  The filter is sized for f_cap keys, half as
  * many again as the set held when it was built, at FILTER_BITS bits

@@ -273,7 +273,7 @@ SC_WUR int norm_restep(const struct norm_opts *opts, const char *url,
 /* ---- Learned rules (SPEC §7) -------------------------------------------
  *
  * A rule is a rewrite that one host is seen to ignore; the crawler
- * (learn/adapt.c) learns them and says where each applies.  Every
+ * (crawler/learn/adapt.c) learns them and says where each applies.  Every
  * function here works on URLs that norm_url() wrote under the strict
  * profile, and writes strict URLs back, so rules compose with the strict
  * steps and with each other. */

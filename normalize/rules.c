@@ -1,7 +1,7 @@
 /* rules.c — learned rewrite rules (SPEC §7): what one rule does to a URL,
  * what a host's verified rules do together, and which rules could explain
  * why two URLs of one site gave the same page.  Pure string work on URLs
- * that norm_url() wrote; the crawler (learn/adapt.c) decides which
+ * that norm_url() wrote; the crawler (crawler/learn/adapt.c) decides which
  * candidates earn their place. */
 #include <stdbool.h>
 #include <stdio.h>

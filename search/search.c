@@ -135,7 +135,7 @@ static int fail(struct search_index *s, int rc)
 	case SQLITE_ROW: return 0;
 	case SQLITE_NOMEM: return SC_E_NOMEM;
 	/* "database or disk is full": the disk, as a failed write(2)
-	 * says (issue 35; it used to read "buffer too small"). */
+	 * says, not SQLite's "buffer too small". */
 	case SQLITE_FULL:
 		if (errno != ENOSPC && errno != EDQUOT)
 			errno = ENOSPC;
@@ -269,7 +269,7 @@ int search_open(const char *store_dir, unsigned flags,
 	 * index entries, and larger pages take half the pwrite calls and a
 	 * sixth of the pread calls of 4 KiB ones, and 15 % less room; the
 	 * crawl gains 6 to 11 % pages/s for queries a little slower in the
-	 * median (docs/bench.md, issue 16).  WAL: the crawl writes while
+	 * median (docs/bench.md).  WAL: the crawl writes while
 	 * `search` reads.  synchronous=FULL fsyncs the WAL at each commit, so a
 	 * committed batch survives a power cut as the LMDB commit after it
 	 * does. */

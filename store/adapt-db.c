@@ -1,6 +1,6 @@
 /* adapt-db.c — the "adapt" database: what adaptive normalization learns
  * (SPEC §7), kept in the same transactions as the records it concerns.
- * The store keeps the bytes; learn/adapt.c owns their layout (its
+ * The store keeps the bytes; crawler/learn/adapt.c owns their layout (its
  * header comment lists the keys), so this file is a bounded key-value
  * table with prefix scans. */
 #include <string.h>

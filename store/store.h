@@ -55,7 +55,7 @@
  * ceiling, where a write fails with SC_E_FULL (MDB_MAP_FULL).  Why not
  * MDB_WRITEMAP, which spares the copies: it makes the file a sparse file
  * of the map's size and writes through the map, so a full disk is a
- * SIGBUS in the middle of a transaction instead of an error (issue 35);
+ * SIGBUS in the middle of a transaction instead of an error;
  * here a full disk is SC_E_IO with errno ENOSPC from a write or the
  * commit, the transaction is gone, and the committed state is untouched.
  * The cost, measured in docs/daemon.md: the writer's heap holds a
@@ -573,7 +573,7 @@ int store_robots_get(struct store *s, MDB_txn *txn, const char *url, size_t len,
  *
  * A key-value table for what the crawl learns about its hosts' URLs: the
  * rules, their evidence, the URLs they hold back.  The layout is the
- * learner's (learn/adapt.c); the store bounds and keeps it.  Written
+ * learner's (crawler/learn/adapt.c); the store bounds and keeps it.  Written
  * only in the writer's transactions, so it commits with the records it
  * concerns and survives a kill -9 as they do.  A store written before it
  * existed reads as empty. */

@@ -4,9 +4,9 @@
 # Each folder below is one room with one public header (or none, for the
 # executable's).  A file may include its own room's headers and the public
 # header of a room below its own, nothing else: so dependencies point
-# down, a room's private headers (engine/crawl-int.h, daemon/
+# down, a room's private headers (crawler/engine/crawl-int.h, crawler/daemon/
 # cluster-node.h, ...) stay inside it, and the engine's circle of files
-# stays in engine/.  Every #include "..." of every .c and .h of the rooms
+# stays in crawler/engine/.  Every #include "..." of every .c and .h of the rooms
 # is checked; the check fails if it found none, or a room is missing.
 set -u
 root=${1:?usage: check-layout.sh SRCROOT}
@@ -23,10 +23,10 @@ rooms=(
 	"frontier frontier.h"
 	"parse parse.h"
 	"cluster cluster.h"
-	"learn learn.h"
-	"engine crawl.h"
-	"daemon daemon.h"
-	"cli"
+	"crawler/learn learn.h"
+	"crawler/engine crawl.h"
+	"crawler/daemon daemon.h"
+	"crawler/cli"
 )
 
 declare -A level public
@@ -42,6 +42,23 @@ for r in "${rooms[@]}"; do
 		public[$h]=$name
 	done
 	i=$((i + 1))
+done
+
+# The top level is the crawler and the libraries below it, beside the
+# folders that are not code of the product (tests, bench, packaging, docs,
+# man): an application folder beside the libraries fails here.  Build
+# directories (meson's, with their meson-private/) are not the tree's.
+top_ok=" crawler common normalize conf store warc search frontier parse cluster tests bench packaging docs man "
+for d in */; do
+	d=${d%/}
+	[ -d "$d/meson-private" ] && continue
+	case $top_ok in
+	*" $d "*) ;;
+	*)
+		echo "check-layout: top-level folder $d/ is not one of:$top_ok"
+		exit 1
+		;;
+	esac
 done
 
 # Where each header of the rooms lives.

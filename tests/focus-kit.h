@@ -1,4 +1,4 @@
-/* focus-kit.h — what the unit tests of learn/'s focus share: the sports
+/* focus-kit.h — what the unit tests of crawler/learn/'s focus share: the sports
  * category, pages parsed as the crawl parses them and learned from, links
  * predicted as the writer predicts them (test-focus-policy.c,
  * test-focus-looks.c). */

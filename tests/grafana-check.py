@@ -3,7 +3,7 @@
 PromQL against what the daemon exports.
 
 BOARD is packaging/grafana/sigcrawl.json.  EXPORTS is the daemon's source
-of /metrics (daemon/control-answer.c: every "sigcrawl_..." string it
+of /metrics (crawler/daemon/control-answer.c: every "sigcrawl_..." string it
 prints, the cluster's and the categories' included) or a scraped
 exposition (its # TYPE lines).  Every expression of the board (panel
 targets and template queries) must name at least one sigcrawl_ series,

@@ -25,7 +25,7 @@
  * and validators), records without their re-crawl fields, and no
  * re-crawl schedule (frontier.due emptied), and a seen set of format 1
  * (frontier.meta version 1, each URL keyed by sc_url_key() alone, before
- * issue 36's clustered keys), rebuilt from the queue's URLs and the
+ * the clustered keys), rebuilt from the queue's URLs and the
  * records' keys with empty values (the layout before categories).
  * The layouts are written out here on purpose, not taken from
  * frontier/: they are what that version wrote, whatever this one does. */

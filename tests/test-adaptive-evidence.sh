@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-adaptive-evidence.sh SIGCRAWL FIXTURE — what adaptive normalization
-# takes as evidence, and what it never does (issue 32).  Each part is a
+# takes as evidence, and what it never does.  Each part is a
 # small web where the learner before it went wrong:
 #
 #   1. noise: a page whose text changes on every request (a rotating

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-adaptive-web.sh SIGCRAWL FIXTURE — the generated web of issue 13
+# test-adaptive-web.sh SIGCRAWL FIXTURE — the generated web
 # (tests/adaptive/webgen.py) and its measurement (measure.py): the same
 # seed gives the same web, every seed gives a web the fixture accepts and
 # whose truth covers what a strict crawl fetches, and the fixed profiles

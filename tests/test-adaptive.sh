@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-adaptive.sh SIGCRAWL FIXTURE — adaptive normalization (SPEC §7,
-# learn/learn.h) as an operator sees it:
+# crawler/learn/learn.h) as an operator sees it:
 #
 #   1. a planted counter-example: a parameter that one host ignores on
 #      every page but one earns a rule; the audit of the URLs it holds

@@ -158,7 +158,7 @@ crawl s4 log11 --profile strict
 expect_rc "the old store resumed with strict" 0
 expect_stderr "its normalization is recorded now" "every key it holds is in the form of strict, which is recorded now"
 check_content s4 "$tmp/log9" "$tmp/log11"
-# mkstore rebuilt its seen set in format 1 (hashed keys, issue 36): read
+# mkstore rebuilt its seen set in format 1 (hashed keys): read
 # as such, it knows the seed, so a run given the seed again fetches
 # nothing; read as format 2, it would fetch the seed and its links again.
 crawl s4 log11b --profile strict --seeds "$tmp/seeds"

@@ -14,7 +14,7 @@
 # another site's page sends (Origin, Host); /history and /rules.
 #
 # Skipped (exit 77) only when Chromium is not installed; .ci/install-deps
-# installs it (packaging/debian-deps.txt), so CI runs it.
+# installs it (packaging/test-deps.txt), so CI runs it.
 set -u
 sigcrawl=$1
 fixture=$2

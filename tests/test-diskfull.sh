@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-diskfull.sh SIGCRAWL FIXTURE — running out of a resource is a state,
-# not a crash (issue 35): the store on a small tmpfs (mounted here, so the
+# not a crash: the store on a small tmpfs (mounted here, so the
 # test runs as root; it fails, not skips, when it cannot mount), filled by
 # a crawl with the search index off (the LMDB data file fills first), on
 # (search.sqlite) and with WARC files; the store at its [store] max_size;

@@ -1,5 +1,5 @@
 /* test-focus-looks.c — unit tests of the looks at the roots of hosts not
- * met (learn/focus-probe.c; docs/focus.md "Hosts not met"). */
+ * met (crawler/learn/focus-probe.c; docs/focus.md "Hosts not met"). */
 #include "focus-kit.h"
 
 /* The URLs focus released to queue (focus_release()), and what they

@@ -1,6 +1,6 @@
 /* test-focus-policy.c — unit tests of the link prediction of
- * learn/focus-predict.c (docs/focus.md, "Prediction"): pages parsed as the
- * crawl parses them teach it words, and every link to a URL counts, not
+ * crawler/learn/focus-predict.c (docs/focus.md, "Prediction"): pages parsed as
+ * the crawl parses them teach it words, and every link to a URL counts, not
  * only the one that queued it. */
 #include "focus-kit.h"
 

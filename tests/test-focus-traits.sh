@@ -1,6 +1,6 @@
 #!/bin/bash
-# test-focus-traits.sh SIGCRAWL FIXTURE TRAIT — one of the traits of
-# issue 33 a focused crawl must get through (docs/focus.md "Navigation
+# test-focus-traits.sh SIGCRAWL FIXTURE TRAIT — one of the traits
+# a focused crawl must get through (docs/focus.md "Navigation
 # pages of the topic", "Samples of the pruned"), each crawl measured by
 # tests/focus/measure.py against the generator's labels, at tunnel 1 and
 # min_relevance 0.3 with prediction on.  TRAIT is lists, names,
@@ -17,7 +17,7 @@
 # well; this code 0.33-1.0 a seed, a mean of 0.55-0.8), a mean coverage
 # of at least 0.70 (the landed build 0.63-0.64; this code 0.75-0.86) and
 # harvest >= 0.9 each.  The samples fetch the lists: with them off (the
-# default since issue 33's third pass) this code fetches about what the
+# default) this code fetches about what the
 # landed build does (a mean share of 0.17, coverage 0.65 in one run) and
 # fails here; the landed build has no key samples and fails at its
 # config.  A crawl's order, and so what its samples meet first, varies
@@ -38,8 +38,7 @@
 # the two seeds.  Each seed alone is a web of 40-95 pages whose four
 # pages off topic (the seed's home, its about page, the other sites'
 # homes) are 0.04-0.10 of a crawl: seed 3 gave 0.897 (35 of 39 pages) in
-# about half the runs of this branch before and after issue 33's second
-# pass, when the crawl misses the list's pages past the third
+# about half the runs, when the crawl misses the list's pages past the third
 # (docs/focus.md), and 0.93-0.96 otherwise.
 set -u
 sigcrawl=$1
@@ -118,7 +117,7 @@ lists()
 # names: the topic's list pages at the category's defaults (samples off;
 # tests/focus/webgen.py --shape news, seeds 2 and 3): of the list pages of
 # the topic reachable, at least 0.9 fetched on each seed, and harvest >= 0.9
-# each.  The build before issue 33's seventh pass fetched 35 of 65 and
+# each.  A build that counted each of a URL's names fetched 35 of 65 and
 # 46-52 of 64: the first page of a section's list not named by a keyword
 # (/list?cat=opinion&page=1 behind "Opinion") was predicted off topic on
 # its URL's three names ("list", "cat", "page"), each counted as evidence

@@ -1,5 +1,5 @@
 #!/bin/bash
-# test-limits.sh SIGCRAWL FIXTURE — the crawl within its limits (issue 35):
+# test-limits.sh SIGCRAWL FIXTURE — the crawl within its limits:
 # a descriptor limit (prlimit --nofile) below what concurrency asks slows
 # the crawl instead of stalling it or failing pages; an address-space
 # limit (prlimit --as) holds a crawl whose frontier passes a million URLs
@@ -26,7 +26,7 @@ EOF
 start_fixture "$tmp/web" "$tmp/log"
 
 # ---------------------------------------------------------------------
-# Descriptors: 40 of them, 64 transfers asked for.  Before issue 35 the
+# Descriptors: 40 of them, 64 transfers asked for.  Without the budget the
 # sockets over the limit failed as connect errors, the host was held as
 # unreachable with a growing back-off, and the crawl crawled at ~3 pages
 # a second.

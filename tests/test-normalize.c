@@ -888,7 +888,7 @@ static const struct row idn_rows[] = {
  * A-labels were computed by hand from the UTS #46 mapping of each label
  * and an RFC 3492 Punycode encoder, not by the library under test. */
 static const struct row uts46_rows[] = {
-	/* Hosts of issue 11 that IDNA2008 refuses and browsers reach:
+	/* Hosts that IDNA2008 refuses and browsers reach:
 	 * symbols (NV8 in the UTS #46 table), a hyphen in positions 3 and 4
 	 * of an ASCII label next to an A-label. */
 	{ STRICT, NULL, "http://xn--i-7iq.ws/", "http://xn--i-7iq.ws/", 0 },

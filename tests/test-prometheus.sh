@@ -10,7 +10,7 @@
 # expression is in /metrics, and Prometheus answers each expression).
 #
 # Skipped (exit 77) only when prometheus is not installed; .ci/install-deps
-# installs it (packaging/debian-deps.txt), so CI runs it.
+# installs it (packaging/test-deps.txt), so CI runs it.
 set -u
 sigcrawl=$1
 fixture=$2
@@ -112,7 +112,7 @@ check_true "counter: sigcrawl_errors_total{kind=\"http_error\"} = 1 ($got)" test
 # The Grafana board: its expressions name exported series, and Prometheus
 # evaluates every one of them without an error.
 python3 "$(dirname "$0")/grafana-check.py" "$srcroot/packaging/grafana/sigcrawl.json" \
-	"$srcroot/daemon/control-answer.c" "$tmp/metrics" "$api" >"$tmp/grafana" 2>&1
+	"$srcroot/crawler/daemon/control-answer.c" "$tmp/metrics" "$api" >"$tmp/grafana" 2>&1
 rc=$?
 if [ $rc -eq 0 ]; then
 	pass "Grafana board: $(tail -1 "$tmp/grafana")"

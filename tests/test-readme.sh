@@ -3,7 +3,7 @@
 # docs/tutorial.md ("Your own crawl, step by step"), steps 1 to 4, run as
 # written: the block is read from docs/tutorial.md, split at its "# N."
 # comments, and each step runs in
-# a shell of its own in a scratch directory where build/cli/sigcrawl
+# a shell of its own in a scratch directory where build/crawler/cli/sigcrawl
 # is the binary under test.  Between steps 1 and 2 the test points the
 # config at its own www.example.org (a connect_to line) and writes http
 # for https in the seed; nothing else is changed.  Step 5 (installing the
@@ -58,8 +58,8 @@ default 404
 WEB
 start_fixture "$tmp/web" "$tmp/log"
 w=$tmp/w
-mkdir -p "$w/build/cli"
-ln -s "$sigcrawl" "$w/build/cli/sigcrawl"
+mkdir -p "$w/build/crawler/cli"
+ln -s "$sigcrawl" "$w/build/crawler/cli/sigcrawl"
 
 step()
 {

@@ -9,7 +9,7 @@
 # rule (no page here has two names).  Sphinx heads name about.html, genindex.html, search.html and
 # copyright.html in <link rel=author|index|search|copyright> before the
 # body's <a> does; those pages were once lost.  The package is a test
-# dependency (packaging/debian-deps.txt): a missing one fails the test.
+# dependency (packaging/test-deps.txt): a missing one fails the test.
 set -u
 sigcrawl=$1
 fixture=$2

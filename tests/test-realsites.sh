@@ -1,12 +1,12 @@
 #!/bin/bash
 # test-realsites.sh SIGCRAWL FIXTURE — adaptive normalization on real
-# sites is never worse than strict (issue 32): on the documentation of
+# sites is never worse than strict: on the documentation of
 # Python 3.11, PostgreSQL 15, Git, Django and GTK 3 (with GDK, GLib, GObject
 # and GIO), served from Debian's files
 # on loopback (tests/adaptive/realsites.py), the adaptive crawl makes no
 # more requests than strict, fetches every page strict fetches, and maps
 # no URL onto another file.  Every site must be installed
-# (packaging/debian-deps.txt): a missing one fails the test.
+# (packaging/test-deps.txt): a missing one fails the test.
 set -u
 sigcrawl=$1
 fixture=$2

@@ -1,6 +1,6 @@
 #!/bin/bash
 # test-robots-delay.sh SIGCRAWL FIXTURE — robots.txt and Crawl-delay under
-# the adaptive profile (issue 32, "politeness slipped once"), with no
+# the adaptive profile (politeness once slipped there), with no
 # configured delay: every host of the web says Crawl-delay: 1.
 #
 # www.a.test answers every path, its robots.txt too, with a redirect to

@@ -440,7 +440,7 @@ int main(void)
 	search_close(r);
 	search_close(s);
 	/* A new index has pages of 32 KiB (fewer writes per crawled page,
-	 * docs/bench.md issue 16). */
+	 * docs/bench.md). */
 	CHECK(page_size_of(db) == 32768);
 	/* Reopened, the schema is checked, not created again, and the page
 	 * size stays. */

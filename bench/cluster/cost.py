@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""cost.py — what cluster mode costs one daemon (issue 18, docs/cluster.md).
+"""cost.py — what cluster mode costs one daemon (docs/cluster.md).
 
 The same web, crawled by one `sigcrawl serve` daemon in two modes, runs
 interleaved:
@@ -21,7 +21,7 @@ the daemon is idle with every page committed.  Reported per mode: medians
 of pages/s over the run's wall time and CPU ms per page (user + sys of the
 daemon), and the ratio cluster / single.
 
-usage: cost.py --sigcrawl BUILD/cli/sigcrawl
+usage: cost.py --sigcrawl BUILD/crawler/cli/sigcrawl
                --fixture BUILD/tests/fixture/sc-fixture
                [--sites 8] [--pages 1000] [--delay-ms 0] [--reps 3]
                [--work DIR]

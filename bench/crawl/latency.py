@@ -27,7 +27,7 @@ pages/s over the run's wall time, the least gap between two requests to
 one host (politeness), CPU (user + sys of the process tree) and its share
 of one core, and peak RssAnon.
 
-usage: latency.py --sigcrawl BUILD/cli/sigcrawl
+usage: latency.py --sigcrawl BUILD/crawler/cli/sigcrawl
                   --fixture BUILD/tests/fixture/sc-fixture [--hosts 200]
                   [--pages 50] [--min-ms 20] [--max-ms 200] [--delay 1]
                   [--only sigcrawl,scrapy,wget] [--max-s 120] [--seed 1]

@@ -21,7 +21,7 @@ command -v wget >/dev/null || {
 	exit 1
 }
 [ -d "$build" ] || meson setup "$build" "$top" --buildtype=release >/dev/null
-meson compile -C "$build" -j2 cli/sigcrawl tests/fixture/sc-fixture >/dev/null
+meson compile -C "$build" -j2 crawler/cli/sigcrawl tests/fixture/sc-fixture >/dev/null
 exec /usr/bin/python3 "$top/bench/crawl/latency.py" \
-	--sigcrawl "$build/cli/sigcrawl" \
+	--sigcrawl "$build/crawler/cli/sigcrawl" \
 	--fixture "$build/tests/fixture/sc-fixture" "$@"

@@ -456,7 +456,7 @@ def report(results, a, loads):
         print("sigcrawl/gumbo    cpu/page %5.2fx  (target <= 1.25x: %s)" %
               (x, "met" if x <= 1.25 else "MISSED"))
     peak = med(results["sigcrawl"], "peak") / 1024
-    # Issue 16's target (issue 3 had 64 MB).
+    # The memory budget of the small crawl.
     print("sigcrawl RssAnon  %.1f MB     (target < 32 MB: %s)" %
           (peak, "met" if peak < 32 else "MISSED"))
 

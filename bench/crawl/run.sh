@@ -1,7 +1,7 @@
 #!/bin/sh
 # bench/crawl/run.sh — sigcrawl against wget -r, HTTrack, Scrapy and gumbo
 # parsing alone, on a generated 15,000-page web of 8 hosts served by a
-# private nginx on 127.0.0.1 (issue 3).  See docs/bench.md.
+# private nginx on 127.0.0.1.  See docs/bench.md.
 #
 #   bench/crawl/run.sh [--reps N] [--only sigcrawl,wget,httrack,scrapy,gumbo]
 #                      [--concurrency N] [--per-host N] [--httrack-conns N]
@@ -25,7 +25,7 @@ done
 	exit 1
 }
 [ -d "$build" ] || meson setup "$build" "$top" --buildtype=release >/dev/null
-meson compile -C "$build" -j2 cli/sigcrawl bench/bench-parse >/dev/null
+meson compile -C "$build" -j2 crawler/cli/sigcrawl bench/bench-parse >/dev/null
 
 # run.py stops nginx itself; the trap covers a run.py killed outright
 # and removes the work directory unless --work named one.
@@ -48,5 +48,5 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-python3 "$top/bench/crawl/run.py" --sigcrawl "$build/cli/sigcrawl" \
+python3 "$top/bench/crawl/run.py" --sigcrawl "$build/crawler/cli/sigcrawl" \
 	--bench-parse "$build/bench/bench-parse" --work "$work" "$@"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""scale.py — issue 36's webs at scale: many hosts, and a frontier of
+"""scale.py — webs at scale: many hosts, and a frontier of
 millions of URLs, with the crawler's cost sampled every second.
 
 Two shapes, both served by the project's fixture (tests/fixture) on

@@ -1,5 +1,5 @@
 #!/bin/bash
-# bench/soak/run.sh — the resource soak of issue 35, not part of any test
+# bench/soak/run.sh — the resource soak, not part of any test
 # suite (it runs for minutes and mounts a tmpfs, so it needs root):
 #
 #   bench/soak/run.sh [SECONDS] [BUILD]     (default 300 s, build/)
@@ -29,7 +29,7 @@ set -u
 top=$(cd "$(dirname "$0")/../.." && pwd)
 seconds=${1:-300}
 build=${2:-$top/build}
-sigcrawl=$build/cli/sigcrawl
+sigcrawl=$build/crawler/cli/sigcrawl
 fixture=$build/tests/fixture/sc-fixture
 [ "$(id -u)" -eq 0 ] || { echo "run.sh: needs root (it mounts a tmpfs)" >&2; exit 2; }
 tmp=$(mktemp -d /tmp/sc-soak.XXXXXX)

@@ -1,7 +1,7 @@
 #!/usr/bin/python3
 """webgen.py — a generated web of many hosts whose servers each treat URLs
 their own way, with the truth of every URL, for adaptive normalization
-(issue 13) and for measuring the fixed profiles against it.
+and for measuring the fixed profiles against it.
 
 usage: webgen.py OUT_DIR [--seed S] [--hosts N] [--docs N]
 

@@ -1,6 +1,6 @@
 #!/usr/bin/python3
 """wildweb.py — a seeded, dynamic multi-host web server for measuring
-adaptive URL normalization on a web it was never tuned on (issue 32),
+adaptive URL normalization on a web it was never tuned on,
 with the truth of every URL it answers.
 
 usage: wildweb.py [--seed S] [--hosts N] [--docs N] [--port-file PATH]

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """compare.py run OUT NAME=SIGCRAWL FIXTURE SPEC... — and compare.py
 table OUT... [--base NAME] — two builds' focus measured side by side, as
-docs/focus.md's issue 33 tables were (the second pass).
+the focus measurements compare them.
 
 run: each SPEC is SHAPE:SEEDS:TUNNELS:RUNS (seeds and tunnels
 comma-separated; SHAPE a webgen.py shape, or "traits" for traitgen.py):

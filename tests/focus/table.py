@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """table.py SIGCRAWL FIXTURE [--shapes sites,portals,blogs,wiki,topics
-(or news, mag: webgen.py's shapes of issue 33, mag held out)]
+(or news, mag: webgen.py's later shapes, mag held out)]
 [--seeds 1,2,3,4,5,6] [--topic sports] [--tunnels 0,1,2] [--budget N]
 [--min-relevance R] [--predict-min P] [--runs 3] [--work DIR] — the focus
 table of docs/focus.md (the defaults are its settings): for each web of

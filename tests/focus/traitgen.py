@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""traitgen.py --seed N --out DIR — a small web of the two traits of issue
-33 that a focused crawl must get through (tests/test-focus-traits.sh),
+"""traitgen.py --seed N --out DIR — a small web of the two traits
+that a focused crawl must get through (tests/test-focus-traits.sh),
 in webgen.py's format (web, labels.tsv, seeds-TOPIC.txt, keywords.txt).
 
 sport.test, a site of the topic (sports): a home page, an about page,

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """webgen.py --shape sites|portals|blogs|wiki|news|mag --seed N --out DIR — a
-generated multi-topic web for the focus measurements (issue 17;
-docs/focus.md).
+generated multi-topic web for the focus measurements
+(docs/focus.md).
 
 Six topics, each with a vocabulary of 40 words; pages are common English
 with about one word in five from their topic.  The crawl's category gets
@@ -41,7 +41,7 @@ shape "blogs": a blog platform (one host) and the web around it, written
   The seeds are the platform's home (off topic) and a blog of the topic.
 
 shape "wiki": an encyclopedia on one host, written after every decision
-  of issue 17 and measured as it came.  40 articles a topic, each
+  of the first focus design and measured as it came.  40 articles a topic, each
   linking 4-8 others by title (one in four of another topic), 2 "See
   also", a navigation box of 12 articles of its topic, its topic's
   category page and a maintenance category that lists articles of every
@@ -55,7 +55,7 @@ shape "wiki": an encyclopedia on one host, written after every decision
   relevance at min_relevance 0.1 calls them on topic, and the labels
   would contradict what the crawl is told to look for).
 
-shape "news": 20 news sites (issue 33), each about one topic (the topics
+shape "news": 20 news sites, each about one topic (the topics
   in turn), with the traits a crawl of "sites" did not meet.  A site has
   a home page, 3-5 sections (a word of its topic or two, the others
   generic: features, opinion, ...) and 100-180 articles, newest first,
@@ -111,7 +111,7 @@ shape "mag": HELD OUT.  Use it only to measure a policy already chosen,
   indexes, the picks and the partners.  The seeds are the home page of a
   magazine of the topic (off topic) and the subject index of another.
 
-shape "zine": a TUNING shape (issue 33, second pass), written to choose
+shape "zine": a TUNING shape, written to choose
   the samples' budget on hosts of several topics without looking at
   "mag".  14 general-interest weeklies, each of 3-4 topics in uneven
   shares (one leads with about half of its articles); sports is among

@@ -1,6 +1,7 @@
 /* fuzz-control.c — libFuzzer target for the control API's request layer
- * (daemon/control.c, daemon/control-answer.c): the HTTP framing, routing,
- * POST /seeds parsing and normalization, and every answer it builds.
+ * (crawler/daemon/control.c, crawler/daemon/control-answer.c): the HTTP
+ * framing, routing, POST /seeds parsing and normalization, and every answer it
+ * builds.
  *
  * The whole input is first read as the bytes a connection sends: a
  * request head (its end found in one pass and in pieces, which must

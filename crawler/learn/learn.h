@@ -1,5 +1,6 @@
 /* learn.h — what the crawl learns and decides as it goes: the room between
- * the engine (engine/crawl.h, which calls into it) and the modules below.
+ * the engine (crawler/engine/crawl.h, which calls into it) and the modules
+ * below.
  *
  *   keys      which normalization a store's keys were made with (keys.c)
  *   adapt     adaptive normalization: per-host rules learned from the
@@ -10,7 +11,7 @@
  * Nothing here calls the engine: the engine hands each of them what it
  * fetched and asks what to do with a URL.  The types a category and the
  * learned rules' counters need are declared here, since the engine's
- * options (engine/crawl.h) are made of them. */
+ * options (crawler/engine/crawl.h) are made of them. */
 #ifndef LEARN_H
 #define LEARN_H
 
@@ -53,8 +54,8 @@ struct crawl_category {
 	/* Samples of the pruned (focus-shape.c, docs/focus.md "Samples of
 	 * the pruned"): off unless set.  On the measured webs they cost
 	 * harvest on hosts of several topics (the shape mag) and the
-	 * navigation pages alone do not (docs/focus.md, issue 33's third
-	 * pass): the key samples of a category turns them on. */
+	 * navigation pages alone do not (docs/focus.md): the key samples of a
+	 * category turns them on. */
 	bool samples;
 	/* URL patterns (POSIX extended regular expressions): a new URL is
 	 * queued only if it matches one of include (when any) and none of

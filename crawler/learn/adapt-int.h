@@ -5,8 +5,8 @@
  * core (the design story, tables, hosts, rules in memory and in the
  * store, opening, keys, stats, the listing), adapt-evidence.c the
  * evidence and the gate, adapt-hold.c holding, covering and auditing.
- * Only the files of learn/ include it (tests/check-layout.sh); learn.h is
- * the public side. */
+ * Only the files of crawler/learn/ include it (tests/check-layout.sh); learn.h
+ * is the public side. */
 #ifndef ADAPT_INT_H
 #define ADAPT_INT_H
 

@@ -397,7 +397,7 @@ struct results {
 	const struct rules_report *rules;
 };
 
-/* The learned rules of an adaptive crawl (learn/learn.h): how many in
+/* The learned rules of an adaptive crawl (crawler/learn/learn.h): how many in
  * each state, the fetches the active ones saved, and a line each. */
 struct rules_report {
 	uint64_t by_state[4], saved, audits, transferred;

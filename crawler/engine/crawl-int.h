@@ -1,6 +1,6 @@
 /* crawl-int.h — the crawl engine's private header: struct crawl, the job
  * a leased URL travels in, and the functions the engine's files share.
- * Only the files of engine/ include it (tests/check-layout.sh checks);
+ * Only the files of crawler/engine/ include it (tests/check-layout.sh checks);
  * crawl.h is the public side.  ARCHITECTURE.md follows a URL through the
  * files. */
 #ifndef CRAWL_INT_H
@@ -35,8 +35,8 @@
 #define WRITE_BATCH 512
 /* The links of a batch's pages after which it takes no more (writer.c):
  * a bound on a transaction's dirty pages, which LMDB keeps as heap.  At
- * 100 new links a page, about 330 pages a commit (docs/bench.md, issue
- * 36's fourth pass: 8192 cost 13 % more CPU a page on the frontier web,
+ * 100 new links a page, about 330 pages a commit (docs/bench.md:
+ * 8192 cost 13 % more CPU a page on the frontier web,
  * 32768 nothing measurable). */
 #define WRITE_BATCH_LINKS 32768
 /* How long the writer waits for more jobs before it commits. */
@@ -425,7 +425,7 @@ struct xfer {
  * looks for that connection, from the first of the cache, to close it if
  * it was a connect-only one.  With an idle connection kept for each of
  * thousands of hosts (fdbudget.c), that walk took a fifth of the crawl's
- * CPU on 5,000 hosts (docs/bench.md, issue 36).  So the cache is split in
+ * CPU on 5,000 hosts (docs/bench.md).  So the cache is split in
  * CONN_SHARES share handles that share connections, and each transfer
  * uses its host's: the walk is over a CONN_SHARES-th of the connections,
  * and a host's connections are all in one cache, so reuse is as before. */

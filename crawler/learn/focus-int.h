@@ -4,7 +4,7 @@
  * tunnel and the writer's counters; focus-predict.c holds the link
  * prediction (its model, the hosts' and words' tables, the in-links),
  * focus-words.c what a link's words say, focus-shape.c and
- * focus-probe.c what the prediction pruned.  Only the files of learn/
+ * focus-probe.c what the prediction pruned.  Only the files of crawler/learn/
  * include it (tests/check-layout.sh); learn.h is the public side. */
 #ifndef FOCUS_INT_H
 #define FOCUS_INT_H

@@ -212,7 +212,7 @@ void control_status_answer(const struct crawl_status *st, double rate,
 		"uptime", rounded(s->seconds, 1000), "host_budget",
 		(json_int_t)s->by_error[STORE_ERROR_HOST_BUDGET], "hosts_held",
 		(json_int_t)s->hosts_held, "held", held_hosts(st));
-	/* Adaptive normalization: the learned rules (learn/learn.h). */
+	/* Adaptive normalization: the learned rules (crawler/learn/learn.h). */
 	json_t *rules =
 		st->adaptive
 			? json_pack("{s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "active",
@@ -265,7 +265,7 @@ void control_status_answer(const struct crawl_status *st, double rate,
 					"links_misrouted",
 					(json_int_t)s->cluster_misrouted)
 			    : json_null());
-	/* A full disk (engine/diskfull.c): which file, why, since when;
+	/* A full disk (crawler/engine/diskfull.c): which file, why, since when;
 	 * null while there is space. */
 	const struct crawl_full_status *fu = &st->full;
 	o = with(o, "disk_full",

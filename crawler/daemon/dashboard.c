@@ -3,9 +3,9 @@
  * rate, which the page draws) and GET /rules (the learned rules the page
  * links to).
  *
- * The page is daemon/dashboard.html, one self-contained file (HTML, CSS
+ * The page is crawler/daemon/dashboard.html, one self-contained file (HTML, CSS
  * and a small script, nothing fetched from elsewhere), built into the
- * executable by daemon/embed.py as the array dashboard_html: the daemon
+ * executable by crawler/daemon/embed.py as the array dashboard_html: the daemon
  * needs no file at run time, and the page always matches the daemon's
  * JSON.  The page polls GET /status and GET /history every few seconds
  * and draws its charts in SVG; it sends no POST.

@@ -1,4 +1,4 @@
-/* report-focus.h — the focus part of `sigcrawl report`, inside cli/.
+/* report-focus.h — the focus part of `sigcrawl report`, inside crawler/cli/.
  *
  * Per category (docs/report.md): pages (fetched, 2xx), scored (with a
  * relevance), on topic (relevance >= the category's min_relevance), the

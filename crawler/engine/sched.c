@@ -76,8 +76,8 @@ static void start_lease(struct crawl *c, struct job *j)
 
 	/* Queued before a learned rule applied to its host, and the rule
 	 * maps it onto a URL the frontier knows: not fetched, but held by
-	 * the rule (the writer keeps it, learn/learn.h).  Not a redirect
-	 * target: the URL a rule would map it onto may be the one that
+	 * the rule (the writer keeps it, crawler/learn/learn.h).  Not a
+	 * redirect target: the URL a rule would map it onto may be the one that
 	 * redirected to it. */
 	if (c->adapt && !j->lease.redirects && !j->lease.revisit) {
 		char key[NORM_URL_MAX + 1];

@@ -1,4 +1,4 @@
-/* crawl.h — the crawl engine, the public side of engine/.
+/* crawl.h — the crawl engine, the public side of crawler/engine/.
  *
  * Three kinds of thread, one job each:
  *
@@ -77,7 +77,7 @@ struct crawl_opts {
 	struct norm_opts norm;
 	/* With profile adaptive: when a learned rule applies and how many
 	 * of the URLs it holds back are still fetched ([adaptive],
-	 * learn/learn.h). */
+	 * crawler/learn/learn.h). */
 	struct {
 		unsigned min_support;
 		double confidence;
@@ -146,7 +146,7 @@ struct crawl_opts {
 	/* Long-running mode (`sigcrawl serve`): NULL for a crawl that ends
 	 * when the frontier is dry.  See "The daemon's side" below. */
 	const struct crawl_daemon *daemon;
-	/* One shard of a cluster (SPEC §9, daemon/cluster-node.c), or
+	/* One shard of a cluster (SPEC §9, crawler/daemon/cluster-node.c), or
 	 * NULL: one machine. */
 	const struct crawl_cluster *cluster;
 };
@@ -233,7 +233,7 @@ struct crawl_summary {
 		uint16_t category;
 		uint64_t scored;
 	} offtopic[CRAWL_OFFTOPIC_LISTED];
-	/* Adaptive normalization (learn/learn.h), this run: URLs held
+	/* Adaptive normalization (crawler/learn/learn.h), this run: URLs held
 	 * back by a learned rule instead of fetched, URLs queued under a
 	 * rule's key, audits started. */
 	uint64_t adapt_held, adapt_keyed;
@@ -476,7 +476,7 @@ SC_WUR int crawl_seed_url(const struct norm_opts *norm, const char *p,
 			  size_t len, char *url, struct norm_url *u,
 			  char *found, struct norm_url *fu);
 
-/* Passwords in URLs (engine/creds.c): norm_url() masks them; with
+/* Passwords in URLs (crawler/engine/creds.c): norm_url() masks them; with
  * `[crawl] url_credentials = use` the crawl's norm_opts report them to
  * crawl_creds_note() (its on_password; any thread), which keeps them in
  * memory for the process.  crawl_creds_wire() writes the URL libcurl is

@@ -147,7 +147,7 @@ static void keep_fixed(const struct daemon *d, struct version *v,
 	KEEP(n->follow_duplicate_links != o->follow_duplicate_links,
 	     "[dedup] follow_duplicate_links", follow_duplicate_links);
 	KEEP(n->warc != o->warc, "[store] warc", warc);
-	/* The learner took them when it opened (learn/learn.h); under
+	/* The learner took them when it opened (crawler/learn/learn.h); under
 	 * another profile they mean nothing. */
 	KEEP(n->profile == NORM_PROFILE_ADAPTIVE &&
 		     (n->adaptive.min_support != o->adaptive.min_support ||

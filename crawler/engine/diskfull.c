@@ -1,5 +1,5 @@
 /* diskfull.c — a full disk, or a store at its ceiling, as a state of the
- * crawl rather than a crash (issue 35).
+ * crawl rather than a crash.
  *
  * Only the writer thread writes the disk (the store, the WARC files, the
  * search index, a cluster's spool; libcurl's cookie jar is written at the

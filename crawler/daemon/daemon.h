@@ -209,7 +209,7 @@ void control_status_answer(const struct crawl_status *st, double rate,
 void control_metrics_answer(const struct crawl_status *st,
 			    struct control_answer *ans);
 
-/* GET /: the dashboard page (daemon/dashboard.html, built into the
+/* GET /: the dashboard page (crawler/daemon/dashboard.html, built into the
  * executable), 200 and text/html. */
 void control_dashboard_answer(struct control_answer *ans);
 

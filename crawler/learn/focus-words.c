@@ -32,7 +32,7 @@
  * pages; counted once, they came in later under load, 5-6 on wiki seed
  * 4 in 2 crawls of 18, and when one edit page of seed 6 that held its
  * article scored on topic, 2-3 more a crawl).  Traced on news seed 2
- * (issue 33):
+ * of the focus measurements:
  * the first page of a sports site's section lists, "Opinion" behind
  * /list?cat=opinion&page=1, whose three names had been seen in 12 pages
  * on topic of 14, said -6.7 (-2.23 each) and was pruned, and with it

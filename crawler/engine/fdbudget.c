@@ -1,4 +1,4 @@
-/* fdbudget.c — the crawl within its file descriptors (issue 35).
+/* fdbudget.c — the crawl within its file descriptors.
  *
  * Each transfer holds a socket, and libcurl's cache keeps idle
  * connections open for reuse (CURLMOPT_MAXCONNECTS); the store, the
@@ -19,7 +19,7 @@
 
 /* The idle connections libcurl keeps for reuse, per transfer slot, as
  * far as the descriptors allow, and never fewer than IDLE_LEAST (the
- * size before issue 36).  With many hosts and a delay per host, a host's
+ * fixed size it once had).  With many hosts and a delay per host, a host's
  * next request comes long after its last (5,000 hosts at 1,000 pages/s:
  * 5 s), and a cache of 2 per slot had closed its connection by then:
  * every page paid a new TCP connection at both ends (bench/crawl/scale.py,
