@@ -75,6 +75,21 @@ expect_one "password masked" "http://User:***@example.com/a" --mask-passwords
 expect_one "password masked (-m)" "http://User:***@example.com/a" -m
 printf 'http://user@example.com/\n' >"$tmp/in"
 expect_one "user without password" "http://user@example.com/"
+# A password of the base: a relative reference takes the base's authority,
+# password included, and keeps it unless --mask-passwords.
+printf '../x?y\n' >"$tmp/in"
+expect_one "password of the base kept" "http://User:p%40ss@example.com/x?y" \
+	--profile strict --base 'http://User:p%40ss@Example.com/a/b'
+expect_one "password of the base masked" "http://User:***@example.com/x?y" \
+	--profile strict --base 'http://User:p%40ss@Example.com/a/b' -m
+printf 'http://User:***@example.com/z\n' >"$tmp/in"
+expect_one "a masked password of the input stays masked beside the base's" \
+	"http://User:***@example.com/z" \
+	--profile strict --base 'http://User:p%40ss@Example.com/a/b'
+printf 'http://Other@example.com/z\n' >"$tmp/in"
+expect_one "another user's URL takes no password from the base" \
+	"http://Other@example.com/z" \
+	--profile strict --base 'http://User:p%40ss@Example.com/a/b'
 printf 'http://example.com/?utm_source=x&b=2&a=1\n' >"$tmp/in"
 expect_one "extended" "http://example.com/?a=1&b=2" --profile extended
 expect_one "default profile is extended" "http://example.com/?a=1&b=2"

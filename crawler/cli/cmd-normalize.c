@@ -7,6 +7,7 @@
  * It prints the URL it normalized, a password in its userinfo included:
  * masking (normalize.h, SPEC §4) is for what the crawl stores and logs,
  * and --mask-passwords asks for it here too. */
+#include <ctype.h>
 #include <getopt.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -141,6 +142,35 @@ static void write_unmasked(const char *out, size_t n, const struct norm_url *u,
 	fwrite(out + end, 1, n - end, stdout);
 }
 
+/* Whether a line, which norm_url() wrote as out (its components u), took
+ * its authority from the base: a reference with neither a scheme nor
+ * "//" (RFC 3986 §4.2) whose result has the base's userinfo and host. */
+static bool base_authority(const char *line, size_t len, const char *out,
+			   const struct norm_url *u, const struct norm_base *b)
+{
+	size_t i = 0;
+	while (i < len && (unsigned char)line[i] <= 0x20)
+		i++;
+	if (len - i >= 2 && (line[i] == '/' || line[i] == '\\') &&
+	    (line[i + 1] == '/' || line[i + 1] == '\\'))
+		return false;
+	if (i < len && isalpha((unsigned char)line[i])) {
+		size_t k = i + 1;
+		while (k < len &&
+		       (isalnum((unsigned char)line[k]) || line[k] == '+' ||
+			line[k] == '-' || line[k] == '.'))
+			k++;
+		if (k < len && line[k] == ':')
+			return false;
+	}
+	const struct norm_url *bu = &b->u;
+	if (!u->has_user || !bu->has_user)
+		return false;
+	size_t n = (size_t)(u->path_off - u->user_off);
+	return n == (size_t)(bu->path_off - bu->user_off) &&
+	       memcmp(out + u->user_off, b->buf + bu->user_off, n) == 0;
+}
+
 static void print_excerpt(const char *s, size_t n)
 {
 	size_t k = n > 60 ? 60 : n;
@@ -215,12 +245,24 @@ int cmd_normalize(int argc, char **argv)
 	}
 
 	static struct norm_base base;
+	/* The base's own password: norm_base_set() keeps the base masked,
+	 * so a relative reference that takes the base's authority gets
+	 * "***" and no callback; it is put back from here. */
+	static struct password base_pw;
 	if (base_url) {
 		int rc = norm_base_set(&base, NULL, base_url, strlen(base_url));
 		if (rc) {
 			sc_errorf(CMD, "invalid --base '%s': %s", base_url,
 				  sc_strerror(rc));
 			return EXIT_USAGE;
+		}
+		if (!mask) {
+			struct norm_opts bo = { .on_password = on_password,
+						.on_password_arg = &base_pw };
+			char tmp[NORM_URL_MAX + 1];
+			if (norm_url(&bo, NULL, base_url, strlen(base_url), tmp,
+				     sizeof(tmp), NULL) != 0)
+				base_pw.got = false;
 		}
 	}
 
@@ -253,6 +295,9 @@ int cmd_normalize(int argc, char **argv)
 		size_t n = strlen(out);
 		if (pw.got)
 			write_unmasked(out, n, &u, &pw);
+		else if (base_pw.got &&
+			 base_authority(line, len, out, &u, &base))
+			write_unmasked(out, n, &u, &base_pw);
 		else
 			fwrite(out, 1, n, stdout);
 		fputc('\n', stdout);
