@@ -59,6 +59,12 @@ const char *store_error_name(enum store_error e)
 	return error_names[e];
 }
 
+bool store_error_is_policy(enum store_error e)
+{
+	return e == STORE_ERROR_ROBOTS_DISALLOWED ||
+	       e == STORE_ERROR_HOST_BUDGET;
+}
+
 int store_error_parse(const char *name, enum store_error *ret)
 {
 	if (!name || !ret)

@@ -148,6 +148,12 @@ enum store_error {
  * for a value out of range. */
 const char *store_error_name(enum store_error e);
 
+/* Whether a record's error kind is the crawl's own policy, not an error:
+ * robots.txt disallowed it, or its host had used its page budget.  The one
+ * definition of an error: the summary, /status, /metrics and the
+ * dashboard count the other kinds as errors, these as skipped. */
+bool store_error_is_policy(enum store_error e);
+
 /* Parses an export name back; returns 0 and sets *ret, or SC_E_INVAL. */
 int store_error_parse(const char *name, enum store_error *ret) SC_WUR;
 

@@ -119,10 +119,46 @@ if [ $rc -eq 0 ]; then
 else
 	fail "the page's figures differ from /status" "$(grep -v '^same' "$tmp/cmp")"
 fi
-for k in pages queue hosts_waiting hosts_held errors errors_by_kind.http_error \
+for k in pages queue hosts_waiting hosts_held hosts_delayed errors \
+	errors_by_kind.http_error skipped_by_kind.robots_disallowed \
 	'categories\[web\].pages' 'categories\[web\].harvest' state; do
 	check_true "among them: $k" grep -q "^same $k " "$tmp/cmp"
 done
+# One definition of an error: the bars add up to the figure above them,
+# whose noun agrees with it, and /metrics adds up to the same.
+check_true "the error bars add up to /status's errors" python3 -c '
+import json, re, sys
+d = open(sys.argv[1]).read()
+st = json.load(open(sys.argv[2]))
+bars = re.search(r"<svg id=\"errors\"[^>]*>(.*?)</svg>", d, re.S).group(1)
+n = sum(int(x.replace(",", "")) for x in
+        re.findall(r"data-k=\"errors_by_kind\.[a-z_]+\"[^>]*>([0-9,]+)<", bars))
+noun = re.search(r"id=\"errors-noun\"[^>]*>([^<]*)<", d).group(1)
+want = "record in error" if st["errors"] == 1 else "records in error"
+sys.exit(not (n == st["errors"] == sum(st["errors_by_kind"].values())
+              and noun == want))' "$tmp/dom" "$tmp/status.json"
+curl -s --max-time 5 --unix-socket "$tmp/ctl.sock" http://x/metrics >"$tmp/metrics"
+merr=$(awk '/^sigcrawl_errors_total\{/ { n += $2 } END { print n + 0 }' "$tmp/metrics")
+serr=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["errors"])' "$tmp/status.json")
+check_true "sigcrawl_errors_total adds up to /status's errors ($merr, $serr)" \
+	test "$merr" = "$serr"
+check_true "robots.txt refusals are counted as skipped, not errors" \
+	grep -q '^sigcrawl_skipped_total{reason="robots_disallowed"} ' "$tmp/metrics"
+# Held hosts are not also counted as waiting for their delay: with the 25
+# hosts that answer 429 and the one that refuses connections, the page
+# lists more hosts held or waiting than it counts as delayed by politeness.
+check_true "held and Retry-After hosts are not counted as delayed" python3 -c '
+import json, sys
+st = json.load(open(sys.argv[1]))
+sys.exit(not (st["hosts_delayed"] + st["hosts_held"] + st["hosts_waiting"]
+              <= st["hosts"]))' "$tmp/status.json"
+# Harvest with three decimals, as /status has it.
+check_true "harvest shows three decimals" python3 -c '
+import re, sys
+d = open(sys.argv[1]).read()
+m = re.search(r"data-c=\"harvest\"[^>]*>([^<]*)<", d)
+sys.exit(not (m and re.fullmatch(r"[0-9]\.[0-9]{3}|–", m.group(1))))' "$tmp/dom"
+
 # Top-N: 26 hosts wait or are held, the page lists 10 and says so.
 rows=$(python3 -c '
 import re, sys

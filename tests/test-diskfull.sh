@@ -188,6 +188,19 @@ wait_until 60 status_has '"state":"idle"'
 check_true "serve: idle once space returned" status_has '"state":"idle"'
 check_true "serve: disk_full is null again" status_has '"disk_full":null'
 check_true "serve: its log says it resumed" grep -q "space again; fetching resumes" "$tmp/serve.err"
+# After the episode, the dashboard still says it happened.
+if [ -n "$chromium" ]; then
+	timeout 60 "$chromium" --headless --no-sandbox --disable-gpu \
+		--no-first-run --user-data-dir="$tmp/chrome" \
+		--virtual-time-budget=5000 --dump-dom \
+		"http://127.0.0.1:$dash_port/" >"$tmp/past.dom" 2>/dev/null
+	check_true "serve: after it, the dashboard says the disk was full" python3 -c '
+import re, sys
+dom = open(sys.argv[1]).read()
+m = re.search(r"<p id=\"full-past\"[^>]*>([^<]*)</p>", dom)
+sys.exit(not (m and "hidden" not in m.group(0)
+              and m.group(1).startswith("the disk was full ")))' "$tmp/past.dom"
+fi
 kill -TERM "$spid"
 wait "$spid"
 rc=$?

@@ -181,8 +181,8 @@ int cmd_crawl(int argc, char **argv)
 	/* Errors by kind, under their export names, when there are any. */
 	bool any = false;
 	for (int e = 1; e < STORE_ERROR_COUNT; e++) {
-		if (!s.by_error[e] || e == STORE_ERROR_ROBOTS_DISALLOWED ||
-		    e == STORE_ERROR_HOST_BUDGET)
+		if (!s.by_error[e] ||
+		    store_error_is_policy((enum store_error)e))
 			continue;
 		printf("%s%s %llu", any ? "  " : "errors by kind: ",
 		       store_error_name((enum store_error)e),

@@ -248,12 +248,20 @@ void control_status_answer(const struct crawl_status *st, double rate,
 			: json_null();
 	o = with(o, "recrawl", rec);
 	/* Records by error kind, every kind named (the counts of
-	 * sigcrawl_errors_total). */
-	json_t *kinds = json_object();
-	for (int e = 1; kinds && e < STORE_ERROR_COUNT; e++)
-		kinds = with(kinds, store_error_name((enum store_error)e),
-			     json_integer((json_int_t)s->by_error[e]));
+	 * sigcrawl_errors_total): they add up to "errors".  The crawl's
+	 * policy (robots.txt, the page budget) is apart, in
+	 * "skipped_by_kind" (sigcrawl_skipped_total). */
+	json_t *kinds = json_object(), *skipped = json_object();
+	for (int e = 1; kinds && skipped && e < STORE_ERROR_COUNT; e++) {
+		json_t *n = json_integer((json_int_t)s->by_error[e]);
+		const char *name = store_error_name((enum store_error)e);
+		if (store_error_is_policy((enum store_error)e))
+			skipped = with(skipped, name, n);
+		else
+			kinds = with(kinds, name, n);
+	}
 	o = with(o, "errors_by_kind", kinds);
+	o = with(o, "skipped_by_kind", skipped);
 	/* This daemon's shard and the links it traded, with [cluster]. */
 	o = with(o, "cluster",
 		 st->shards ? json_pack("{s:I,s:I,s:I,s:I,s:I}", "shard",
@@ -440,12 +448,22 @@ void control_metrics_answer(const struct crawl_status *st,
 	fprintf(f, "sigcrawl_duplicates_total{kind=\"near\"} %llu\n",
 		(unsigned long long)s->dup_near);
 	metric_head(f, "sigcrawl_errors_total", "counter",
-		    "Records by error kind (robots_disallowed and "
-		    "host_budget included).");
+		    "Records in error, by kind (they add up to /status's "
+		    "errors).");
 	for (int e = 1; e < STORE_ERROR_COUNT; e++)
-		fprintf(f, "sigcrawl_errors_total{kind=\"%s\"} %llu\n",
-			store_error_name((enum store_error)e),
-			(unsigned long long)s->by_error[e]);
+		if (!store_error_is_policy((enum store_error)e))
+			fprintf(f, "sigcrawl_errors_total{kind=\"%s\"} %llu\n",
+				store_error_name((enum store_error)e),
+				(unsigned long long)s->by_error[e]);
+	metric_head(f, "sigcrawl_skipped_total", "counter",
+		    "Records not fetched by the crawl's policy, by reason "
+		    "(robots.txt, the host's page budget).");
+	for (int e = 1; e < STORE_ERROR_COUNT; e++)
+		if (store_error_is_policy((enum store_error)e))
+			fprintf(f,
+				"sigcrawl_skipped_total{reason=\"%s\"} %llu\n",
+				store_error_name((enum store_error)e),
+				(unsigned long long)s->by_error[e]);
 	metric_head(f, "sigcrawl_links_bad_total", "counter",
 		    "Links that failed to normalize.");
 	fprintf(f, "sigcrawl_links_bad_total %llu\n",

@@ -879,7 +879,12 @@ void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret)
 	if (detail) {
 		status_detail(c, st.hosts, ret);
 		ret->hosts_active = frontier_hosts_active(c->fr);
-		ret->hosts_delayed = st.waiting;
+		/* The frontier's waiting hosts include those held for a
+		 * failure or by a Retry-After (frontier_hold()): they are
+		 * counted apart, as held and as waiting. */
+		uint32_t apart = c->hosts_held + ret->hosts_retry_after;
+		ret->hosts_delayed = st.waiting > apart ? st.waiting - apart
+							: 0;
 	}
 }
 

@@ -1049,8 +1049,7 @@ void *writer_main(void *arg)
 				 * budget are the crawl's policy, not
 				 * errors. */
 				if (b->error &&
-				    b->error != STORE_ERROR_ROBOTS_DISALLOWED &&
-				    b->error != STORE_ERROR_HOST_BUDGET)
+				    !store_error_is_policy(b->error))
 					c->sum.errors++;
 				if (b->error > 0 &&
 				    b->error < STORE_ERROR_COUNT)
