@@ -152,6 +152,14 @@ import json, sys
 st = json.load(open(sys.argv[1]))
 sys.exit(not (st["hosts_delayed"] + st["hosts_held"] + st["hosts_waiting"]
               <= st["hosts"]))' "$tmp/status.json"
+# Running with only held and Retry-After hosts left: it says what for.
+check_true "/status says what the running crawl waits for" python3 -c '
+import json, sys
+st = json.load(open(sys.argv[1]))
+w = st.get("waiting_for") or ""
+sys.exit(not (st["state"] == "running" and
+              w.startswith("1 held host (unreachable) and 25 hosts after Retry-After; the next try in ")))' "$tmp/status.json"
+check_true "and so does the page" grep -q '<span id="waiting-for" class="dim">waiting for 1 held host (unreachable) and 25 hosts after Retry-After; the next try in [0-9]* s</span>' "$tmp/dom"
 # Harvest with three decimals, as /status has it.
 check_true "harvest shows three decimals" python3 -c '
 import re, sys

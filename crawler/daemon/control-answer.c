@@ -157,6 +157,52 @@ static json_t *waiting_hosts(const struct crawl_status *st)
 	return a;
 }
 
+/* What a running crawl with nothing in flight and no host ready waits
+ * for, in words: its held (unreachable) hosts and those after a
+ * Retry-After, and the next of their tries.  NULL when it waits for
+ * nothing of the kind (a transfer is under way, a host is within its
+ * delay, or the crawl is not running), or without detail. */
+static json_t *waiting_for(const struct crawl_status *st)
+{
+	uint32_t held = st->sum.hosts_held, after = st->hosts_retry_after;
+	if (!st->detail || st->state != CRAWL_RUNNING || st->in_flight ||
+	    st->hosts_active || st->hosts_delayed || st->hosts_robots ||
+	    (!held && !after))
+		return NULL;
+	double next = -1;
+	for (size_t i = 0; i < st->n_held_listed && i < CRAWL_HOSTS_LISTED;
+	     i++) {
+		double in = st->held[i].retry_in_s;
+		if (in >= 0 && in < 1e9 && (next < 0 || in < next))
+			next = in;
+	}
+	for (size_t i = 0; i < st->n_waiting_listed && i < CRAWL_HOSTS_LISTED;
+	     i++) {
+		const struct crawl_waiting *w = &st->waiting[i];
+		if (w->reason == CRAWL_WAIT_RETRY_AFTER &&
+		    (next < 0 || w->seconds_left < next))
+			next = w->seconds_left;
+	}
+	char text[192], part[96];
+	text[0] = '\0';
+	if (held) {
+		snprintf(part, sizeof(part), "%u held host%s (unreachable)",
+			 held, held == 1 ? "" : "s");
+		strcat(text, part);
+	}
+	if (after) {
+		snprintf(part, sizeof(part), "%s%u host%s after Retry-After",
+			 held ? " and " : "", after, after == 1 ? "" : "s");
+		strcat(text, part);
+	}
+	if (next >= 0) {
+		snprintf(part, sizeof(part), "; the next try in %.0f s",
+			 next < 1 ? 1.0 : next);
+		strcat(text, part);
+	}
+	return json_string(text);
+}
+
 /* The categories' figures (crawl.h, struct crawl_category_status). */
 static json_t *categories(const struct crawl_status *st)
 {
@@ -286,6 +332,8 @@ void control_status_answer(const struct crawl_status *st, double rate,
 			: json_null());
 	o = with(o, "disk_full_episodes",
 		 json_integer((json_int_t)fu->episodes));
+	json_t *wf = waiting_for(st);
+	o = with(o, "waiting_for", wf ? wf : json_null());
 	if (st->detail) {
 		o = with(o, "hosts_active",
 			 json_integer((json_int_t)st->hosts_active));
