@@ -113,6 +113,27 @@ crawl nokw1 "$web/topics.web" "$(printf '[category nokw]\nseeds = %s\nkeywords =
 check_true "off topic, tunnel 1: the summary line without the tunnel's clause" \
 	grep -Eq "^focus: category nokw: none of the [0-9]+ pages it scored reached min_relevance 0.30: check its keywords, lower min_relevance$" "$tmp/nokw1.out"
 
+# The summary gives each category's harvest, as report counts it; at
+# min_relevance 0 every scored page is on topic, and it says the harvest
+# was not measured instead of printing 1.
+h=$(python3 -c 'import json, sys
+def cats(o):
+    if isinstance(o, dict):
+        if o.get("name") == "cooking" and "harvest_rate" in o:
+            yield o
+        for v in o.values():
+            yield from cats(v)
+    elif isinstance(o, list):
+        for v in o:
+            yield from cats(v)
+print("%.3f" % next(cats(json.load(open(sys.argv[1]))))["harvest_rate"])' \
+	"$tmp/cooking.report" 2>/dev/null)
+check_true "the summary gives cooking's harvest ($h, as report has it)" \
+	grep -Eq "^focus: category cooking: harvest $h \([0-9]+ of [0-9]+ pages scored on topic, min_relevance 0.30\)$" "$tmp/cooking.out"
+crawl zero "$web/topics.web" "$(printf '[category zero]\nseeds = %s\nkeywords = %s\ntunnel = 0\n' "$web/seeds-cooking.txt" "$(keywords cooking)")"
+check_true "at min_relevance 0: the summary says harvest is not measured" \
+	grep -Eq "^focus: category zero: harvest not measured: at min_relevance 0 every page scored counts as on topic \([0-9]+ pages scored; set min_relevance, e.g. 0.3\)$" "$tmp/zero.out"
+
 # Every fetched page has a relevance; a record says it.
 check_true "records carry their relevance" python3 -c '
 import json, sys

@@ -308,8 +308,8 @@ check_true "status: web's pages since the start, no harvest without keywords ($(
 	sh -c "echo '$(cat_of web)' | grep -q '\"pages\":300,\"on_topic\":0,\"harvest\":null'"
 check_true "status: rcat's pages ($(cat_of rcat))" \
 	sh -c "echo '$(cat_of rcat)' | grep -q '\"keywords\":0,.*\"pages\":30,\"on_topic\":0,\"harvest\":null'"
-check_true "status: rxcat's page on topic, harvest 1 ($(cat_of rxcat))" \
-	sh -c "echo '$(cat_of rxcat)' | grep -q '\"keywords\":1,.*\"pages\":1,\"on_topic\":1,\"harvest\":1'"
+check_true "status: rxcat's page on topic, no harvest at min_relevance 0 ($(cat_of rxcat))" \
+	sh -c "echo '$(cat_of rxcat)' | grep -q '\"keywords\":1,.*\"min_relevance\":0.0,\"pages\":1,\"on_topic\":1,\"harvest\":null'"
 check_true "a changed store is refused with a log line" grep -q 'warning: reload: .*\[crawl\] store cannot change' "$tmp/serve.err"
 # [control] listen cannot change while the daemon runs: a reload asking
 # for another socket is refused naming the one in use, and one that

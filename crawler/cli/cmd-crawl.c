@@ -84,9 +84,10 @@ static bool store_exists(const char *dir)
 	return rc != SC_E_NOTFOUND;
 }
 
-/* A category that scored pages and kept none: the crawl stopped at
- * pages whose links it does not follow (at tunnel 0, the seeds), which
- * the counts above do not say. */
+/* Each category with keywords that scored pages: its harvest rate, or why
+ * it was not measured (min_relevance 0); and one that scored pages and
+ * kept none: the crawl stopped at pages whose links it does not follow
+ * (at tunnel 0, the seeds), which the counts above do not say. */
 static void print_offtopic(const struct crawl_opts *o,
 			   const struct crawl_summary *s)
 {
@@ -103,6 +104,25 @@ static void print_offtopic(const struct crawl_opts *o,
 				 : ", and at tunnel 0 their links were not "
 				   "followed",
 		       k->tunnel ? "" : " or raise tunnel");
+	}
+	for (uint32_t i = 0; i < s->n_harvest && i < CRAWL_OFFTOPIC_LISTED;
+	     i++) {
+		const struct crawl_harvest *h = &s->harvest[i];
+		const struct crawl_category *k = &o->categories[h->category];
+		if (!h->on_topic)
+			continue; /* said above */
+		if (k->min_relevance <= 0)
+			printf("focus: category %s: harvest not measured: at "
+			       "min_relevance 0 every page scored counts as "
+			       "on topic (%llu pages scored; set "
+			       "min_relevance, e.g. 0.3)\n",
+			       k->name, (unsigned long long)h->scored);
+		else
+			printf("focus: category %s: harvest %.3f (%llu of %llu "
+			       "pages scored on topic, min_relevance %.2f)\n",
+			       k->name, (double)h->on_topic / (double)h->scored,
+			       (unsigned long long)h->on_topic,
+			       (unsigned long long)h->scored, k->min_relevance);
 	}
 	if (s->n_offtopic > CRAWL_OFFTOPIC_LISTED)
 		printf("focus: %u more categories scored no page on topic\n",

@@ -221,12 +221,15 @@ static json_t *categories(const struct crawl_status *st)
 			(json_int_t)c->pruned_predicted, "also",
 			(json_int_t)c->also);
 		o = with(o, "looks", json_integer((json_int_t)c->looks));
+		o = with(o, "min_relevance",
+			 json_real(rounded(c->min_relevance, 1000)));
 		/* Since the start; harvest is null without keywords or a
-		 * scored page. */
+		 * scored page, and at min_relevance 0, where every scored
+		 * page is on topic. */
 		o = with(o, "pages", json_integer((json_int_t)c->pages));
 		o = with(o, "on_topic", json_integer((json_int_t)c->on_topic));
 		o = with(o, "harvest",
-			 c->keywords && c->scored
+			 c->keywords && c->scored && c->min_relevance > 0
 				 ? json_real(rounded((double)c->on_topic /
 							     (double)c->scored,
 						     1000))

@@ -656,8 +656,15 @@ static void list_offtopic(struct crawl *c, struct crawl_summary *ret)
 	pthread_mutex_lock(&c->mu);
 	for (size_t i = 0; i < o->n_categories && i < CRAWL_CATEGORIES_LISTED;
 	     i++) {
-		if (!o->categories[i].n_keywords || !c->cat_since[i].scored ||
-		    c->cat_since[i].on_topic)
+		if (!o->categories[i].n_keywords || !c->cat_since[i].scored)
+			continue;
+		if (ret->n_harvest < CRAWL_OFFTOPIC_LISTED)
+			ret->harvest[ret->n_harvest++] = (struct crawl_harvest){
+				.category = (uint16_t)i,
+				.scored = c->cat_since[i].scored,
+				.on_topic = c->cat_since[i].on_topic,
+			};
+		if (c->cat_since[i].on_topic)
 			continue;
 		if (ret->n_offtopic < CRAWL_OFFTOPIC_LISTED)
 			ret->offtopic[ret->n_offtopic] =
@@ -782,6 +789,7 @@ static void status_categories(struct crawl *c, MDB_txn *txn,
 		memcpy(cs->name, cat->name, len);
 		cs->name[len] = '\0';
 		cs->keywords = (unsigned)cat->n_keywords;
+		cs->min_relevance = cat->min_relevance;
 		uint64_t k[STORE_FOCUS_COUNTERS] = { 0 };
 		if (txn && store_focus_count_get(c->store, txn, cat->name,
 						 strlen(cat->name), k) != 0)

@@ -233,6 +233,15 @@ struct crawl_summary {
 		uint16_t category;
 		uint64_t scored;
 	} offtopic[CRAWL_OFFTOPIC_LISTED];
+	/* The harvest rate of each category with keywords that scored pages
+	 * this run (the first CRAWL_OFFTOPIC_LISTED of them): on topic of
+	 * scored.  At min_relevance 0 every scored page is on topic, so the
+	 * summary says the rate was not measured rather than print 1. */
+	uint32_t n_harvest;
+	struct crawl_harvest {
+		uint16_t category;
+		uint64_t scored, on_topic;
+	} harvest[CRAWL_OFFTOPIC_LISTED];
 	/* Adaptive normalization (crawler/learn/learn.h), this run: URLs held
 	 * back by a learned rule instead of fetched, URLs queued under a
 	 * rule's key, audits started. */
@@ -367,6 +376,9 @@ struct crawl_category_status {
 	 * with a relevance, and those of them at or above the category's
 	 * min_relevance (the harvest rate's terms, SPEC §6). */
 	uint64_t pages, scored, on_topic;
+	/* The running config's min_relevance: at 0 every scored page is on
+	 * topic, and /status gives no harvest. */
+	double min_relevance;
 };
 
 struct crawl_status {
