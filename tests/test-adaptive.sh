@@ -563,6 +563,25 @@ active=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rules"
 saved=$(python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["rules"]["fetches_saved"])' "$tmp/d.status")
 check_true "status counts active rules ($active)" [ "${active:-0}" -ge 1 ]
 check_true "status counts fetches saved ($saved)" [ "${saved:-0}" -ge 1 ]
+# GET /rules (the dashboard's list) lists what the card counts: every
+# state, the active first, so the candidates /status counts are there.
+curl -s --max-time 5 --unix-socket "$sock" http://x/rules >"$tmp/d.list"
+check_true "/rules lists every rule /status counts, candidates included" python3 -c '
+import json, sys
+st = json.load(open(sys.argv[1]))["rules"]
+ls = json.load(open(sys.argv[2]))
+n = {}
+for r in ls["rules"]:
+    n[r["state"]] = n.get(r["state"], 0) + 1
+want = {k: st[k] for k in ("active", "candidates", "retired", "refuted")}
+got = {"active": n.get("active", 0), "candidates": n.get("candidate", 0),
+       "retired": n.get("retired", 0), "refuted": n.get("refuted", 0)}
+order = [r["state"] for r in ls["rules"]]
+rank = {"active": 0, "candidate": 1, "retired": 2, "refuted": 3}
+sys.exit(not (ls["total"] == sum(want.values()) and
+              (got == want or len(ls["rules"]) == 200) and
+              want["candidates"] > 0 and
+              order == sorted(order, key=rank.get)))' "$tmp/d.status" "$tmp/d.list"
 curl -s --max-time 5 --unix-socket "$sock" http://x/metrics >"$tmp/d.metrics"
 check_true "/metrics counts the active rules" grep -Eq '^sigcrawl_rules\{state="active"\} [1-9]' "$tmp/d.metrics"
 check_true "/metrics counts the fetches saved" grep -Eq '^sigcrawl_rules_fetches_saved [1-9]' "$tmp/d.metrics"

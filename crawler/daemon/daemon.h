@@ -218,12 +218,14 @@ void control_dashboard_answer(struct control_answer *ans);
 void control_history_answer(const double *rates, size_t n, double step_s,
 			    struct control_answer *ans);
 
-/* The learned rules GET /rules lists: those that apply or applied
- * (active, retired), the CONTROL_RULES_LISTED that saved most fetches. */
+/* The learned rules GET /rules lists, every state (the dashboard's card
+ * counts them all): the active first, by fetches saved, then the
+ * candidates by support, then the retired and the refuted; the first
+ * CONTROL_RULES_LISTED of that order. */
 #define CONTROL_RULES_LISTED 200
 struct control_rules {
 	size_t n;       /* listed, up to CONTROL_RULES_LISTED */
-	uint64_t total; /* active and retired rules */
+	uint64_t total; /* rules of every state */
 	struct control_rule {
 		uint32_t id;
 		uint8_t state; /* enum adapt_state */
@@ -234,12 +236,12 @@ struct control_rules {
 };
 
 /* adapt_list()'s callback filling a struct control_rules (arg; zero it
- * first): keeps the active and retired rules that saved most. */
+ * first): keeps the first CONTROL_RULES_LISTED rules in the order above. */
 int control_rules_add(void *arg, const struct adapt_rule_info *r);
 
 /* GET /rules: 200 and {"total": N, "rules": [{"id", "state", "host",
  * "rule", "support", "held", "fetches_saved", "audits",
- * "audit_failures"}]}, most fetches saved first. */
+ * "audit_failures"}]}, in the order above; total counts every rule. */
 void control_rules_answer(struct control_rules *r, struct control_answer *ans);
 
 /* An error answer: status and {"error": msg}. */

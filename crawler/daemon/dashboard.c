@@ -62,21 +62,47 @@ void control_history_answer(const double *rates, size_t n, double step_s,
 	json_decref(o);
 }
 
+/* The listing's order of states: what applies, what may apply, what
+ * did. */
+static int state_rank(uint8_t state)
+{
+	switch (state) {
+	case ADAPT_ACTIVE: return 0;
+	case ADAPT_CANDIDATE: return 1;
+	case ADAPT_RETIRED: return 2;
+	default: return 3;
+	}
+}
+
+/* Whether a comes before b: by state, then fetches saved, support, id. */
+static bool rule_before(uint8_t sa, uint64_t saved_a, uint64_t support_a,
+			uint32_t id_a, const struct control_rule *b)
+{
+	if (state_rank(sa) != state_rank(b->state))
+		return state_rank(sa) < state_rank(b->state);
+	if (saved_a != b->saved)
+		return saved_a > b->saved;
+	if (support_a != b->support)
+		return support_a > b->support;
+	return id_a < b->id;
+}
+
 int control_rules_add(void *arg, const struct adapt_rule_info *r)
 {
 	struct control_rules *l = arg;
-	if (r->state != ADAPT_ACTIVE && r->state != ADAPT_RETIRED)
-		return 0;
 	l->total++;
 	size_t at = l->n;
 	if (l->n == CONTROL_RULES_LISTED) {
-		/* Full: the rule replaces the one that saved least, if it
-		 * saved more (O(listed) a rule; the list is short). */
+		/* Full: the rule replaces the last in the order, if it
+		 * comes before it (O(listed) a rule; the list is short). */
 		at = 0;
 		for (size_t i = 1; i < l->n; i++)
-			if (l->rule[i].saved < l->rule[at].saved)
+			if (rule_before(l->rule[at].state, l->rule[at].saved,
+					l->rule[at].support, l->rule[at].id,
+					&l->rule[i]))
 				at = i;
-		if (l->rule[at].saved >= r->saved)
+		if (!rule_before(r->state, r->saved, r->support, r->id,
+				 &l->rule[at]))
 			return 0;
 	} else {
 		l->n++;
@@ -94,17 +120,17 @@ int control_rules_add(void *arg, const struct adapt_rule_info *r)
 	return 0;
 }
 
-static int by_saved(const void *a, const void *b)
+static int by_order(const void *a, const void *b)
 {
 	const struct control_rule *x = a, *y = b;
-	if (x->saved != y->saved)
-		return x->saved < y->saved ? 1 : -1;
-	return x->id < y->id ? -1 : x->id > y->id;
+	if (x->id == y->id)
+		return 0;
+	return rule_before(x->state, x->saved, x->support, x->id, y) ? -1 : 1;
 }
 
 void control_rules_answer(struct control_rules *r, struct control_answer *ans)
 {
-	qsort(r->rule, r->n, sizeof(r->rule[0]), by_saved);
+	qsort(r->rule, r->n, sizeof(r->rule[0]), by_order);
 	json_t *a = json_array();
 	for (size_t i = 0; a && i < r->n; i++) {
 		const struct control_rule *c = &r->rule[i];
