@@ -19,18 +19,23 @@ The tools, each started from every host's root:
     same);
   - GNU wget at its fastest, which is also polite here: one connection,
     no wait, the fixture as its proxy; it fetches one URL at a time, so
-    its rate is bound by the latencies, not by the delay.
+    its rate is bound by the latencies, not by the delay;
+  - GNU Wget2 at its fastest (--max-threads=16, no wait, HTTP/2 where the
+    server has it), every root as a start URL (one recursion: it keeps one
+    record of what it fetched), the fixture as its proxy: it has no
+    per-host delay, which the politeness columns show.
 Runs that do not end are stopped at --max-s seconds.
 
 Per run, from the fixture's log: pages (200 answers but robots.txt),
-pages/s over the run's wall time, the least gap between two requests to
-one host (politeness), CPU (user + sys of the process tree) and its share
-of one core, and peak RssAnon.
+pages/s over the run's wall time, politeness (the least gap between two
+requests to one host, and how many of those gaps were under the delay),
+CPU (user + sys of the process tree) and its share of one core, and peak
+RssAnon.  A rate is never shown without its politeness.
 
 usage: latency.py --sigcrawl BUILD/crawler/cli/sigcrawl
                   --fixture BUILD/tests/fixture/sc-fixture [--hosts 200]
                   [--pages 50] [--min-ms 20] [--max-ms 200] [--delay 1]
-                  [--only sigcrawl,scrapy,wget] [--max-s 120] [--seed 1]
+                  [--only sigcrawl,scrapy,wget,wget2] [--max-s 120] [--seed 1]
                   [--work DIR]
 """
 import argparse
@@ -47,7 +52,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import run  # noqa: E402  (measure(), peer_env(), SYS_PYTHON)
 
-TOOLS = ["sigcrawl", "scrapy", "wget"]
+TOOLS = ["sigcrawl", "scrapy", "wget", "wget2"]
 
 
 def make_web(path, a):
@@ -74,9 +79,10 @@ def start_fixture(a, web, log):
     raise SystemExit("the fixture did not start")
 
 
-def read_log(log):
+def read_log(log, delay_ms):
     """pages (200 answers, not robots.txt), distinct pages, requests, the
-    least gap in ms between two requests to one host."""
+    least gap in ms between two requests to one host, the same-host gaps
+    under delay_ms and all same-host gaps."""
     arrivals = collections.defaultdict(list)
     pages, distinct, requests = 0, set(), 0
     with open(log) as f:
@@ -91,9 +97,10 @@ def read_log(log):
             elif v[2] == "done" and v[6] == "200" and v[5] != "/robots.txt":
                 pages += 1
                 distinct.add((host, v[5]))
-    gap = min((b - a for t in arrivals.values()
-               for a, b in zip(sorted(t), sorted(t)[1:])), default=None)
-    return pages, len(distinct), requests, gap
+    gaps = [b - a for t in arrivals.values()
+            for a, b in zip(sorted(t), sorted(t)[1:])]
+    return (pages, len(distinct), requests, min(gaps, default=None),
+            sum(1 for g in gaps if g < delay_ms), len(gaps))
 
 
 def tool_cmd(t, a, d, seeds, port):
@@ -108,6 +115,12 @@ def tool_cmd(t, a, d, seeds, port):
         return [run.SYS_PYTHON, os.path.join(HERE, "spider.py"), seeds,
                 os.path.join(d, "scrapy-stats.txt"), "256", "1",
                 str(a.delay)], env
+    if t == "wget2":
+        env["http_proxy"] = proxy
+        return ["wget2", "-r", "-l", "inf", "--delete-after", "-H",
+                "--domains=test", "--robots=on", "--proxy",
+                "--max-threads=16", "--wait=0", "-nv", "-P",
+                os.path.join(d, "wget2"), "-i", seeds], env
     # wget: every host of the web (-H -D test), one start URL (the sites
     # link to each other).
     return ["wget", "-r", "-l", "inf", "--delete-after", "-H", "-D", "test",
@@ -133,6 +146,12 @@ def main():
     if a.delay != 1.0:
         ap.error("sigcrawl's default per-host delay is 1 s: --delay 1")
     tools = [t for t in a.only.split(",") if t]
+    for t in tools:
+        if t not in TOOLS:
+            ap.error("unknown tool %r (%s)" % (t, ",".join(TOOLS)))
+    missing = run.missing_tools(tools)
+    if missing:
+        raise SystemExit("latency.py: missing: %s" % "; ".join(missing))
     work = a.work or tempfile.mkdtemp(prefix="sigcrawl-latency-")
     os.makedirs(work, exist_ok=True)
     web = os.path.join(work, "latency.web")
@@ -161,33 +180,42 @@ def main():
             finally:
                 fx.terminate()
                 fx.wait()
-            pages, distinct, requests, gap = read_log(log)
+            pages, distinct, requests, gap, under, ngaps = read_log(
+                log, a.delay * 1000)
             rows.append((t, rc, pages, distinct, requests, wall, cpu, peak,
-                         gap))
+                         gap, under, ngaps))
             print("%-8s exit %d pages %d (distinct %d, requests %d) wall "
-                  "%.1fs cpu %.2fs RssAnon %.1f MB least gap %s ms" %
+                  "%.1fs cpu %.2fs RssAnon %.1f MB least gap %s ms, %d of "
+                  "%d gaps under the delay" %
                   (t, rc, pages, distinct, requests, wall, cpu, peak / 1024,
-                   gap), flush=True)
-            shutil.rmtree(os.path.join(d, "store"), ignore_errors=True)
-            shutil.rmtree(os.path.join(d, "wget"), ignore_errors=True)
+                   gap, under, ngaps), flush=True)
+            for x in ("store", "wget", "wget2"):
+                shutil.rmtree(os.path.join(d, x), ignore_errors=True)
     finally:
         if not a.work:
             shutil.rmtree(work, ignore_errors=True)
     print()
-    print("%-8s %7s %8s %9s %10s %7s %12s %10s %11s" %
+    print("%-8s %7s %8s %9s %10s %7s %12s %10s %12s %14s" %
           ("tool", "pages", "wall_s", "pages/s", "of_ceiling", "cpu_s",
-           "cpu_%_core", "RssAnon_MB", "least_gap_ms"))
-    rate = {}
-    for t, rc, pages, distinct, requests, wall, cpu, peak, gap in rows:
+           "cpu_%_core", "RssAnon_MB", "least_gap_ms", "gaps<delay"))
+    rate, impolite = {}, {}
+    for (t, rc, pages, distinct, requests, wall, cpu, peak, gap, under,
+         ngaps) in rows:
         rate[t] = pages / wall
-        print("%-8s %7d %8.1f %9.1f %9.1f%% %7.2f %11.1f%% %10.1f %11s" %
+        impolite[t] = under
+        print("%-8s %7d %8.1f %9.1f %9.1f%% %7.2f %11.1f%% %10.1f %12s "
+              "%14s" %
               (t, pages, wall, rate[t], 100 * rate[t] / ceiling, cpu,
-               100 * cpu / wall, peak / 1024, gap))
+               100 * cpu / wall, peak / 1024, gap,
+               "%d (%.0f%%)" % (under, 100 * under / ngaps) if ngaps
+               else "-"))
     if "sigcrawl" in rate:
         for t in rate:
             if t != "sigcrawl" and rate[t]:
-                print("sigcrawl / %s pages/s: %.1fx" %
-                      (t, rate["sigcrawl"] / rate[t]))
+                print("sigcrawl / %s pages/s: %.2fx%s" %
+                      (t, rate["sigcrawl"] / rate[t],
+                       "  (%s broke the delay %d times)" % (t, impolite[t])
+                       if impolite[t] else ""))
     return 0
 
 

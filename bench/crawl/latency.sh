@@ -1,10 +1,10 @@
 #!/bin/sh
 # bench/crawl/latency.sh — the web that looks like the internet: 200
 # hosts with latencies of their own, crawled politely (1 s per host) by
-# sigcrawl, Scrapy and wget (bench/crawl/latency.py; docs/bench.md).
+# sigcrawl, Scrapy, wget and Wget2 (bench/crawl/latency.py; docs/bench.md).
 #
 #   bench/crawl/latency.sh [--hosts N] [--pages N] [--min-ms N]
-#                          [--max-ms N] [--only sigcrawl,scrapy,wget]
+#                          [--max-ms N] [--only sigcrawl,scrapy,wget,wget2]
 #                          [--max-s N] [--seed N] [--work DIR]
 #
 # Builds sigcrawl and the fixture in build-rel/ (meson
@@ -12,14 +12,7 @@
 set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build-rel}
-command -v wget >/dev/null || {
-	echo "latency.sh: wget missing" >&2
-	exit 1
-}
-/usr/bin/python3 -c 'import scrapy' 2>/dev/null || {
-	echo "latency.sh: python3-scrapy missing" >&2
-	exit 1
-}
+# The peers are checked by latency.py, only those that --only names.
 [ -d "$build" ] || meson setup "$build" "$top" --buildtype=release >/dev/null
 meson compile -C "$build" -j2 crawler/cli/sigcrawl tests/fixture/sc-fixture >/dev/null
 exec /usr/bin/python3 "$top/bench/crawl/latency.py" \

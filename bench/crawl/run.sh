@@ -1,11 +1,12 @@
 #!/bin/sh
-# bench/crawl/run.sh — sigcrawl against wget -r, HTTrack, Scrapy and gumbo
+# bench/crawl/run.sh — sigcrawl against wget -r, Wget2, HTTrack, Scrapy and gumbo
 # parsing alone, on a generated 15,000-page web of 8 hosts served by a
 # private nginx on 127.0.0.1.  See docs/bench.md.
 #
-#   bench/crawl/run.sh [--reps N] [--only sigcrawl,wget,httrack,scrapy,gumbo]
+#   bench/crawl/run.sh [--reps N] [--only sigcrawl,wget,wget2,httrack,scrapy,gumbo]
 #                      [--concurrency N] [--per-host N] [--httrack-conns N]
-#                      [--pages N] [--work DIR]
+#                      [--wget2-threads N] [--delay-ms N] [--pages N]
+#                      [--work DIR]
 #
 # Builds the release binaries in build-rel/ (meson --buildtype=release)
 # unless BUILD names another build directory.  Needs the packages of
@@ -14,14 +15,10 @@ set -eu
 top=$(cd "$(dirname "$0")/../.." && pwd)
 build=${BUILD:-$top/build-rel}
 
-for p in nginx wget httrack; do
-	command -v "$p" >/dev/null || {
-		echo "run.sh: $p missing (apt-get install $(grep -v '^#' "$top/packaging/bench-deps.txt" | tr '\n' ' '))" >&2
-		exit 1
-	}
-done
-/usr/bin/python3 -c 'import scrapy' 2>/dev/null || {
-	echo "run.sh: python3-scrapy missing" >&2
+# nginx serves the web; each peer is checked by run.py, only those that
+# --only names.
+command -v nginx >/dev/null || {
+	echo "run.sh: nginx missing (apt-get install nginx; the peers: packaging/bench-deps.txt)" >&2
 	exit 1
 }
 [ -d "$build" ] || meson setup "$build" "$top" --buildtype=release >/dev/null
