@@ -305,7 +305,23 @@ PATH_SETTER(set_client_key, client_key)
 UINT_SETTER(set_max_depth, crawl.max_depth, unsigned, 0, 1000)
 UINT_SETTER(set_max_pages, crawl.max_pages, uint64_t, 0,
 	    UINT64_C(1000000000000))
-UINT_SETTER(set_concurrency, crawl.concurrency, unsigned, 1, 65535)
+/* concurrency = auto (0): transfers follow the hosts that are ready, within
+ * the descriptor budget (crawler/engine/fdbudget.c); or a fixed number. */
+static int set_concurrency(struct setctx *x, const char *v)
+{
+	if (strcasecmp(v, "auto") == 0) {
+		x->c->crawl.concurrency = 0;
+		return 0;
+	}
+	uint64_t n = 0;
+	if (!parse_u64(v, 1, 65535, &n))
+		return fail(x,
+			    "expected auto or a whole number from 1 to 65535, "
+			    "got \"%s\"",
+			    show(v).s);
+	x->c->crawl.concurrency = (unsigned)n;
+	return 0;
+}
 UINT_SETTER(set_per_host_connections, crawl.per_host_connections, unsigned, 1,
 	    1024)
 UINT_SETTER(set_per_host_delay_ms, crawl.per_host_delay_ms, unsigned, 0,
@@ -1398,7 +1414,7 @@ int conf_default(struct conf **ret)
 	c->crawl.store = strdup(CONF_DEFAULT_STORE);
 	c->crawl.max_depth = 9;
 	c->crawl.max_pages = 0;
-	c->crawl.concurrency = 256;
+	c->crawl.concurrency = 0; /* auto */
 	c->crawl.per_host_connections = 2;
 	c->crawl.per_host_delay_ms = 1000;
 	c->crawl.timeout_s = 30;

@@ -116,10 +116,10 @@ struct conf {
 	char *path; /* the file it was read from, or NULL (conf_default) */
 
 	struct {
-		char *store;                   /* absolute directory */
-		unsigned max_depth;            /* 0..1000, default 9 */
-		uint64_t max_pages;            /* 0 = no limit */
-		unsigned concurrency;          /* 1..65535, default 256 */
+		char *store;          /* absolute directory */
+		unsigned max_depth;   /* 0..1000, default 9 */
+		uint64_t max_pages;   /* 0 = no limit */
+		unsigned concurrency; /* 1..65535, or 0: auto (the default) */
 		unsigned per_host_connections; /* 1..1024, default 2 */
 		unsigned per_host_delay_ms;    /* 0..3600000, default 1000 */
 		unsigned timeout_s;            /* 1..3600, default 30 */

@@ -77,14 +77,14 @@ static const struct bad_case bad_cases[] = {
 	  "t.conf:3: [crawl] max_depth: expected a whole number from 0 to "
 	  "1000, got \"1001\"" },
 	{ "[crawl]\nconcurrency = 0\n",
-	  "t.conf:2: [crawl] concurrency: expected a whole number from 1 to "
-	  "65535, got \"0\"" },
+	  "t.conf:2: [crawl] concurrency: expected auto or a whole number "
+	  "from 1 to 65535, got \"0\"" },
 	{ "[crawl]\nconcurrency = -1\n",
-	  "t.conf:2: [crawl] concurrency: expected a whole number from 1 to "
-	  "65535, got \"-1\"" },
+	  "t.conf:2: [crawl] concurrency: expected auto or a whole number "
+	  "from 1 to 65535, got \"-1\"" },
 	{ "[crawl]\nconcurrency = +5\n",
-	  "t.conf:2: [crawl] concurrency: expected a whole number from 1 to "
-	  "65535, got \"+5\"" },
+	  "t.conf:2: [crawl] concurrency: expected auto or a whole number "
+	  "from 1 to 65535, got \"+5\"" },
 	{ "[crawl]\nper_host_connections = 1025\n",
 	  "t.conf:2: [crawl] per_host_connections: expected a whole number "
 	  "from 1 to 1024, got \"1025\"" },
@@ -456,7 +456,7 @@ static void check_defaults(const struct conf *c)
 	CHECK_STR(c->crawl.store, CONF_DEFAULT_STORE);
 	CHECK(c->crawl.max_depth == 9);
 	CHECK(c->crawl.max_pages == 0);
-	CHECK(c->crawl.concurrency == 256);
+	CHECK(c->crawl.concurrency == 0); /* auto */
 	CHECK(c->crawl.per_host_connections == 2);
 	CHECK(c->crawl.per_host_delay_ms == 1000);
 	CHECK(c->crawl.timeout_s == 30);
@@ -1007,8 +1007,12 @@ static void test_overrides(void)
 	CHECK(c->crawl.n_connect_to == 2);
 	CHECK(conf_override(c, "concurrency", "0", err, sizeof(err)) ==
 	      SC_E_INVAL);
-	CHECK_STR(err, "--concurrency: expected a whole number from 1 to "
-		       "65535, got \"0\"");
+	CHECK_STR(err, "--concurrency: expected auto or a whole number from "
+		       "1 to 65535, got \"0\"");
+	CHECK(conf_override(c, "concurrency", "auto", err, sizeof(err)) == 0);
+	CHECK(c->crawl.concurrency == 0);
+	CHECK(conf_override(c, "concurrency", "AUTO", err, sizeof(err)) == 0);
+	CHECK(c->crawl.concurrency == 0);
 	CHECK(conf_override(c, "user-agent", "", err, sizeof(err)) ==
 	      SC_E_INVAL);
 	CHECK_STR(err, "--user-agent: empty value");

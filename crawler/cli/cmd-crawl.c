@@ -187,6 +187,16 @@ int cmd_crawl(int argc, char **argv)
 	printf("pages %llu  bytes %llu  seconds %.1f  pages/s %.1f\n",
 	       (unsigned long long)s.pages, (unsigned long long)s.bytes,
 	       s.seconds, s.seconds > 0 ? (double)s.pages / s.seconds : 0.0);
+	if (o.concurrency)
+		printf("transfers at once: at most %u  (concurrency %u%s)\n",
+		       s.in_flight_peak, o.concurrency,
+		       s.transfers_max < o.concurrency
+			       ? ", fewer for the descriptors"
+			       : "");
+	else
+		printf("transfers at once: at most %u  (concurrency auto: as "
+		       "the ready hosts asked, up to %u)\n",
+		       s.in_flight_peak, s.transfers_max);
 	printf("status 2xx %llu  3xx %llu  4xx %llu  5xx %llu  none %llu\n",
 	       (unsigned long long)s.by_class[2],
 	       (unsigned long long)s.by_class[3],

@@ -335,6 +335,15 @@ void control_status_answer(const struct crawl_status *st, double rate,
 			: json_null());
 	o = with(o, "disk_full_episodes",
 		 json_integer((json_int_t)fu->episodes));
+	/* concurrency: "auto" or the fixed number; the transfers it allows
+	 * now, and the most there were at once. */
+	o = with(o, "concurrency",
+		 st->concurrency ? json_integer((json_int_t)st->concurrency)
+				 : json_string("auto"));
+	o = with(o, "transfers_max",
+		 json_integer((json_int_t)st->transfers_max));
+	o = with(o, "in_flight_peak",
+		 json_integer((json_int_t)st->in_flight_peak));
 	json_t *wf = waiting_for(st);
 	o = with(o, "waiting_for", wf ? wf : json_null());
 	if (st->detail) {

@@ -475,11 +475,12 @@ struct crawl {
 	struct trouble *troubles, *troubles_tail; /* unreachable hosts */
 	uint32_t hosts_held, hosts_given_up;
 
-	unsigned running;     /* transfers in flight, pages and robots.txt */
-	struct xfer *xfers;   /* the same, listed */
-	unsigned parked;      /* leases waiting for a robots.txt */
-	uint64_t started;     /* page fetches started */
-	uint64_t in_pipeline; /* jobs not yet committed (under mu) */
+	unsigned running;      /* transfers in flight, pages and robots.txt */
+	unsigned peak_running; /* the most at once, since the start */
+	struct xfer *xfers;    /* the same, listed */
+	unsigned parked;       /* leases waiting for a robots.txt */
+	uint64_t started;      /* page fetches started */
+	uint64_t in_pipeline;  /* jobs not yet committed (under mu) */
 	/* Batches the writer committed (under mu).  A commit can queue
 	 * URLs that the loop has not yet been woken to see: frontier_dry
 	 * holds only while no commit came after the frontier_next() that
@@ -518,10 +519,14 @@ struct crawl {
 		char path[4096];
 		uint64_t since_ms, free_at, tick_at, episodes;
 	} full;
-	/* Transfers at once and libcurl's idle connections: concurrency and
-	 * twice it, unless the descriptors allow fewer (fdbudget.c). */
+	/* Transfers at once and libcurl's idle connections: concurrency (or
+	 * auto's ceiling) and IDLE_PER_SLOT times it, unless the descriptors
+	 * allow fewer (fdbudget.c).  pipeline_cap bounds transfers and
+	 * bodies not yet committed together (sched_fill()): twice a fixed
+	 * concurrency, or auto's transfers and AUTO_PIPELINE bodies. */
 	unsigned max_running;
 	long max_cached;
+	uint64_t pipeline_cap;
 	/* The writer's own: which part of a batch's writes failed, and
 	 * errno then (diskfull.c names the file). */
 	int w_part; /* enum full_part */

@@ -701,6 +701,8 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		ret->seconds = (double)(mono_ms() - c->t0) / 1000.0;
 		list_hosts(c, ret);
 		list_offtopic(c, ret);
+		ret->transfers_max = c->max_running;
+		ret->in_flight_peak = c->peak_running;
 	}
 	rc = close_fetcher(c, rc);
 	rc = close_store(c, rc);
@@ -845,6 +847,9 @@ void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret)
 	ret->seen = st.seen;
 	ret->hosts = st.hosts;
 	ret->in_flight = c->running;
+	ret->concurrency = c->o->concurrency;
+	ret->transfers_max = c->max_running;
+	ret->in_flight_peak = c->peak_running;
 	ret->rate = c->rate;
 	ret->started = c->started;
 	memcpy(ret->latency_count, c->latency_count,

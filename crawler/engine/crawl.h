@@ -64,6 +64,9 @@ struct crawl_host {
 	double retry_in_s; /* held: seconds until the next try */
 };
 
+/* concurrency = auto's ceiling: transfers in flight at most. */
+#define CRAWL_AUTO_MAX 4096
+
 struct crawl_opts {
 	const char *store_dir;
 	const struct crawl_category *categories;
@@ -97,6 +100,9 @@ struct crawl_opts {
 		uint64_t min_interval_s, max_interval_s;
 		double audit_share;
 	} recrawl;
+	/* Transfers in flight: a fixed number, or 0 (auto) for as many as
+	 * the hosts that are ready ask, within the descriptor budget and
+	 * CRAWL_AUTO_MAX (fdbudget.c). */
 	unsigned concurrency;
 	unsigned per_host_connections;
 	uint32_t per_host_delay_ms;
@@ -265,6 +271,10 @@ struct crawl_summary {
 	} re;
 	double seconds;
 	bool interrupted; /* stopped by a signal */
+	/* Set by crawl_run() at the end: the transfers allowed at once (a
+	 * fixed concurrency, or auto's ceiling within the descriptors) and
+	 * the most there were at once. */
+	unsigned transfers_max, in_flight_peak;
 	/* Unreachable hosts: held now, and given up (crawl only). */
 	uint32_t hosts_held, hosts_given_up;
 	/* Set by crawl_run() in its result only (NULL elsewhere): every
@@ -391,7 +401,11 @@ struct crawl_status {
 	uint64_t seen;   /* URLs ever queued */
 	uint32_t hosts;
 	unsigned in_flight; /* transfers, robots.txt included */
-	uint64_t started;   /* page fetches started by this process */
+	/* The transfers allowed at once now (a fixed concurrency, or auto's
+	 * ceiling within the descriptors: concurrency 0), and the most
+	 * there were at once since the start. */
+	unsigned concurrency, transfers_max, in_flight_peak;
+	uint64_t started; /* page fetches started by this process */
 	/* Pages per second: CRAWL_RATE_WINDOW_S seconds' worth at most, as
 	 * the progress line shows it (crawl_rate()). */
 	double rate;

@@ -11,7 +11,15 @@
  * the soft limit is raised to the hard one (as systemd advises for
  * programs that do not use select()), and the transfers and the cache are
  * sized to what is left: the crawl runs slower, with fewer connections,
- * instead of tripping over its own limit. */
+ * instead of tripping over its own limit.
+ *
+ * concurrency = auto (0) takes no fixed number: transfers start as long as
+ * hosts are ready (the frontier leases a host only when its delay has run
+ * out, per_host_connections at a time), up to CRAWL_AUTO_MAX and what the
+ * descriptors allow with the least idle cache.  A broad crawl is bound by
+ * hosts ÷ delay, and by Little's law needs (hosts ÷ delay) × latency
+ * transfers in flight: a fixed 256 capped 5,000 hosts at 1 s with 110 ms
+ * latency near half of that. */
 #include "crawl-int.h"
 
 #include <dirent.h>
@@ -28,6 +36,14 @@
  * oldest idle connection when the cache is full. */
 #define IDLE_PER_SLOT 32
 #define IDLE_LEAST 2
+/* Under auto, the idle cache is bounded by this many connections rather
+ * than by IDLE_PER_SLOT times CRAWL_AUTO_MAX: a host whose next request
+ * is far off costs a reconnect, not a descriptor and its buffers. */
+#define AUTO_IDLE_MAX 8192
+/* Under auto, bodies fetched and not yet committed (some 30 KB each) that
+ * may wait beside the transfers before no new one starts: the memory bound
+ * of a crawl that fetches faster than it parses. */
+#define AUTO_PIPELINE 512
 
 /* Descriptors kept for everything but the transfers: WARC rotation,
  * SQLite's journal, robots.txt and DNS, libevent, a few control
@@ -46,20 +62,34 @@ static unsigned long open_fds(void)
 	return n;
 }
 
-void fd_budget(struct crawl *c)
+static void budget(struct crawl *c)
 {
 	const struct crawl_opts *o = c->o;
-	c->max_running = o->concurrency;
-	c->max_cached = (long)o->concurrency * IDLE_PER_SLOT;
 	unsigned long long lim = sc_raise_nofile(NULL);
-	if (!lim || lim == ULLONG_MAX)
-		return;
 	unsigned long used = open_fds() + FD_RESERVE;
-	unsigned long left = lim > used ? (unsigned long)(lim - used) : 0;
+	unsigned long left = lim && lim != ULLONG_MAX && lim > used
+				     ? (unsigned long)(lim - used)
+				     : 0;
+	bool unlimited = !lim || lim == ULLONG_MAX;
+	unsigned want = o->concurrency;
+	if (!want) {
+		/* auto: what the descriptors allow with the least cache. */
+		want = CRAWL_AUTO_MAX;
+		if (!unlimited && left / (1 + IDLE_LEAST) < want)
+			want = (unsigned)(left / (1 + IDLE_LEAST));
+		if (!want)
+			want = 1;
+	}
+	c->max_running = want;
+	c->max_cached = (long)want * IDLE_PER_SLOT;
+	if (!o->concurrency && c->max_cached > AUTO_IDLE_MAX)
+		c->max_cached = AUTO_IDLE_MAX;
+	if (unlimited)
+		return;
 	/* Enough for every transfer and the least cache: the cache gets
 	 * what is left, up to IDLE_PER_SLOT a slot. */
-	if (left >= (unsigned long)o->concurrency * (1 + IDLE_LEAST)) {
-		unsigned long cache = left - o->concurrency;
+	if (left >= (unsigned long)want * (1 + IDLE_LEAST)) {
+		unsigned long cache = left - want;
 		if (cache < (unsigned long)c->max_cached)
 			c->max_cached = (long)cache;
 		return;
@@ -67,11 +97,11 @@ void fd_budget(struct crawl *c)
 	/* Else half for transfers, half for the idle cache, at least one
 	 * of each. */
 	unsigned long xfers = left / 2 ? left / 2 : 1;
-	if (xfers > o->concurrency)
-		xfers = o->concurrency;
+	if (xfers > want)
+		xfers = want;
 	unsigned long cache = left > xfers ? left - xfers : 1;
-	if (cache > (unsigned long)o->concurrency * IDLE_LEAST)
-		cache = (unsigned long)o->concurrency * IDLE_LEAST;
+	if (cache > (unsigned long)want * IDLE_LEAST)
+		cache = (unsigned long)want * IDLE_LEAST;
 	c->max_running = (unsigned)xfers;
 	c->max_cached = (long)cache;
 	crawl_say(c, LOG_WARNING,
@@ -79,5 +109,13 @@ void fd_budget(struct crawl *c)
 		  "transfers at once (concurrency %u) and %ld idle "
 		  "connections kept; raise ulimit -n (or LimitNOFILE) for "
 		  "more",
-		  lim, c->max_running, o->concurrency, c->max_cached);
+		  lim, c->max_running, want, c->max_cached);
+}
+
+void fd_budget(struct crawl *c)
+{
+	budget(c);
+	c->pipeline_cap = c->o->concurrency
+				  ? 2ull * c->max_running
+				  : (uint64_t)c->max_running + AUTO_PIPELINE;
 }

@@ -295,7 +295,8 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	if (c->xfers)
 		c->xfers->prev = x;
 	c->xfers = x;
-	c->running++;
+	if (++c->running > c->peak_running)
+		c->peak_running = c->running;
 	return 0;
 }
 

@@ -233,7 +233,7 @@ void sched_fill(struct crawl *c)
 	/* Backpressure: fetching outruns the parsers, and every finished
 	 * body waits in the pipeline with its job (some 30 KB): no new
 	 * fetch starts while transfers in flight and jobs not yet
-	 * committed reach twice `concurrency`, which bounds the heap.  The
+	 * committed reach pipeline_cap (fdbudget.c), which bounds the heap. The
 	 * writer's wakeup after each commit calls sched_fill() again.
 	 *
 	 * A lease parked for its host's robots.txt counts as a transfer:
@@ -245,7 +245,7 @@ void sched_fill(struct crawl *c)
 	 * first second and stayed there (bench/crawl/scale.py). */
 	uint64_t busy = c->running + c->parked;
 	while (!c->stopping && !c->paused && busy < c->max_running &&
-	       busy + pipeline < 2ull * o->concurrency &&
+	       busy + pipeline < c->pipeline_cap &&
 	       (!lead || c->running + unlearned < lead) &&
 	       (!o->max_pages || c->started + c->parked < o->max_pages)) {
 		struct job *j = job_new(JOB_PAGE);
