@@ -167,14 +167,17 @@ static size_t dust_apply(const struct norm_rule *r, const char *url,
 		bn += pl;
 	}
 	/* The rest of the path and query: a query after a replacement that
-	 * has one of its own joins it with the rest's separator ('&', or ';'
-	 * for a query of ';' parameters). */
+	 * has one of its own joins it with '&', or with ';' when both are
+	 * queries of ';' parameters or might be (a query of one parameter),
+	 * so that the result reads as the parameters of both. */
 	const char *rest = url + at + mlen;
 	size_t rn = end - at - mlen;
-	bool to_q = memchr(out + at, '?', bn - at) != NULL;
+	const char *to_q = memchr(out + at, '?', bn - at);
 	bool in_query = u->has_query && at + mlen >= u->query_off;
 	if (rn && rest[0] == '?' && to_q) {
-		out[bn++] = norm_query_sep(rest + 1, rn - 1);
+		bool semi = norm_query_sep(rest + 1, rn - 1) == ';' &&
+			    !memchr(to_q, '&', (size_t)(out + bn - to_q));
+		out[bn++] = semi ? ';' : '&';
 		rest++;
 		rn--;
 	} else if (rn && (rest[0] == '&' || (rest[0] == ';' && in_query)) &&

@@ -254,6 +254,10 @@ static void test_semicolon(void)
 	r = dust("/", "story?id={N}", "story_{N}.html");
 	CHECK_STR(apply1(&r, "http://a.test/story?id=7;x=1"),
 		  "http://a.test/story_7.html?x=1");
+	/* A replacement with '&' parameters keeps them '&' parameters. */
+	r = dust("/", "s_{N}.html", "s?a=1&id={N}");
+	CHECK_STR(apply1(&r, "http://a.test/s_7.html?x=1;y=2"),
+		  "http://a.test/s?a=1&id=7&x=1;y=2");
 }
 
 /* Does no "{N}" of r stand inside a percent-escape? */
