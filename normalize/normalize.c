@@ -17,6 +17,7 @@
  * miss.  ASCII hosts without an "xn--" label never reach ICU at all.
  */
 #include "normalize.h"
+#include "normalize-int.h"
 
 #include <arpa/inet.h>
 #include <pthread.h>
@@ -1345,9 +1346,29 @@ static void sort_params(const char *q, struct param *v, struct param *tmp,
 	memcpy(v, tmp, n * sizeof(*v));
 }
 
-/* The parameter steps on the query just written at b->p[off..b->n).
- * Returns 0 or SC_E_TOOLONG (more than MAX_PARAMS parameters). */
-static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
+char norm_query_sep(const char *q, size_t n)
+{
+	if (memchr(q, '&', n))
+		return '&';
+	for (const char *p = memchr(q, ';', n), *end = q + n; p;
+	     p = memchr(p, ';', (size_t)(end - p))) {
+		const char *name = ++p;
+		while (p < end && *p != '=' && *p != ';')
+			p++;
+		if (p < end && *p == '=' && p > name)
+			return ';';
+	}
+	return '&';
+}
+
+/* One pass of the parameter steps on the query at b->p[off..b->n), its
+ * parameters separated by sep; *left_one says whether it dropped
+ * parameters and kept exactly one.  Not inlined: query_steps() may call
+ * it twice, and its frame is large.  Returns 0 or SC_E_TOOLONG (more
+ * than MAX_PARAMS parameters). */
+__attribute__((noinline)) static int query_pass(struct buf *b, size_t off,
+						const struct norm_opts *o,
+						char sep, bool *left_one)
 {
 	uint32_t steps = o->steps;
 	const char *q = b->p + off;
@@ -1355,9 +1376,10 @@ static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
 	struct param v[MAX_PARAMS], tmp[MAX_PARAMS];
 	size_t np = 0;
 	bool dropped = false;
+	*left_one = false;
 
 	for (size_t s = 0; s <= n;) {
-		const char *amp = memchr(q + s, '&', n - s);
+		const char *amp = memchr(q + s, sep, n - s);
 		size_t e = amp ? (size_t)(amp - q) : n;
 		const char *eq = memchr(q + s, '=', e - s);
 		struct param pm = { (uint16_t)s, (uint16_t)(e - s),
@@ -1370,9 +1392,10 @@ static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
 		else if ((steps & NORM_REMOVE_SESSION_IDS) &&
 			 is_session_name(q + s, pm.nlen))
 			drop = true;
+		/* "a=", or nothing between two separators. */
 		else if ((steps & NORM_REMOVE_EMPTY_PARAMS) &&
 			 (pm.len == 0 || (eq && pm.len == pm.nlen + 1)))
-			drop = true; /* "a=" or nothing between two '&' */
+			drop = true;
 		if (!drop) {
 			if (np == MAX_PARAMS)
 				return SC_E_TOOLONG;
@@ -1388,6 +1411,7 @@ static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
 
 	if (steps & NORM_SORT_QUERY)
 		sort_params(q, v, tmp, np);
+	size_t n_read = np;
 	if (steps & NORM_REMOVE_DUPLICATE_PARAMS) {
 		size_t k = 0;
 		for (size_t i = 0; i < np; i++) {
@@ -1406,6 +1430,7 @@ static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
 		}
 		np = k;
 	}
+	*left_one = np == 1 && (dropped || n_read > 1);
 
 	/* Rebuild the query from the kept parameters.  It can only shrink,
 	 * but parameters move, so go through a copy of the old text. */
@@ -1414,10 +1439,29 @@ static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
 	b->n = off;
 	for (size_t i = 0; i < np; i++) {
 		if (i)
-			putc_(b, '&');
+			putc_(b, sep);
 		put(b, old + v[i].off, v[i].len);
 	}
 	return 0;
+}
+
+/* The parameter steps on the query just written at b->p[off..b->n),
+ * whose parameters norm_query_sep() separates.  Returns 0 or
+ * SC_E_TOOLONG (more than MAX_PARAMS parameters). */
+static int query_steps(struct buf *b, size_t off, const struct norm_opts *o)
+{
+	bool left_one;
+	char sep = norm_query_sep(b->p + off, b->n - off);
+	int rc = query_pass(b, off, o, sep, &left_one);
+	/* An '&' query left with one parameter that reads as ';'
+	 * parameters ("a=1;b=2&c=" without its empty "c=") is that query
+	 * now: its steps are done as they are on that query, else the key
+	 * written would not be its own normal form.  What a ';' pass writes
+	 * is a fixed point of the steps, so one more pass is the last. */
+	if (rc || sep == ';' || !left_one ||
+	    norm_query_sep(b->p + off, b->n - off) != ';')
+		return rc;
+	return query_pass(b, off, o, ';', &left_one);
 }
 
 /* ---------------------------------------------------------------------

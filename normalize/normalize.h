@@ -299,7 +299,8 @@ struct norm_rule {
 	 * '/' right after which from may stand. */
 	char a[NORM_RULE_TEXT_MAX + 1];
 	/* NORM_RULE_DUST: from is rewritten to, where "{N}" in both stands
-	 * for one run of digits (a string norm_url() never writes: '{' is
+	 * for one whole run of digits outside percent-escapes, never the
+	 * digits of a "%XX" (a string norm_url() never writes: '{' is
 	 * always percent-encoded); from must end at the end of the path and
 	 * query or before one of / ? & ; . */
 	char from[NORM_RULE_TEXT_MAX + 1], to[NORM_RULE_TEXT_MAX + 1];

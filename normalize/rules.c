@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "normalize-int.h"
 #include "normalize.h"
 
 /* The steps a rule may be: every step of SPEC §4 beyond strict except
@@ -38,6 +39,41 @@ static bool is_digit(char c)
 	return c >= '0' && c <= '9';
 }
 
+static bool is_hex(char c)
+{
+	return is_digit(c) || (c >= 'A' && c <= 'F') || (c >= 'a' && c <= 'f');
+}
+
+/* Does a percent-escape "%XX" start at s[i] of s[0..n)?  In a URL that
+ * norm_url() wrote every byte outside ASCII is one, so a multi-byte
+ * UTF-8 character is a run of them. */
+static bool escape_at(const char *s, size_t n, size_t i)
+{
+	return s[i] == '%' && i + 2 < n && is_hex(s[i + 1]) && is_hex(s[i + 2]);
+}
+
+/* The next number in s[from..n) (from a byte that starts no escape and
+ * splits none): a whole run of digits outside percent-escapes, the '2'
+ * of "%E2" and the "80" of "%80" never being one.  Its start goes to
+ * *at; returns its length, 0 for none. */
+static size_t next_number(const char *s, size_t n, size_t from, size_t *at)
+{
+	for (size_t i = from; i < n;) {
+		if (escape_at(s, n, i)) {
+			i += 3;
+		} else if (is_digit(s[i])) {
+			size_t e = i;
+			while (e < n && is_digit(s[e]))
+				e++;
+			*at = i;
+			return e - i;
+		} else {
+			i++;
+		}
+	}
+	return 0;
+}
+
 /* Where a DUST substitution may end: the end of the path and query, or a
  * delimiter. */
 static bool boundary(const char *s, size_t n, size_t i)
@@ -65,6 +101,14 @@ static bool dust_match(const char *pat, const char *s, size_t n, size_t *mlen,
 	*d = NULL;
 	*dn = 0;
 	if (ph) {
+		/* The placeholder stands for a whole number: never for digits
+		 * inside an escape ("%E{N}") nor for the end of a longer run
+		 * (s starts after the context's '/'). */
+		if ((i >= 1 && s[i - 1] == '%') ||
+		    (i >= 2 && s[i - 2] == '%') ||
+		    (i >= 1 && is_digit(s[i - 1]) &&
+		     !(i >= 3 && s[i - 3] == '%')))
+			return false;
 		size_t k = i;
 		while (k < n && is_digit(s[k]))
 			k++;
@@ -123,15 +167,21 @@ static size_t dust_apply(const struct norm_rule *r, const char *url,
 		bn += pl;
 	}
 	/* The rest of the path and query: a query after a replacement that
-	 * has one of its own joins it with '&'. */
+	 * has one of its own joins it with '&', or with ';' when both are
+	 * queries of ';' parameters or might be (a query of one parameter),
+	 * so that the result reads as the parameters of both. */
 	const char *rest = url + at + mlen;
 	size_t rn = end - at - mlen;
-	bool to_q = memchr(out + at, '?', bn - at) != NULL;
+	const char *to_q = memchr(out + at, '?', bn - at);
+	bool in_query = u->has_query && at + mlen >= u->query_off;
 	if (rn && rest[0] == '?' && to_q) {
-		out[bn++] = '&';
+		bool semi = norm_query_sep(rest + 1, rn - 1) == ';' &&
+			    !memchr(to_q, '&', (size_t)(out + bn - to_q));
+		out[bn++] = semi ? ';' : '&';
 		rest++;
 		rn--;
-	} else if (rn && rest[0] == '&' && !to_q) {
+	} else if (rn && (rest[0] == '&' || (rest[0] == ';' && in_query)) &&
+		   !to_q) {
 		/* The match took the query's first parameter and the
 		 * replacement has no query: the others start one. */
 		out[bn++] = '?';
@@ -290,6 +340,8 @@ struct qparam {
 	size_t len, nlen;
 };
 
+/* The parameters of url's query, separated as the steps separate them
+ * (norm_query_sep()). */
 static size_t split_query(const char *url, const struct norm_url *u,
 			  struct qparam *v, size_t cap)
 {
@@ -297,8 +349,9 @@ static size_t split_query(const char *url, const struct norm_url *u,
 		return 0;
 	const char *q = url + u->query_off;
 	size_t n = u->query_len, k = 0;
+	char sep = norm_query_sep(q, n);
 	for (size_t s = 0; s <= n && k < cap;) {
-		const char *amp = memchr(q + s, '&', n - s);
+		const char *amp = memchr(q + s, sep, n - s);
 		size_t e = amp ? (size_t)(amp - q) : n;
 		const char *eq = memchr(q + s, '=', e - s);
 		v[k].p = q + s;
@@ -410,23 +463,21 @@ static bool derive_dust(const char *a, const struct norm_url *ua, const char *b,
 	size_t na = la - k - cs, nb = lb - k - cs;
 	if (!na || !nb || k > NORM_RULE_TEXT_MAX)
 		return false;
-	/* A number both parts carry: the first digit run of a's part that
-	 * b's part carries too. */
+	/* A number both parts carry: the first whole number of a's part
+	 * (next_number(): never digits of an escape, so the placeholder
+	 * splits no escape and no UTF-8 character) that is a whole number
+	 * of b's part too.  Both parts start after a '/'. */
 	char fa[NORM_RULE_TEXT_MAX + 1], fb[NORM_RULE_TEXT_MAX + 1];
 	size_t oa = 0, ob = 0;
 	bool templated = false;
-	for (size_t i = 0; i < na && !templated;) {
-		if (!is_digit(xa[i])) {
-			i++;
-			continue;
-		}
-		size_t e = i;
-		while (e < na && is_digit(xa[e]))
-			e++;
-		for (size_t j = 0; j + (e - i) <= nb; j++) {
-			if (memcmp(xb + j, xa + i, e - i) != 0 ||
-			    (j && is_digit(xb[j - 1])) ||
-			    (j + (e - i) < nb && is_digit(xb[j + (e - i)])))
+	size_t i, dl;
+	for (size_t from = 0;
+	     !templated && (dl = next_number(xa, na, from, &i));
+	     from = i + dl) {
+		size_t e = i + dl, j, jl;
+		for (size_t jfrom = 0; (jl = next_number(xb, nb, jfrom, &j));
+		     jfrom = j + jl) {
+			if (jl != dl || memcmp(xb + j, xa + i, dl) != 0)
 				continue;
 			if (i + PH_LEN + (na - e) > NORM_RULE_TEXT_MAX ||
 			    j + PH_LEN + (nb - j - (e - i)) >
@@ -442,7 +493,6 @@ static bool derive_dust(const char *a, const struct norm_url *ua, const char *b,
 			templated = true;
 			break;
 		}
-		i = e;
 	}
 	if (!templated) {
 		if (na > NORM_RULE_TEXT_MAX || nb > NORM_RULE_TEXT_MAX)

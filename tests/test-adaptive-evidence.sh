@@ -21,7 +21,10 @@
 #      the URL, as one that finds another page counts against each: a
 #      rule whose held URLs needed a second rule too is not left with
 #      the few documents it was learned on, for one noisy page to retire
-#      (wild web seed 52 lost a rule that had passed 20 audits so).
+#      (wild web seed 52 lost a rule that had passed 20 audits so);
+#   7. a query of ';' parameters (a repository browser's
+#      "?p=r.git;a=tree;h=X") is read as parameters: the parameter the
+#      host ignores is learned, not the whole query as one parameter.
 set -u
 sigcrawl=$1
 fixture=$2
@@ -313,5 +316,31 @@ for r in "step lowercase_path" "ignore parameter sid"; do
 	check_true "m.test: $r has the audits' documents as support ($support, at least 3 + $audited - 2)" \
 		[ "${support:-0}" -ge $((3 + audited - 2)) ]
 done
+
+# --- 7. A query of ';' parameters ------------------------------------------
+# g.test, a repository browser, separates its parameters with ';' and
+# ignores h, a hash its links carry beside the repository p and the view
+# a.  Five trees are each linked under two hashes: "ignore parameter h"
+# earns its support.  Read as one parameter, every pair would propose
+# ignoring the whole query ("ignore parameter p"), which maps every tree
+# onto the home page.
+{
+	echo "host g.test"
+	links=""
+	for n in 1 2 3 4 5; do
+		b="<p>tree $n $(body $((n + 90)))</p>"
+		for h in "a$n" "b$n"; do
+			echo "page /?p=r$n.git;a=tree;h=$h 200 title=G$n body=\"$b\""
+			links="$links/?p=r$n.git;a=tree;h=$h,"
+		done
+	done
+	echo "page / 200 links=${links%,}"
+} >"$tmp/g.web"
+crawl g ""
+cat "$tmp/g.rules"
+state=$(rule g g.test "ignore parameter h" state)
+check_true "g.test learned to ignore its ';' parameter h (state '$state')" [ "$state" = active ]
+state=$(rule g g.test "ignore parameter p" state)
+check_true "no rule of g.test ignores the whole query ('$state')" [ -z "$state" ]
 
 finish

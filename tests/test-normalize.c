@@ -1485,6 +1485,80 @@ static const struct row profile_rows[] = {
 	  0 },
 };
 
+/* A query of ';' parameters (HTML 4's alternative to '&', a gitweb's
+ * "?p=r.git;a=tree"): a query without '&' that has a ';' followed by
+ * "name=".  Its parameters are sorted, dropped and written back with ';'
+ * under the profiles that do so to '&' parameters; strict leaves it as it
+ * is, and an '&' query keeps a ';' inside its values. */
+static const struct row semicolon_rows[] = {
+	{ EXTENDED, NULL, "http://git.test/?p=r.git;hb=HEAD;a=tree",
+	  "http://git.test/?a=tree;hb=HEAD;p=r.git", 0 },
+	{ EXTENDED, NULL, "http://git.test/?a=tree;p=r.git;hb=HEAD",
+	  "http://git.test/?a=tree;hb=HEAD;p=r.git", 0 },
+	{ STRICT, NULL, "http://git.test/?p=r.git;hb=HEAD;a=tree",
+	  "http://git.test/?p=r.git;hb=HEAD;a=tree", 0 },
+	{ NORM_SORT_QUERY, NULL,
+	  "http://a.test/?b=2;a=1;a=", "http://a.test/?a=;a=1;b=2", 0 },
+	{ EXTENDED, NULL, "http://git.test/?p=r.git;utm_source=x;a=tree",
+	  "http://git.test/?a=tree;p=r.git", 0 },
+	{ EXTENDED, NULL, "http://git.test/?jsessionid=1;a=tree",
+	  "http://git.test/?a=tree", 0 },
+	{ EXTENDED, NULL, "http://git.test/?a=1;b=2;a=1",
+	  "http://git.test/?a=1;b=2", 0 },
+	{ AGGRESSIVE, NULL, "http://git.test/?a=;b=2", "http://git.test/?b=2",
+	  0 },
+	/* An '&' query: the ';' is in a value. */
+	{ EXTENDED, NULL, "http://a.test/x?q=x;b=1&a=2",
+	  "http://a.test/x?a=2&q=x;b=1", 0 },
+	{ EXTENDED, NULL, "http://a.test/x?q=x;utm_source=1&a=2",
+	  "http://a.test/x?a=2&q=x;utm_source=1", 0 },
+	/* No "name=" after a ';': one parameter. */
+	{ EXTENDED, NULL, "http://a.test/x?z=1;b", "http://a.test/x?z=1;b", 0 },
+	{ EXTENDED, NULL, "http://a.test/x?q=b;=1", "http://a.test/x?q=b;=1",
+	  0 },
+	/* An '&' query left with one parameter that reads as ';'
+	 * parameters is normalized as that query, its own key. */
+	{ EXTENDED, NULL, "http://a.test/x?b=2;a=1&utm_source=x",
+	  "http://a.test/x?a=1;b=2", 0 },
+	{ EXTENDED, NULL, "http://a.test/x?b=2;a=1&b=2;a=1",
+	  "http://a.test/x?a=1;b=2", 0 },
+	{ AGGRESSIVE, NULL,
+	  "http://a.test/x?id=9;id=2&p=", "http://a.test/x/?id=2;id=9", 0 },
+	{ EXTENDED, NULL, "http://a.test/x?sid=1&amp;sid=2",
+	  "http://a.test/x?amp", 0 },
+	{ AGGRESSIVE, NULL, "http://a.test/x?x;a=1", NULL, ANY },
+	{ AGGRESSIVE, NULL, "http://a.test/x?=1;;a=2;", NULL, ANY },
+	{ AGGRESSIVE, NULL, "http://a.test/x?;a=1", NULL, ANY },
+	{ AGGRESSIVE, NULL, "http://a.test/x?a;b=1&c", NULL, ANY },
+};
+
+/* Every query of up to four pieces from a small alphabet of names and
+ * separators is a fixed point after one pass, under each profile with
+ * parameter steps: ';' and '&' queries, mixed, empty parameters,
+ * tracking and session names. */
+static void test_query_fixed_points(void)
+{
+	static const char *const piece[] = { "a", "b",   "=",    ";",
+					     "&", "sid", "utm_x" };
+	static const uint32_t steps[] = {
+		EXTENDED, AGGRESSIVE, NORM_SORT_QUERY | NORM_REMOVE_EMPTY_PARAMS
+	};
+	const size_t np = ARRAY_SIZE(piece);
+	for (size_t len = 1; len <= 4; len++) {
+		size_t total = 1;
+		for (size_t i = 0; i < len; i++)
+			total *= np;
+		for (size_t k = 0; k < total; k++) {
+			char in[64] = "http://a.test/x?";
+			for (size_t i = 0, c = k; i < len; i++, c /= np)
+				strcat(in, piece[c % np]);
+			for (size_t s = 0; s < ARRAY_SIZE(steps); s++)
+				check_url("query fixed points", steps[s], NULL,
+					  in, strlen(in), NULL, ANY);
+		}
+	}
+}
+
 /* Inputs where a step could undo the work of an earlier one, or make an
  * output that the parser reads differently, several found by the fuzzer:
  * whatever the result, it must be a fixed point with the same
@@ -2070,6 +2144,8 @@ int main(void)
 	test_research_pairs();
 	RUN_ROWS(profile_rows);
 	RUN_ROWS(fixed_point_rows);
+	RUN_ROWS(semicolon_rows);
+	test_query_fixed_points();
 
 	RUN_ROWS(base_rows);
 	test_base_href();

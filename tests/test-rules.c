@@ -210,6 +210,116 @@ static void test_derive(void)
 		       "ignore parameter a"));
 }
 
+/* A query of ';' parameters (a gitweb's "?p=r.git;a=tree") has its
+ * parameters read, sorted and ignored like an '&' query's; a ';' in a
+ * value of an '&' query stays in the value. */
+static void test_semicolon(void)
+{
+	CHECK(derives("http://git.test/?p=r.git;a=tree;h=abc;hb=HEAD",
+		      "http://git.test/?p=r.git;a=tree;hb=HEAD",
+		      "ignore parameter h"));
+	CHECK(n_derived("http://git.test/?p=r.git;a=tree;h=abc;hb=HEAD",
+			"http://git.test/?p=r.git;a=tree;hb=HEAD") == 1);
+	CHECK(derives("http://git.test/?p=r.git;hb=HEAD;a=tree",
+		      "http://git.test/?a=tree;p=r.git;hb=HEAD",
+		      "step sort_query"));
+	struct norm_rule r = param("h");
+	CHECK_STR(apply1(&r, "http://git.test/?p=r.git;a=tree;h=abc;hb=HEAD"),
+		  "http://git.test/?p=r.git;a=tree;hb=HEAD");
+	CHECK_STR(apply1(&r, "http://git.test/?h=abc;p=r.git"),
+		  "http://git.test/?p=r.git");
+	r = step(NORM_SORT_QUERY);
+	CHECK_STR(apply1(&r, "http://git.test/?p=r.git;hb=HEAD;a=tree"),
+		  "http://git.test/?a=tree;hb=HEAD;p=r.git");
+	/* An '&' query: "q=x;b=1" is one parameter. */
+	CHECK_STR(apply1(&r, "http://a.test/x?q=x;b=1&a=2"),
+		  "http://a.test/x?a=2&q=x;b=1");
+	r = param("b");
+	CHECK_STR(apply1(&r, "http://a.test/x?q=x;b=1&a=2"),
+		  "http://a.test/x?q=x;b=1&a=2");
+	r = param("q");
+	CHECK_STR(apply1(&r, "http://a.test/x?q=x;b=1&a=2"),
+		  "http://a.test/x?a=2");
+	CHECK(derives("http://a.test/x?q=x;b=1&a=2", "http://a.test/x?q=x&a=2",
+		      "ignore parameter q"));
+	CHECK(n_derived("http://a.test/x?q=x;b=1&a=2",
+			"http://a.test/x?q=x&a=2") == 1);
+	/* A rewrite keeps the rest of a ';' query a query of ';'
+	 * parameters. */
+	r = dust("/", "story_{N}.html", "story?id={N}");
+	CHECK_STR(apply1(&r, "http://a.test/story_7.html?x=1;y=2"),
+		  "http://a.test/story?id=7;x=1;y=2");
+	CHECK_STR(apply1(&r, "http://a.test/story_7.html?x=1&y=2"),
+		  "http://a.test/story?id=7&x=1&y=2");
+	r = dust("/", "story?id={N}", "story_{N}.html");
+	CHECK_STR(apply1(&r, "http://a.test/story?id=7;x=1"),
+		  "http://a.test/story_7.html?x=1");
+	/* A replacement with '&' parameters keeps them '&' parameters. */
+	r = dust("/", "s_{N}.html", "s?a=1&id={N}");
+	CHECK_STR(apply1(&r, "http://a.test/s_7.html?x=1;y=2"),
+		  "http://a.test/s?a=1&id=7&x=1;y=2");
+}
+
+/* Does no "{N}" of r stand inside a percent-escape? */
+static bool splits_no_escape(const struct norm_rule *r)
+{
+	const char *pats[2] = { r->from, r->to };
+	for (int k = 0; k < 2; k++)
+		for (const char *p = strstr(pats[k], "{N}"); p;
+		     p = strstr(p + 1, "{N}"))
+			if ((p - pats[k] >= 1 && p[-1] == '%') ||
+			    (p - pats[k] >= 2 && p[-2] == '%'))
+				return false;
+	return true;
+}
+
+/* A variable is a whole number: never digits of a percent-escape, so a
+ * template never splits an escape or a UTF-8 character. */
+static void test_escapes(void)
+{
+	static const char *pairs[][2] = {
+		{ "http://w.test/wiki?title=Codeop_%E2%80%94_Compile",
+		  "http://w.test/wiki/Codeop_%E2%80%94_Compile" },
+		{ "http://w.test/wiki?title=Caf%C3%A9_2019",
+		  "http://w.test/wiki/Caf%C3%A9_2019" },
+		{ "http://w.test/index.php?title=%E6%97%A5%E6%9C%AC",
+		  "http://w.test/index.php/%E6%97%A5%E6%9C%AC" },
+		{ "http://w.test/n?t=%2012", "http://w.test/n/%2012" },
+	};
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		struct norm_rule r[16];
+		const char *a = pairs[i][0], *b = pairs[i][1];
+		size_t n = norm_rules_derive(a, strlen(a), b, strlen(b), r, 16);
+		CHECK(n == 1 && r[0].kind == NORM_RULE_DUST);
+		for (size_t k = 0; k < n; k++) {
+			char d[512];
+			bool ok = splits_no_escape(&r[k]);
+			CHECK(ok);
+			if (!ok && norm_rule_describe(&r[k], d, sizeof(d)) == 0)
+				fprintf(stderr, "  pair %zu: %s\n", i, d);
+		}
+	}
+	CHECK(derives(
+		"http://w.test/wiki?title=Caf%C3%A9_2019",
+		"http://w.test/wiki/Caf%C3%A9_2019",
+		"rewrite /wiki?title=Caf%C3%A9_{N} -> /wiki/Caf%C3%A9_{N}"));
+	/* A number right after an escape is still a whole number. */
+	CHECK(derives("http://w.test/n?t=%E2%80%9412",
+		      "http://w.test/n/%E2%80%9412",
+		      "rewrite /n?t=%E2%80%94{N} -> /n/%E2%80%94{N}"));
+	struct norm_rule r = dust("/", "n?t=%E2%80%94{N}", "n/%E2%80%94{N}");
+	CHECK_STR(apply1(&r, "http://w.test/n?t=%E2%80%9477"),
+		  "http://w.test/n/%E2%80%9477");
+	/* A rule with a variable inside an escape (as an older derivation
+	 * could write) applies nowhere. */
+	r = dust("/", "wiki?title=Codeop_%E{N}%80%94_X",
+		 "wiki/Codeop_%E{N}%80%94_X");
+	CHECK_STR(apply1(&r, "http://w.test/wiki?title=Codeop_%E2%80%94_X"),
+		  "http://w.test/wiki?title=Codeop_%E2%80%94_X");
+	r = dust("/", "n?t=%{N}", "n/%{N}");
+	CHECK_STR(apply1(&r, "http://w.test/n?t=%20"), "http://w.test/n?t=%20");
+}
+
 /* Every rule derived from a pair maps... the pair together once the
  * pair's other candidates apply too; and a host's rules are idempotent. */
 static void test_properties(void)
@@ -221,6 +331,14 @@ static void test_properties(void)
 		{ "http://a.test/l?page=1&sort=d&t=2",
 		  "http://a.test/l?t=1&page=1" },
 		{ "http://a.test//x//y", "http://a.test/x/y" },
+		{ "http://git.test/?p=r.git;a=tree;h=abc;hb=HEAD",
+		  "http://git.test/?p=r.git;a=tree;hb=HEAD" },
+		{ "http://git.test/?p=r.git;hb=HEAD;a=tree",
+		  "http://git.test/?a=tree;p=r.git;hb=HEAD" },
+		{ "http://w.test/wiki?title=Codeop_%E2%80%94_Compile",
+		  "http://w.test/wiki/Codeop_%E2%80%94_Compile" },
+		{ "http://w.test/wiki?title=Caf%C3%A9_2019",
+		  "http://w.test/wiki/Caf%C3%A9_2019" },
 	};
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		struct norm_rule r[16];
@@ -324,6 +442,8 @@ int main(void)
 {
 	test_apply_one();
 	test_derive();
+	test_semicolon();
+	test_escapes();
 	test_properties();
 	test_restep();
 	test_rewrite_steps();

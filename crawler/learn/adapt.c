@@ -241,9 +241,15 @@ static unsigned shape_of(const char *url, const struct norm_url *u)
 	return SHAPE_WORD;
 }
 
+static char lower_ascii(char c)
+{
+	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
+}
+
 /* The route of a URL: a hash of its path's directory (up to the last
  * segment, a trailing slash aside), lower case, each run of digits one
- * '#' (never 0). */
+ * '#' (never 0).  The digits of a percent-escape are no number: "%E2"
+ * and "%E3" are two characters, two routes. */
 static uint32_t route_of(const char *url, const struct norm_url *u)
 {
 	const char *p = url + u->path_off;
@@ -255,7 +261,14 @@ static uint32_t route_of(const char *url, const struct norm_url *u)
 	uint32_t h = 2166136261u;
 	for (size_t i = 0; i < n; i++) {
 		unsigned char ch = (unsigned char)p[i];
-		if (ch >= '0' && ch <= '9') {
+		if (ch == '%' && i + 2 < n) {
+			/* An escape: its two hex digits as they are, in
+			 * lower case like the rest. */
+			h = (h ^ ch) * 16777619u;
+			ch = (unsigned char)lower_ascii(p[++i]);
+			h = (h ^ ch) * 16777619u;
+			ch = (unsigned char)lower_ascii(p[++i]);
+		} else if (ch >= '0' && ch <= '9') {
 			while (i + 1 < n && p[i + 1] >= '0' && p[i + 1] <= '9')
 				i++;
 			ch = '#';
