@@ -182,7 +182,8 @@ int cmd_crawl(int argc, char **argv)
 	bool any = false;
 	for (int e = 1; e < STORE_ERROR_COUNT; e++) {
 		if (!s.by_error[e] || e == STORE_ERROR_ROBOTS_DISALLOWED ||
-		    e == STORE_ERROR_HOST_BUDGET)
+		    e == STORE_ERROR_HOST_BUDGET ||
+		    e == STORE_ERROR_SKIPPED_NOINDEX_NOFOLLOW)
 			continue;
 		printf("%s%s %llu", any ? "  " : "errors by kind: ",
 		       store_error_name((enum store_error)e),
@@ -195,6 +196,14 @@ int cmd_crawl(int argc, char **argv)
 		printf("host budget: %llu URLs recorded, not fetched "
 		       "(max_pages_per_host)\n",
 		       (unsigned long long)s.by_error[STORE_ERROR_HOST_BUDGET]);
+	if (s.noindex_nofollow ||
+	    s.by_error[STORE_ERROR_SKIPPED_NOINDEX_NOFOLLOW])
+		printf("pages noindex,nofollow %llu fetched, %llu skipped (their "
+		       "URL shape's pages all said so: [adaptive] "
+		       "skip_noindex_nofollow)\n",
+		       (unsigned long long)s.noindex_nofollow,
+		       (unsigned long long)s
+			       .by_error[STORE_ERROR_SKIPPED_NOINDEX_NOFOLLOW]);
 	print_hosts(&s);
 	free(s.hosts);
 	printf("duplicates %llu  (signature %llu, near %llu)\n",

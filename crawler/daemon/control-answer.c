@@ -278,6 +278,11 @@ void control_status_answer(const struct crawl_status *st, double rate,
 			: json_null());
 	o = with(o, "disk_full_episodes",
 		 json_integer((json_int_t)fu->episodes));
+	/* Pages fetched that said noindex and nofollow; those a learned
+	 * skip left unfetched are errors_by_kind's
+	 * skipped_noindex_nofollow. */
+	o = with(o, "noindex_nofollow",
+		 json_integer((json_int_t)s->noindex_nofollow));
 	if (st->detail) {
 		o = with(o, "hosts_active",
 			 json_integer((json_int_t)st->hosts_active));
