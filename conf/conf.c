@@ -1061,6 +1061,11 @@ static int set_transfer(struct setctx *x, const char *v)
 	return parse_bool(x, v, &x->c->adaptive.transfer);
 }
 
+static int set_skip_noindex_nofollow(struct setctx *x, const char *v)
+{
+	return parse_bool(x, v, &x->c->adaptive.skip_noindex_nofollow);
+}
+
 /* A duration: a whole number and a unit, s, m, h, d or w ("90s", "1h",
  * "30d"); a number alone is seconds.  1 s to 10 years. */
 static bool parse_duration(const char *s, uint64_t *out)
@@ -1302,6 +1307,7 @@ static const struct key adaptive_keys[] = {
 	{ "transfer", set_transfer, false },
 	{ "retire_below", set_retire_below, false },
 	{ "audit_every", set_audit_every, false },
+	{ "skip_noindex_nofollow", set_skip_noindex_nofollow, false },
 	{ NULL, NULL, false },
 };
 static const struct key recrawl_keys[] = {
@@ -1434,6 +1440,7 @@ int conf_default(struct conf **ret)
 	c->adaptive.transfer = true;
 	c->adaptive.retire_below = 0.95;
 	c->adaptive.audit_every = 32;
+	c->adaptive.skip_noindex_nofollow = true;
 	c->recrawl.enabled = false;
 	c->recrawl.min_interval_s = 3600;
 	c->recrawl.max_interval_s = 30 * 86400;

@@ -201,6 +201,10 @@ struct conf {
 		 * keys it holds URLs onto (1..100000, default 32). */
 		double retire_below;
 		unsigned audit_every;
+		/* A URL shape of a host whose sampled pages all said noindex
+		 * and nofollow is skipped, audited at audit_share (default
+		 * yes; crawler/learn/adapt-skip.c). */
+		bool skip_noindex_nofollow;
 	} adaptive;
 
 	/* [recrawl]: revisits of the fetched representatives (SPEC §7,

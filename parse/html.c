@@ -229,8 +229,8 @@ static unsigned rel_bit(const char *tok, size_t len)
 	return 0;
 }
 
-#define ROBOTS_NOINDEX 1u
-#define ROBOTS_NOFOLLOW 2u
+#define ROBOTS_NOINDEX PARSE_ROBOTS_NOINDEX
+#define ROBOTS_NOFOLLOW PARSE_ROBOTS_NOFOLLOW
 
 static unsigned robots_bit(const char *tok, size_t len)
 {
@@ -241,6 +241,43 @@ static unsigned robots_bit(const char *tok, size_t len)
 	if (token_is(tok, len, "none"))
 		return ROBOTS_NOINDEX | ROBOTS_NOFOLLOW;
 	return 0;
+}
+
+/* Directives of X-Robots-Tag that take a value after a colon: the word
+ * before their colon names no user agent. */
+static bool robots_valued(const char *tok, size_t len)
+{
+	static const char *const valued[] = { "unavailable_after",
+					      "max-snippet",
+					      "max-image-preview",
+					      "max-video-preview" };
+	for (size_t i = 0; i < sizeof(valued) / sizeof(*valued); i++)
+		if (token_is(tok, len, valued[i]))
+			return true;
+	return false;
+}
+
+unsigned parse_robots_tag(const char *value, const char *agent_token)
+{
+	if (!value)
+		return 0;
+	const char *s = value;
+	while (is_space(*s))
+		s++;
+	/* A leading "name:" is a user agent's, unless the name is a
+	 * directive that takes a value. */
+	size_t n = 0;
+	while (s[n] && s[n] != ':' && s[n] != ',' && !is_space(s[n]))
+		n++;
+	size_t m = n;
+	while (is_space(s[m]))
+		m++;
+	if (n && s[m] == ':' && !robots_valued(s, n)) {
+		if (!agent_token || !token_is(s, n, agent_token))
+			return 0;
+		s += m + 1;
+	}
+	return token_bits(s, true, robots_bit);
 }
 
 static bool ascii_ieq(const char *s, const char *word)
@@ -375,6 +412,7 @@ struct walk {
 	void *ctx;
 	struct text_sink *text;          /* NULL: no body text wanted */
 	const struct parse_keywords *kw; /* for parse_link.hits, or NULL */
+	const char *robots_agent;        /* parse_doc_opts.robots_agent */
 	uint64_t page_shown;             /* the keywords the page's URL shows */
 	const GumboNode *skip;           /* the excluded element whose text is
 					  * being skipped, or NULL */
@@ -765,7 +803,9 @@ static size_t scan_page(struct walk *w, const GumboNode *root)
 					  strlen(v)) == 0)
 				page->has_base = true;
 		} else if (is_html(n, GUMBO_TAG_META) &&
-			   ascii_ieq(attr(n, "name"), "robots")) {
+			   (ascii_ieq(attr(n, "name"), "robots") ||
+			    (w->robots_agent &&
+			     ascii_ieq(attr(n, "name"), w->robots_agent)))) {
 			unsigned b = token_bits(attr(n, "content"), true,
 						robots_bit);
 
@@ -935,6 +975,7 @@ static int parse_common(const char *html, size_t len, const char *page_url,
 					  &w->page_base.u);
 	}
 	w->body_size = popts->body_size ? popts->body_size : len;
+	w->robots_agent = popts->robots_agent;
 	memset(ret, 0, sizeof(*ret));
 	if (!html)
 		html = "";

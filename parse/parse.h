@@ -121,11 +121,13 @@ struct parse_page {
 	 * caller's options. */
 	char canonical[NORM_URL_MAX + 1];
 	bool has_canonical;
-	bool noindex;       /* <meta name=robots content=noindex or none> */
-	bool nofollow;      /* <meta name=robots content=nofollow or none> */
-	bool has_base;      /* a <base href> set the base URL */
-	unsigned links_ok;  /* reported to the callback */
-	unsigned links_dup; /* same normalized URL as one reported */
+	/* <meta name=robots content=noindex or none>, or the same under
+	 * parse_doc_opts.robots_agent's name; nofollow likewise. */
+	bool noindex;
+	bool nofollow;
+	bool has_base;          /* a <base href> set the base URL */
+	unsigned links_ok;      /* reported to the callback */
+	unsigned links_dup;     /* same normalized URL as one reported */
 	unsigned links_dropped; /* not duplicates, but PARSE_LINKS_MAX were
 				 * reported already */
 	unsigned links_bad;     /* failed to normalize; never fatal */
@@ -155,6 +157,19 @@ struct parse_page {
 	double relevance;   /* 0.0..1.0, see parse_keywords_new() */
 	size_t n_words;     /* distinct words in popts->words */
 };
+
+/* What an X-Robots-Tag header value says (Google's and Bing's
+ * documented syntax): bits PARSE_ROBOTS_NOINDEX and PARSE_ROBOTS_NOFOLLOW
+ * ("none" is both), from directives separated by commas or white space,
+ * in any case.  A value that starts with a user agent's name and a colon
+ * ("otherbot: noindex") is for that agent only: it counts only when the
+ * name is agent_token (any case) and is ignored otherwise; directives
+ * that take a value of their own ("unavailable_after: DATE",
+ * "max-snippet: 0") are no such name.  agent_token may be NULL (no
+ * agent-specific value counts).  0 for NULL. */
+#define PARSE_ROBOTS_NOINDEX 1u
+#define PARSE_ROBOTS_NOFOLLOW 2u
+unsigned parse_robots_tag(const char *value, const char *agent_token);
 
 /* Extract the links of an HTML page.
  *
@@ -309,6 +324,10 @@ struct parse_doc_opts {
 	 * says how many.  The first words win when there are more. */
 	uint64_t *words;
 	size_t words_cap;
+	/* A user agent's name (the robots.txt product token, "sigcrawl"):
+	 * a <meta name=NAME> of it counts as <meta name=robots> does
+	 * (parse_page.noindex, nofollow); NULL: only "robots". */
+	const char *robots_agent;
 };
 
 /* Where the charset came from (parse_page.charset_from). */

@@ -106,6 +106,15 @@ static const char *etag_of(const struct store_record *r)
 	return r->etag && r->etag_len > 0 ? r->etag : NULL;
 }
 
+/* What the page said of itself (store.h, robots), or NULL. */
+static const char *robots_of(const struct store_record *r)
+{
+	return r->noindex && r->nofollow ? "noindex,nofollow"
+	       : r->noindex              ? "noindex"
+	       : r->nofollow             ? "nofollow"
+					 : NULL;
+}
+
 static const char *last_modified_of(const struct store_record *r)
 {
 	return r->last_modified && r->last_modified_len > 0 ? r->last_modified
@@ -192,6 +201,8 @@ int store_export_jsonl(const struct store_record *r, FILE *f)
 	set(o, "etag", json_text(etag_of(r), r->etag_len), &ok);
 	set(o, "last_modified",
 	    json_text(last_modified_of(r), r->last_modified_len), &ok);
+	const char *rb = robots_of(r);
+	set(o, "robots", rb ? json_string(rb) : json_null(), &ok);
 
 	int rc = 0;
 	if (!ok)
@@ -208,7 +219,7 @@ static const char *const csv_columns =
 	"url,normalized,category,depth,status,fetched,content_type,bytes,"
 	"fetched_at,title,redirect,signature,simhash,duplicate_of,relevance,"
 	"error,truncated,rule,visits,changed_at,gone_at,next_visit,interval,"
-	"etag,last_modified\r\n";
+	"etag,last_modified,robots\r\n";
 
 int store_export_csv_header(FILE *f)
 {
@@ -309,6 +320,8 @@ int store_export_csv(const struct store_record *r, FILE *f)
 	     csv_int(f, r->has_visit, r->interval_s) &&
 	     csv_text(f, etag_of(r), r->etag_len, true) &&
 	     csv_text(f, last_modified_of(r), r->last_modified_len, true) &&
+	     csv_text(f, robots_of(r), robots_of(r) ? strlen(robots_of(r)) : 0,
+		      true) &&
 	     fputs("\r\n", f) != EOF;
 	return ok ? 0 : SC_E_IO;
 }

@@ -27,6 +27,9 @@ enum {
 	F2_CAPTURE = 0x20,
 	F2_ETAG = 0x40,
 	F2_LAST_MODIFIED = 0x80,
+	F3_NOINDEX = 0x01,
+	F3_NOFOLLOW = 0x02,
+	F3_ALL = F3_NOINDEX | F3_NOFOLLOW,
 };
 
 /* Sizes of the optional fixed parts of the re-crawls. */
@@ -50,6 +53,7 @@ static const char *const error_names[STORE_ERROR_COUNT] = {
 	[STORE_ERROR_OTHER] = "other",
 	[STORE_ERROR_ROBOTS_UNREACHABLE] = "robots_unreachable",
 	[STORE_ERROR_HOST_BUDGET] = "host_budget",
+	[STORE_ERROR_SKIPPED_NOINDEX_NOFOLLOW] = "skipped_noindex_nofollow",
 };
 
 const char *store_error_name(enum store_error e)
@@ -62,7 +66,8 @@ const char *store_error_name(enum store_error e)
 bool store_error_is_policy(enum store_error e)
 {
 	return e == STORE_ERROR_ROBOTS_DISALLOWED ||
-	       e == STORE_ERROR_HOST_BUDGET;
+	       e == STORE_ERROR_HOST_BUDGET ||
+	       e == STORE_ERROR_SKIPPED_NOINDEX_NOFOLLOW;
 }
 
 int store_error_parse(const char *name, enum store_error *ret)
@@ -103,6 +108,13 @@ static bool has_last_modified(const struct store_record *r)
 	return r->last_modified && r->last_modified_len > 0;
 }
 
+/* The robots flags byte of version 2; 0: the record is version 1. */
+static unsigned robots_flags(const struct store_record *r)
+{
+	return (r->noindex ? F3_NOINDEX : 0u) |
+	       (r->nofollow ? F3_NOFOLLOW : 0u);
+}
+
 int store_record_size(const struct store_record *r, size_t *ret)
 {
 	if (!r || !ret)
@@ -139,8 +151,9 @@ int store_record_size(const struct store_record *r, size_t *ret)
 		has_etag(r) ? r->etag_len : 0,
 		has_last_modified(r) ? r->last_modified_len : 0,
 	};
-	size_t n = STORE_RECORD_HEADER + (r->has_signature ? 16 : 0) +
-		   (r->has_simhash ? 8 : 0) + (r->has_relevance ? 8 : 0) +
+	size_t n = STORE_RECORD_HEADER + (robots_flags(r) ? 1 : 0) +
+		   (r->has_signature ? 16 : 0) + (r->has_simhash ? 8 : 0) +
+		   (r->has_relevance ? 8 : 0) +
 		   (r->has_visit ? VISIT_SIZE : 0) +
 		   (r->has_changed_at ? 8 : 0) + (r->has_gone_at ? 8 : 0) +
 		   (r->has_capture ? CAPTURE_SIZE : 0) + 3 * 4 +
@@ -190,7 +203,8 @@ int store_record_encode(const struct store_record *r, unsigned char *buf,
 			 (r->has_signature ? F_SIGNATURE : 0) |
 			 (r->has_simhash ? F_SIMHASH : 0);
 	unsigned char *p = buf;
-	p[0] = STORE_RECORD_VERSION;
+	unsigned f3 = robots_flags(r);
+	p[0] = f3 ? STORE_RECORD_VERSION_ROBOTS : STORE_RECORD_VERSION;
 	p[1] = (unsigned char)flags;
 	p[2] = (unsigned char)((r->has_relevance ? F2_RELEVANCE : 0) |
 			       (r->rule ? F2_RULE : 0) |
@@ -206,6 +220,8 @@ int store_record_encode(const struct store_record *r, unsigned char *buf,
 	put_be64(p + 10, r->bytes);
 	put_be64(p + 18, (uint64_t)r->fetched_at);
 	p += STORE_RECORD_HEADER;
+	if (f3)
+		*p++ = (unsigned char)f3;
 	if (r->has_signature) {
 		memcpy(p, r->signature, 16);
 		p += 16;
@@ -297,14 +313,27 @@ int store_record_decode(const void *data, size_t len, struct store_record *ret)
 	struct reader rd = { data, len };
 	const unsigned char *h = take(&rd, STORE_RECORD_HEADER);
 	/* Every bit of flag byte 2 has a meaning, so none is reserved. */
-	if (!h || h[0] != STORE_RECORD_VERSION || h[3] >= STORE_ERROR_COUNT)
+	if (!h ||
+	    (h[0] != STORE_RECORD_VERSION &&
+	     h[0] != STORE_RECORD_VERSION_ROBOTS) ||
+	    h[3] >= STORE_ERROR_COUNT)
 		return SC_E_CORRUPT;
+	/* Version 2's robots byte: some flag set, none unknown. */
+	unsigned f3 = 0;
+	if (h[0] == STORE_RECORD_VERSION_ROBOTS) {
+		const unsigned char *b = take(&rd, 1);
+		if (!b || !b[0] || (b[0] & ~F3_ALL))
+			return SC_E_CORRUPT;
+		f3 = b[0];
+	}
 
 	struct store_record r;
 	memset(&r, 0, sizeof(r));
 	unsigned flags = h[1];
 	r.fetched = flags & F_FETCHED;
 	r.truncated = flags & F_TRUNCATED;
+	r.noindex = f3 & F3_NOINDEX;
+	r.nofollow = f3 & F3_NOFOLLOW;
 	r.error = (enum store_error)h[3];
 	r.status = (int)get_be16(h + 4);
 	if (r.status != 0 && (r.status < 100 || r.status > 999))

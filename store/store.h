@@ -141,6 +141,9 @@ enum store_error {
 	/* Not fetched: its host had used its page budget
 	 * ([crawl] max_pages_per_host). */
 	STORE_ERROR_HOST_BUDGET = 13,
+	/* Not fetched: every sampled page of its URL shape on its host said
+	 * both noindex and nofollow ([adaptive] skip_noindex_nofollow). */
+	STORE_ERROR_SKIPPED_NOINDEX_NOFOLLOW = 14,
 	STORE_ERROR_COUNT
 };
 
@@ -149,7 +152,8 @@ enum store_error {
 const char *store_error_name(enum store_error e);
 
 /* Whether a record's error kind is the crawl's own policy, not an error:
- * robots.txt disallowed it, or its host had used its page budget.  The one
+ * robots.txt disallowed it, its host had used its page budget, or a
+ * learned noindex,nofollow shape skipped it.  The one
  * definition of an error: the summary, /status, /metrics and the
  * dashboard count the other kinds as errors, these as skipped. */
 bool store_error_is_policy(enum store_error e);
@@ -222,6 +226,10 @@ struct store_record {
 	 * STORE_LAST_MODIFIED_MAX (64) bytes */
 	const char *last_modified;
 	size_t last_modified_len;
+
+	/* What the page said of itself, in <meta name=robots> or the
+	 * X-Robots-Tag header (noindex, nofollow or none). */
+	bool noindex, nofollow;
 };
 
 /* Bounds of the re-crawl strings.  An etag or last_modified that is
@@ -231,7 +239,7 @@ struct store_record {
 #define STORE_ETAG_MAX 256
 #define STORE_LAST_MODIFIED_MAX 64
 
-/* The binary encoding of a record (version 1), all integers big-endian,
+/* The binary encoding of a record (version 1 or 2), all integers big-endian,
  * the signed ones in two's complement:
  *
  *   offset size
@@ -247,7 +255,9 @@ struct store_record {
  *   6      4    depth
  *   10     8    bytes (at most INT64_MAX)
  *   18     8    fetched_at
- *   26          then, each only when its flag is set: signature (16
+ *   26     1    version 2 only: flags: 0x01 noindex, 0x02 nofollow
+ *               (not 0: a record without them is version 1)
+ *   26 or 27    then, each only when its flag is set: signature (16
  *               bytes), simhash (8), relevance (8, IEEE 754 binary64 bits,
  *               finite), the visit block (visits 4, interval_s 4, due_at
  *               8, at least 0), changed_at (8), gone_at (8), the capture
@@ -264,9 +274,12 @@ struct store_record {
  * so exactly one byte string encodes a record and encode(decode(x)) == x.
  * The re-crawl parts (flags 0x04..0x80 of byte 2) came later within
  * version 1: a record without them is encoded as before, byte for byte, so
- * older stores read unchanged.  Byte 2 has no free bit left; a further
- * optional part needs a new version. */
+ * older stores read unchanged.  Byte 2 has no free bit left, so the
+ * robots flags came with version 2, which only adds their byte: a record
+ * without them is still version 1, byte for byte.  STORE_RECORD_HEADER is
+ * version 1's header. */
 #define STORE_RECORD_VERSION 1
+#define STORE_RECORD_VERSION_ROBOTS 2
 #define STORE_RECORD_HEADER 26
 
 /* Largest encoded record store_put() accepts (1 MiB): a bound against
@@ -614,18 +627,18 @@ int store_adapt_scan(struct store *s, MDB_txn *txn, const void *prefix,
  * content_type, bytes, fetched_at, title, redirect, signature, simhash,
  * duplicate_of, relevance (SPEC §5), error, truncated, rule (sigcrawl's
  * own), visits, changed_at (SPEC §5), gone_at, next_visit, interval, etag,
- * last_modified (sigcrawl's own).  Absent optional strings (an empty etag
- * or last_modified among them), status 0, and status, bytes and
- * fetched_at of a record that was not fetched are null; signature is 32
- * lower-case hex digits, simhash 16; error is null for STORE_ERROR_NONE,
- * else its name.  visits is R's visits with has_visit, else 1 for a
- * fetched record and 0 for one that was not; changed_at and gone_at are
- * unix ms or null; next_visit is due_at (unix ms) with has_visit and a
- * due_at over 0, else null; interval is interval_s (seconds) with
- * has_visit, else null.  The capture is not exported.  Strings that are
- * not valid UTF-8 have each invalid byte replaced by U+FFFD, since JSON
- * text must be Unicode; a NUL byte is written as \u0000.  Returns 0,
- * SC_E_NOMEM or SC_E_IO (writing F failed). */
+ * last_modified, robots (sigcrawl's own).  Absent optional strings (an empty
+ * etag or last_modified among them), status 0, and status, bytes and fetched_at
+ * of a record that was not fetched are null; signature is 32 lower-case hex
+ * digits, simhash 16; error is null for STORE_ERROR_NONE, else its name. visits
+ * is R's visits with has_visit, else 1 for a fetched record and 0 for one that
+ * was not; changed_at and gone_at are unix ms or null; next_visit is due_at
+ * (unix ms) with has_visit and a due_at over 0, else null; interval is
+ * interval_s (seconds) with has_visit, else null; robots is "noindex",
+ * "nofollow" or "noindex,nofollow", or null when the page said neither.  The
+ * capture is not exported.  Strings that are not valid UTF-8 have each invalid
+ * byte replaced by U+FFFD, since JSON text must be Unicode; a NUL byte is
+ * written as \u0000.  Returns 0, SC_E_NOMEM or SC_E_IO (writing F failed). */
 int store_export_jsonl(const struct store_record *r, FILE *f) SC_WUR;
 
 /* Writes the CSV header line, the column names of store_export_csv(), to

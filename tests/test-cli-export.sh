@@ -55,13 +55,13 @@ run --store "$store"
 expect_rc "jsonl" 0
 expect_lines "jsonl" 10 "$tmp/out"
 expect_line "jsonl record 0 (fetched, every field)" \
-	'{"url":"http://Example.com/page/0?utm_source=x","normalized":"http://example.com/page/0","category":"cat","depth":0,"status":200,"fetched":true,"content_type":"text/html","bytes":1000,"fetched_at":1700000000000,"title":"Hello, \"world\"","redirect":null,"signature":"00000000000000000000000000000000","simhash":"0000000000000000","duplicate_of":null,"relevance":0.0,"error":null,"truncated":false,"rule":null,"visits":1,"changed_at":null,"gone_at":null,"next_visit":null,"interval":null,"etag":null,"last_modified":null}' \
+	'{"url":"http://Example.com/page/0?utm_source=x","normalized":"http://example.com/page/0","category":"cat","depth":0,"status":200,"fetched":true,"content_type":"text/html","bytes":1000,"fetched_at":1700000000000,"title":"Hello, \"world\"","redirect":null,"signature":"00000000000000000000000000000000","simhash":"0000000000000000","duplicate_of":null,"relevance":0.0,"error":null,"truncated":false,"rule":null,"visits":1,"changed_at":null,"gone_at":null,"next_visit":null,"interval":null,"etag":null,"last_modified":null,"robots":null}' \
 	"$tmp/out"
 expect_line "jsonl record 1 (not fetched, nulls)" \
-	'{"url":"http://Example.com/page/1?utm_source=x","normalized":"http://example.com/page/1","category":"cat","depth":1,"status":null,"fetched":false,"content_type":null,"bytes":null,"fetched_at":null,"title":null,"redirect":null,"signature":null,"simhash":null,"duplicate_of":null,"relevance":null,"error":"robots_disallowed","truncated":false,"rule":null,"visits":0,"changed_at":null,"gone_at":null,"next_visit":null,"interval":null,"etag":null,"last_modified":null}' \
+	'{"url":"http://Example.com/page/1?utm_source=x","normalized":"http://example.com/page/1","category":"cat","depth":1,"status":null,"fetched":false,"content_type":null,"bytes":null,"fetched_at":null,"title":null,"redirect":null,"signature":null,"simhash":null,"duplicate_of":null,"relevance":null,"error":"robots_disallowed","truncated":false,"rule":null,"visits":0,"changed_at":null,"gone_at":null,"next_visit":null,"interval":null,"etag":null,"last_modified":null,"robots":null}' \
 	"$tmp/out"
 expect_line "jsonl record 6" \
-	'{"url":"http://Example.com/page/6?utm_source=x","normalized":"http://example.com/page/6","category":"cat","depth":2,"status":200,"fetched":true,"content_type":"text/html","bytes":1006,"fetched_at":1700000000006,"title":"Page 6","redirect":null,"signature":"06060606060606060606060606060606","simhash":"0000000000000006","duplicate_of":null,"relevance":1.5,"error":null,"truncated":false,"rule":null,"visits":1,"changed_at":null,"gone_at":null,"next_visit":null,"interval":null,"etag":null,"last_modified":null}' \
+	'{"url":"http://Example.com/page/6?utm_source=x","normalized":"http://example.com/page/6","category":"cat","depth":2,"status":200,"fetched":true,"content_type":"text/html","bytes":1006,"fetched_at":1700000000006,"title":"Page 6","redirect":null,"signature":"06060606060606060606060606060606","simhash":"0000000000000006","duplicate_of":null,"relevance":1.5,"error":null,"truncated":false,"rule":null,"visits":1,"changed_at":null,"gone_at":null,"next_visit":null,"interval":null,"etag":null,"last_modified":null,"robots":null}' \
 	"$tmp/out"
 n=$(sed -n 's/.*"normalized":"\([^"]*\)".*/\1/p' "$tmp/out" | sort -u | wc -l)
 if [ "$n" -eq 10 ]; then
@@ -88,16 +88,16 @@ else
 	fail "csv: $crs CRs, want 11"
 fi
 tr -d '\r' <"$tmp/out" >"$tmp/csv"
-if [ "$(head -n 1 "$tmp/csv")" = "url,normalized,category,depth,status,fetched,content_type,bytes,fetched_at,title,redirect,signature,simhash,duplicate_of,relevance,error,truncated,rule,visits,changed_at,gone_at,next_visit,interval,etag,last_modified" ]; then
+if [ "$(head -n 1 "$tmp/csv")" = "url,normalized,category,depth,status,fetched,content_type,bytes,fetched_at,title,redirect,signature,simhash,duplicate_of,relevance,error,truncated,rule,visits,changed_at,gone_at,next_visit,interval,etag,last_modified,robots" ]; then
 	pass "csv: header first"
 else
 	fail "csv: header" "got: $(head -n 1 "$tmp/csv")"
 fi
 expect_line "csv record 0 (quoted title)" \
-	'http://Example.com/page/0?utm_source=x,http://example.com/page/0,cat,0,200,true,text/html,1000,1700000000000,"Hello, ""world""",,00000000000000000000000000000000,0000000000000000,,0,,false,,1,,,,,,' \
+	'http://Example.com/page/0?utm_source=x,http://example.com/page/0,cat,0,200,true,text/html,1000,1700000000000,"Hello, ""world""",,00000000000000000000000000000000,0000000000000000,,0,,false,,1,,,,,,,' \
 	"$tmp/csv"
 expect_line "csv record 1 (empty fields)" \
-	'http://Example.com/page/1?utm_source=x,http://example.com/page/1,cat,1,,false,,,,,,,,,,robots_disallowed,false,,0,,,,,,' \
+	'http://Example.com/page/1?utm_source=x,http://example.com/page/1,cat,1,,false,,,,,,,,,,robots_disallowed,false,,0,,,,,,,' \
 	"$tmp/csv"
 
 # ---- An empty store ---------------------------------------------------------

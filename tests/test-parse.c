@@ -224,6 +224,38 @@ static void test_nofollow(void)
 		  &g, &p) == 0);
 	CHECK(!p.noindex && !p.nofollow);
 
+	/* X-Robots-Tag values: the same tokens; a value for another user
+	 * agent is not ours. */
+	CHECK(parse_robots_tag("noindex, nofollow", "sigcrawl") ==
+	      (PARSE_ROBOTS_NOINDEX | PARSE_ROBOTS_NOFOLLOW));
+	CHECK(parse_robots_tag("NONE", "sigcrawl") ==
+	      (PARSE_ROBOTS_NOINDEX | PARSE_ROBOTS_NOFOLLOW));
+	CHECK(parse_robots_tag("noindex", NULL) == PARSE_ROBOTS_NOINDEX);
+	CHECK(parse_robots_tag(" nofollow ", NULL) == PARSE_ROBOTS_NOFOLLOW);
+	CHECK(parse_robots_tag("otherbot: noindex, nofollow", "sigcrawl") == 0);
+	CHECK(parse_robots_tag("SigCrawl: none", "sigcrawl") ==
+	      (PARSE_ROBOTS_NOINDEX | PARSE_ROBOTS_NOFOLLOW));
+	CHECK(parse_robots_tag("unavailable_after: 25 Jun 2010 15:00:00 PST, "
+			       "noindex",
+			       "sigcrawl") == PARSE_ROBOTS_NOINDEX);
+	CHECK(parse_robots_tag("all", "sigcrawl") == 0);
+	CHECK(parse_robots_tag("noindexx", "sigcrawl") == 0);
+	CHECK(parse_robots_tag(NULL, "sigcrawl") == 0);
+	/* <meta name=sigcrawl> counts when the caller names that agent. */
+	{
+		static const char h[] = "<meta name=SigCrawl content=none>"
+					"<meta name=otherbot content=noindex>";
+		struct norm_opts o = strict();
+		struct parse_doc_opts po = { .robots_agent = "sigcrawl" };
+		CHECK(parse_document(h, strlen(h), PAGE, strlen(PAGE), &o, &po,
+				     NULL, NULL, &p) == 0);
+		CHECK(p.noindex && p.nofollow);
+		po.robots_agent = "otherbot";
+		CHECK(parse_document(h, strlen(h), PAGE, strlen(PAGE), &o, &po,
+				     NULL, NULL, &p) == 0);
+		CHECK(p.noindex && !p.nofollow);
+	}
+
 	/* A nofollow occurrence first, a followable one later: reported
 	 * again, followable; the other way round only once. */
 	CHECK(run("<a rel=nofollow href=/d></a><a href=/d></a>"

@@ -91,6 +91,7 @@ static bool rec_eq(const struct store_record *a, const struct store_record *b)
 	       str_eq(a->rule, a->rule_len, b->rule, b->rule_len) &&
 	       a->depth == b->depth && a->status == b->status &&
 	       a->fetched == b->fetched && a->truncated == b->truncated &&
+	       a->noindex == b->noindex && a->nofollow == b->nofollow &&
 	       a->error == b->error && a->bytes == b->bytes &&
 	       a->fetched_at == b->fetched_at &&
 	       a->has_signature == b->has_signature &&
@@ -345,7 +346,7 @@ static void test_corrupt_values(void)
 		unsigned char val;
 	} patches[] = {
 		{ 0, 0 },                 /* version 0 */
-		{ 0, 2 },                 /* version 2 */
+		{ 0, 3 },                 /* version 3 */
 		{ 2, 0x02 },              /* no relevance: the parts shift */
 		{ 2, 0x07 },              /* a visit block that is not there */
 		{ 2, 0x23 },              /* a capture that is not there */
@@ -717,6 +718,8 @@ static void test_error_names(void)
 	 * stored numbers, which never change. */
 	CHECK_STR(store_error_name((enum store_error)12), "robots_unreachable");
 	CHECK_STR(store_error_name((enum store_error)13), "host_budget");
+	CHECK_STR(store_error_name((enum store_error)14),
+		  "skipped_noindex_nofollow");
 	CHECK(store_error_name(STORE_ERROR_COUNT) == NULL);
 	enum store_error e;
 	CHECK(store_error_parse("nope", &e) == SC_E_INVAL);
@@ -996,7 +999,7 @@ static void test_export_jsonl(void)
 {
 	struct store_record r = full_record("http://example.com/a");
 	json_t *j = export_json(&r);
-	CHECK(j && json_object_size(j) == 25);
+	CHECK(j && json_object_size(j) == 26);
 	CHECK(jstr(j, "url", r.url, r.url_len));
 	CHECK(jstr(j, "normalized", r.normalized, r.normalized_len));
 	CHECK(jstr(j, "category", "news", 4));
@@ -1020,7 +1023,8 @@ static void test_export_jsonl(void)
 	CHECK(jint(j, "visits", 1));
 	CHECK(jnull(j, "changed_at") && jnull(j, "gone_at") &&
 	      jnull(j, "next_visit") && jnull(j, "interval") &&
-	      jnull(j, "etag") && jnull(j, "last_modified"));
+	      jnull(j, "etag") && jnull(j, "last_modified") &&
+	      jnull(j, "robots"));
 	/* SPEC §5's order, then error, truncated and the learned rule, then
 	 * the re-crawls'. */
 	const char *order[] = {
@@ -1030,11 +1034,11 @@ static void test_export_jsonl(void)
 		"simhash",       "duplicate_of", "relevance",    "error",
 		"truncated",     "rule",         "visits",       "changed_at",
 		"gone_at",       "next_visit",   "interval",     "etag",
-		"last_modified",
+		"last_modified", "robots",
 	};
 	void *it = json_object_iter(j);
 	bool in_order = true;
-	for (size_t i = 0; i < 25; i++, it = json_object_iter_next(j, it))
+	for (size_t i = 0; i < 26; i++, it = json_object_iter_next(j, it))
 		if (!it || strcmp(json_object_iter_key(it), order[i]) != 0)
 			in_order = false;
 	CHECK(in_order && !it);
@@ -1044,7 +1048,7 @@ static void test_export_jsonl(void)
 	struct store_record v = full_record("http://example.com/a");
 	set_recrawl(&v);
 	j = export_json(&v);
-	CHECK(j && json_object_size(j) == 25);
+	CHECK(j && json_object_size(j) == 26);
 	CHECK(jint(j, "visits", 3));
 	CHECK(jint(j, "changed_at", 1700000500000LL));
 	CHECK(jint(j, "gone_at", 1700000900000LL));
@@ -1097,7 +1101,7 @@ static void test_export_jsonl(void)
 		.error = STORE_ERROR_ROBOTS_DISALLOWED,
 	};
 	j = export_json(&e);
-	CHECK(j && json_object_size(j) == 25);
+	CHECK(j && json_object_size(j) == 26);
 	CHECK(jstr(j, "category", "", 0));
 	CHECK(jnull(j, "status") && jnull(j, "bytes") &&
 	      jnull(j, "fetched_at"));
@@ -1178,7 +1182,7 @@ static void test_export_csv(void)
 		       "content_type,bytes,fetched_at,title,redirect,"
 		       "signature,simhash,duplicate_of,relevance,error,"
 		       "truncated,rule,visits,changed_at,gone_at,next_visit,"
-		       "interval,etag,last_modified\r\n");
+		       "interval,etag,last_modified,robots\r\n");
 	free(buf);
 
 	struct store_record r = full_record("http://example.com/a");
@@ -1189,7 +1193,7 @@ static void test_export_csv(void)
 		       "\"Caf\xc3\xa9, \"\"quoted\"\"\n\x01 title\","
 		       "http://example.com/b,00112233445566778899aabbccddeeff,"
 		       "0123456789abcdef,http://example.com/c,0.625,too_big,"
-		       "true,ignore parameter sid,1,,,,,,\r\n");
+		       "true,ignore parameter sid,1,,,,,,,\r\n");
 	free(buf);
 
 	/* The re-crawl columns: the ETag's quotes doubled and the field
@@ -1206,7 +1210,7 @@ static void test_export_csv(void)
 		       "true,ignore parameter sid,3,1700000500000,"
 		       "1700000900000,1700086400123,86400,"
 		       "\"W/\"\"abc-123\"\"\","
-		       "\"Tue, 14 Nov 2023 22:13:20 GMT\"\r\n");
+		       "\"Tue, 14 Nov 2023 22:13:20 GMT\",\r\n");
 	free(buf);
 	/* Nulls: no next visit, no dates, an empty etag; a formula-like
 	 * ETag gets its "'". */
@@ -1218,12 +1222,12 @@ static void test_export_csv(void)
 	r.last_modified_len = 0;
 	r.rule = NULL;
 	buf = export_csv(&r);
-	CHECK(buf && strstr(buf, ",true,,3,,,,86400,'-1,\r\n"));
+	CHECK(buf && strstr(buf, ",true,,3,,,,86400,'-1,,\r\n"));
 	free(buf);
 	r.has_visit = false;
 	r.fetched = false;
 	buf = export_csv(&r);
-	CHECK(buf && strstr(buf, ",true,,0,,,,,'-1,\r\n"));
+	CHECK(buf && strstr(buf, ",true,,0,,,,,'-1,,\r\n"));
 	free(buf);
 
 	struct store_record e = {
@@ -1235,7 +1239,7 @@ static void test_export_csv(void)
 	};
 	buf = export_csv(&e);
 	CHECK_STR(buf, "http://x.com/,http://x.com/,,0,,false,,,,,,,,,,,"
-		       "false,,0,,,,,,\r\n");
+		       "false,,0,,,,,,,\r\n");
 	free(buf);
 
 	static const struct {
@@ -1268,7 +1272,7 @@ static void test_export_csv(void)
 		char want[128];
 		snprintf(want, sizeof(want),
 			 "http://x.com/,http://x.com/,,0,,false,,,,%s,,,,,,,"
-			 "false,,0,,,,,,\r\n",
+			 "false,,0,,,,,,,\r\n",
 			 cases[i].out);
 		CHECK_STR(buf, want);
 		free(buf);
@@ -1412,6 +1416,46 @@ static void test_map_full(void)
 	remove_store(dir);
 }
 
+/* The robots flags: version 2 only when one is set, version 1 unchanged
+ * otherwise; a version 2 without a flag or with an unknown one is
+ * corrupt; exported as one field. */
+static void test_robots_flags(void)
+{
+	struct store_record r = full_record("http://example.com/a"), d;
+	unsigned char buf[512], buf2[512];
+	size_t len, len1;
+	CHECK(store_record_encode(&r, buf, sizeof(buf), &len1) == 0 &&
+	      buf[0] == 1);
+	for (unsigned m = 1; m < 4; m++) {
+		r.noindex = m & 1;
+		r.nofollow = m & 2;
+		roundtrip(&r);
+		CHECK(store_record_encode(&r, buf, sizeof(buf), &len) == 0);
+		CHECK(buf[0] == 2 && len == len1 + 1 &&
+		      buf[STORE_RECORD_HEADER] == m);
+		CHECK(store_record_decode(buf, len, &d) == 0 &&
+		      d.noindex == r.noindex && d.nofollow == r.nofollow);
+		memcpy(buf2, buf, len);
+		buf2[STORE_RECORD_HEADER] = 0;
+		CHECK(store_record_decode(buf2, len, &d) == SC_E_CORRUPT);
+		buf2[STORE_RECORD_HEADER] = (unsigned char)(m | 4);
+		CHECK(store_record_decode(buf2, len, &d) == SC_E_CORRUPT);
+		json_t *j = export_json(&r);
+		const char *want = m == 3   ? "noindex,nofollow"
+				   : m == 1 ? "noindex"
+					    : "nofollow";
+		CHECK(jstr(j, "robots", want, strlen(want)));
+		json_decref(j);
+		char *csv = export_csv(&r);
+		char tail[40];
+		snprintf(tail, sizeof(tail), ",%s\r\n",
+			 m == 3 ? "\"noindex,nofollow\"" : want);
+		CHECK(csv && strlen(csv) > strlen(tail) &&
+		      strcmp(csv + strlen(csv) - strlen(tail), tail) == 0);
+		free(csv);
+	}
+}
+
 int main(void)
 {
 	if (!mkdtemp(tmpdir)) {
@@ -1431,6 +1475,7 @@ int main(void)
 	test_map_full();
 	test_export_jsonl();
 	test_export_csv();
+	test_robots_flags();
 	rmdir(tmpdir);
 	return check_done();
 }

@@ -225,6 +225,14 @@ int cmd_crawl(int argc, char **argv)
 		printf("host budget: %llu URLs recorded, not fetched "
 		       "(max_pages_per_host)\n",
 		       (unsigned long long)s.by_error[STORE_ERROR_HOST_BUDGET]);
+	if (s.noindex_nofollow ||
+	    s.by_error[STORE_ERROR_SKIPPED_NOINDEX_NOFOLLOW])
+		printf("pages noindex,nofollow %llu fetched, %llu skipped (their "
+		       "URL shape's pages all said so: [adaptive] "
+		       "skip_noindex_nofollow)\n",
+		       (unsigned long long)s.noindex_nofollow,
+		       (unsigned long long)s
+			       .by_error[STORE_ERROR_SKIPPED_NOINDEX_NOFOLLOW]);
 	print_hosts(&s);
 	free(s.hosts);
 	printf("duplicates %llu  (signature %llu, near %llu)\n",

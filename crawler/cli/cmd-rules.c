@@ -45,6 +45,11 @@ static void usage(FILE *f)
 		"that applied on less support than [adaptive] min_support because\n"
 		"its kind holds on other hosts.\n"
 		"\n"
+		"Then the skip shapes ([adaptive] skip_noindex_nofollow): URL shapes\n"
+		"of a host whose pages all said noindex and nofollow, with their\n"
+		"support (such pages), audits and URLs skipped; in --json one object\n"
+		"each, its \"kind\" \"skip_noindex_nofollow\".\n"
+		"\n"
 		"  -s, --store DIR     the store directory (default: the config's)\n"
 		"  -c, --config FILE   take the store from this config file's\n"
 		"                      [crawl] store (without either: the default\n"
@@ -215,6 +220,56 @@ static int print_rule(void *arg, const struct adapt_rule_info *r)
 	return rc;
 }
 
+/* The skip shapes (pages that give nothing, learn.h): their counts, and
+ * a line for each shape shown (the short table: active and retired). */
+struct skips {
+	bool json, all;
+	uint64_t by_state[4], skipped;
+	size_t n_shown;
+};
+
+static int print_skip(void *arg, const struct adapt_skip_info *r)
+{
+	struct skips *k = arg;
+	if (r->state < 4)
+		k->by_state[r->state]++;
+	k->skipped += r->skipped;
+	if (k->json) {
+		json_t *o = json_pack(
+			"{s:s,s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I}", "kind",
+			"skip_noindex_nofollow", "host", r->host, "shape",
+			r->shape, "state", adapt_state_name(r->state),
+			"support", (json_int_t)r->support, "audits",
+			(json_int_t)r->audits, "audit_failures",
+			(json_int_t)r->audit_failures, "skipped",
+			(json_int_t)r->skipped, "created_ms",
+			(json_int_t)r->created_ms, "changed_ms",
+			(json_int_t)r->changed_ms);
+		if (!o)
+			return SC_E_NOMEM;
+		int rc = json_dumpf(o, stdout, JSON_COMPACT) ||
+					 putchar('\n') == EOF
+				 ? SC_E_IO
+				 : 0;
+		json_decref(o);
+		return rc;
+	}
+	if (!k->all && r->state != ADAPT_ACTIVE && r->state != ADAPT_RETIRED)
+		return 0;
+	if (k->n_shown++ == 0)
+		printf("\n%-8s %-28s %8s %13s %8s  %s\n", "state", "host",
+		       "support", "audits/failed", "skipped",
+		       "skipped shape (pages noindex,nofollow)");
+	char audits[48];
+	snprintf(audits, sizeof(audits), "%llu/%llu",
+		 (unsigned long long)r->audits,
+		 (unsigned long long)r->audit_failures);
+	printf("%-8s %-28s %8llu %13s %8llu  %s\n", adapt_state_name(r->state),
+	       r->host, (unsigned long long)r->support, audits,
+	       (unsigned long long)r->skipped, r->shape);
+	return ferror(stdout) ? SC_E_IO : 0;
+}
+
 int cmd_rules(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -274,6 +329,27 @@ int cmd_rules(int argc, char **argv)
 		print_counts(&t);
 	else if (!t.json)
 		print_table(&t);
+	struct skips k = { .json = t.json, .all = t.all };
+	rc = adapt_skip_list(cs.s, cs.txn, print_skip, &k);
+	if (rc == SC_E_IO) {
+		sc_errorf(CMD, "writing stdout failed");
+		goto out;
+	} else if (rc) {
+		sc_errorf(CMD, "%s: reading the skip shapes failed: %s", dir,
+			  cmd_reason(rc));
+		goto out;
+	}
+	uint64_t shapes = k.by_state[0] + k.by_state[1] + k.by_state[2] +
+			  k.by_state[3];
+	if (!t.json && shapes)
+		printf("skip shapes: %llu active, %llu candidates, %llu "
+		       "retired, %llu refuted; %llu URLs skipped (pages "
+		       "noindex,nofollow)\n",
+		       (unsigned long long)k.by_state[ADAPT_ACTIVE],
+		       (unsigned long long)k.by_state[ADAPT_CANDIDATE],
+		       (unsigned long long)k.by_state[ADAPT_RETIRED],
+		       (unsigned long long)k.by_state[ADAPT_REFUTED],
+		       (unsigned long long)k.skipped);
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		sc_errorf(CMD, "writing stdout failed");
 		goto out;

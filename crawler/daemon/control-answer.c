@@ -346,6 +346,11 @@ void control_status_answer(const struct crawl_status *st, double rate,
 		 json_integer((json_int_t)st->in_flight_peak));
 	json_t *wf = waiting_for(st);
 	o = with(o, "waiting_for", wf ? wf : json_null());
+	/* Pages fetched that said noindex and nofollow; those a learned
+	 * skip left unfetched are skipped_by_kind's
+	 * skipped_noindex_nofollow. */
+	o = with(o, "noindex_nofollow",
+		 json_integer((json_int_t)s->noindex_nofollow));
 	if (st->detail) {
 		o = with(o, "hosts_active",
 			 json_integer((json_int_t)st->hosts_active));
@@ -517,7 +522,8 @@ void control_metrics_answer(const struct crawl_status *st,
 				(unsigned long long)s->by_error[e]);
 	metric_head(f, "sigcrawl_skipped_total", "counter",
 		    "Records not fetched by the crawl's policy, by reason "
-		    "(robots.txt, the host's page budget).");
+		    "(robots.txt, the host's page budget, a learned "
+		    "noindex,nofollow shape).");
 	for (int e = 1; e < STORE_ERROR_COUNT; e++)
 		if (store_error_is_policy((enum store_error)e))
 			fprintf(f,

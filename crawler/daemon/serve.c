@@ -155,7 +155,9 @@ static void keep_fixed(const struct daemon *d, struct version *v,
 		      n->adaptive.audit_share != o->adaptive.audit_share ||
 		      n->adaptive.retire_below != o->adaptive.retire_below ||
 		      n->adaptive.audit_every != o->adaptive.audit_every ||
-		      n->adaptive.transfer != o->adaptive.transfer),
+		      n->adaptive.transfer != o->adaptive.transfer ||
+		      n->adaptive.skip_noindex_nofollow !=
+			      o->adaptive.skip_noindex_nofollow),
 	     "[adaptive]", adaptive);
 #undef KEEP
 	/* [cluster] is the daemon's from its start. */

@@ -298,6 +298,17 @@ struct job {
 					char *page_text;
 					size_t page_text_len;
 					bool noindex;
+					/* What the page said of itself: its
+					 * X-Robots-Tag header (PARSE_ROBOTS_*
+					 * bits, fetch.c), and with its
+					 * <meta name=robots> (parsers.c), for
+					 * the record and the learned skips. */
+					uint8_t robots_header;
+					bool robots_noindex, robots_nofollow;
+					/* Not fetched: its URL shape's pages
+					 * all said noindex and nofollow
+					 * (adapt_skip_lease()). */
+					bool skipped;
 					struct link *links;
 					size_t n_links, cap_links;
 					/* Each kept link's normalized URL and

@@ -250,12 +250,13 @@ static int open_learner(struct crawl *c, MDB_txn *txn)
 	if (o->profile != NORM_PROFILE_ADAPTIVE)
 		return 0;
 	struct adapt_opts ao = {
-		o->adaptive.min_support,  o->adaptive.confidence,
-		o->adaptive.audit_share,  o->adaptive.transfer,
-		o->adaptive.retire_below, o->adaptive.audit_every
+		o->adaptive.min_support,          o->adaptive.confidence,
+		o->adaptive.audit_share,          o->adaptive.transfer,
+		o->adaptive.retire_below,         o->adaptive.audit_every,
+		o->adaptive.skip_noindex_nofollow
 	};
 	if (!ao.min_support) /* callers that set none: the defaults */
-		ao = (struct adapt_opts){ 3, 0.95, 0.03, true, 0, 0 };
+		ao = (struct adapt_opts){ 3, 0.95, 0.03, true, 0, 0, true };
 	int rc = adapt_open(c->store, c->fr, txn, &ao, &c->adapt);
 	if (rc)
 		crawl_say(c, LOG_ERR, "%s: the learned rules: %s", o->store_dir,

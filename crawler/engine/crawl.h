@@ -88,6 +88,7 @@ struct crawl_opts {
 		bool transfer;
 		double retire_below;
 		unsigned audit_every;
+		bool skip_noindex_nofollow;
 	} adaptive;
 	/* Re-crawls (SPEC §7, docs/recrawl.md).  Every fetched page gets a
 	 * next visit, its interval kept within [min_interval_s,
@@ -214,6 +215,10 @@ struct crawl_summary {
 	uint64_t by_error[STORE_ERROR_COUNT];
 	uint64_t by_class[6]; /* status 1xx..5xx; [0]: no status */
 	uint64_t robots_disallowed;
+	/* Pages fetched that said both noindex and nofollow (meta robots or
+	 * X-Robots-Tag); those a learned skip did not fetch are
+	 * by_error[STORE_ERROR_SKIPPED_NOINDEX_NOFOLLOW]. */
+	uint64_t noindex_nofollow;
 	uint64_t links_bad;        /* links that failed to normalize */
 	uint64_t queued;           /* new URLs queued */
 	uint64_t dup_exact;        /* pages collapsed by their signature */

@@ -138,6 +138,22 @@ static int conditional_headers(struct crawl *c, struct xfer *x)
 	return 0;
 }
 
+/* What the answer's X-Robots-Tag headers say (every one of them; a value
+ * for another user agent is not ours): PARSE_ROBOTS_* bits. */
+static uint8_t robots_header(CURL *e, const char *token)
+{
+	struct curl_header *h;
+	unsigned bits = 0;
+	for (size_t i = 0; curl_easy_header(e, "X-Robots-Tag", i, CURLH_HEADER,
+					    -1, &h) == CURLHE_OK;
+	     i++) {
+		bits |= parse_robots_tag(h->value, token);
+		if (i + 1 >= h->amount)
+			break;
+	}
+	return (uint8_t)bits;
+}
+
 /* The validators of a page's answer, for its next visit.  Values that
  * do not fit are left out (the next visit is then unconditional). */
 static void keep_validators(CURL *e, struct job *j)
@@ -464,6 +480,7 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 			crawl_die(c, SC_E_NOMEM, "fetch");
 		}
 		keep_validators(x->easy, j);
+		j->robots_header = robots_header(x->easy, c->o->robots_token);
 		if (x->truncated)
 			j->error = STORE_ERROR_TOO_BIG;
 		else if (status >= 400)

@@ -20,8 +20,9 @@ static int push_link(struct job *j, const struct link *l)
 static int keep_link(void *ctx, const struct parse_link *l)
 {
 	struct job *j = ctx;
-	/* The parser decided, over every occurrence of the URL (parse.h). */
-	if (!l->follow)
+	/* The parser decided, over every occurrence of the URL (parse.h);
+	 * an X-Robots-Tag nofollow holds for every link of the page. */
+	if (!l->follow || (j->robots_header & PARSE_ROBOTS_NOFOLLOW))
 		return 0;
 	size_t n = (size_t)l->u->len + 1, nf = l->found_len + 1;
 	size_t at = j->link_text.len;
@@ -140,6 +141,9 @@ static void keep_text(struct job *j, struct parse_text *t, bool noindex)
 static void parse_job(struct crawl *c, struct job *j)
 {
 	const struct crawl_opts *o = c->o;
+	/* A body that is not parsed says what its header says. */
+	j->robots_noindex = j->robots_header & PARSE_ROBOTS_NOINDEX;
+	j->robots_nofollow = j->robots_header & PARSE_ROBOTS_NOFOLLOW;
 	if (j->status >= 300 && j->status < 400 && j->location) {
 		int rc = norm_url(&o->norm, NULL, j->location,
 				  strlen(j->location), j->redirect,
@@ -189,6 +193,7 @@ static void parse_job(struct crawl *c, struct job *j)
 							   j->lease.category),
 				.words = j->words,
 				.words_cap = j->words ? FOCUS_WORDS_CAP : 0,
+				.robots_agent = o->robots_token,
 			};
 			int rc = parse_document(j->body.p, j->body.len,
 						job_url(j), job_url_len(j),
@@ -212,7 +217,13 @@ static void parse_job(struct crawl *c, struct job *j)
 				/* text_empty counts words, and only
 				 * the SimHash tokenizer counts them. */
 				j->text_empty = pg->text_bytes == 0;
-				keep_text(j, &text, pg->noindex);
+				j->robots_noindex = pg->noindex ||
+						    (j->robots_header &
+						     PARSE_ROBOTS_NOINDEX);
+				j->robots_nofollow = pg->nofollow ||
+						     (j->robots_header &
+						      PARSE_ROBOTS_NOFOLLOW);
+				keep_text(j, &text, j->robots_noindex);
 				j->has_relevance = pg->has_relevance;
 				j->relevance = pg->relevance;
 				if (c->adapt && pg->has_canonical &&

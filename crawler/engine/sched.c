@@ -110,6 +110,20 @@ static void start_lease(struct crawl *c, struct job *j)
 		}
 	}
 
+	/* Of a URL shape whose pages all said noindex and nofollow, and not
+	 * one of its audits: recorded as skipped, not fetched
+	 * (crawler/learn/adapt-skip.c).  A seed is always fetched. */
+	if (c->adapt && j->lease.depth && !j->lease.redirects &&
+	    !j->lease.revisit &&
+	    adapt_skip_lease(c->adapt, job_url(j), job_url_len(j),
+			     job_url_u(j)) == 1) {
+		j->skipped = true;
+		j->error = STORE_ERROR_SKIPPED_NOINDEX_NOFOLLOW;
+		frontier_release(c->fr, j->lease.host_id);
+		parse_submit(c, j, false);
+		return;
+	}
+
 	/* Queued on a prediction that the pages of its host fetched since
 	 * have undone: not fetched (the writer drops it from the queue). */
 	if (!j->lease.redirects && !j->lease.revisit &&

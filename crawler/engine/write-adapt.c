@@ -128,8 +128,30 @@ int adapt_evidence(struct crawl *c, MDB_txn *txn, struct job *j)
 	 * from the key it was queued under. */
 	const char *url = job_url(j);
 	size_t len = job_url_len(j);
+	if (j->skipped) {
+		struct frontier_url fu = {
+			.url = j->lease.url,
+			.url_len = j->lease.url_len,
+			.found = j->lease.found,
+			.found_len = j->lease.found_len,
+			.depth = j->lease.depth,
+			.category = j->lease.category,
+			.offtopic = j->lease.offtopic,
+		};
+		return adapt_skipped(c->adapt, txn, url, len, job_url_u(j),
+				     &fu);
+	}
 	if (!j->fetched)
 		return 0;
+	/* What a page said of itself, for the skip shapes: a page that
+	 * answered (a 404 or a redirect says nothing of its shape). */
+	if (j->status >= 200 && j->status <= 299 &&
+	    (!j->error || j->error == STORE_ERROR_TOO_BIG)) {
+		int rc = adapt_robots(c->adapt, txn, url, len, job_url_u(j),
+				      j->robots_noindex, j->robots_nofollow);
+		if (rc)
+			return rc;
+	}
 	if (j->error == STORE_ERROR_HTTP_ERROR)
 		return adapt_failed(c->adapt, txn, url, len, j->lease.url,
 				    j->lease.url_len, (int)j->status);

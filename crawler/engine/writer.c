@@ -389,6 +389,8 @@ static void fill_fetched(const struct job *j, struct store_record *r)
 	}
 	r->has_relevance = j->has_relevance;
 	r->relevance = j->relevance;
+	r->noindex = j->fetched && j->robots_noindex;
+	r->nofollow = j->fetched && j->robots_nofollow;
 }
 
 /* The new URLs a page brings: the redirect target at the same depth,
@@ -1038,6 +1040,9 @@ void *writer_main(void *arg)
 					count_category(c, b);
 				if (b->fetched) {
 					c->sum.pages++;
+					c->sum.noindex_nofollow +=
+						b->robots_noindex &&
+						b->robots_nofollow;
 					c->sum.bytes += b->bytes;
 					c->sum.by_class
 						[b->status >= 100 &&

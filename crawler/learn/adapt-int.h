@@ -66,6 +66,19 @@ struct tab {
 
 /* ---- State ------------------------------------------------------------ */
 
+/* A URL shape of a host and what its pages said (adapt-skip.c). */
+struct sshape {
+	uint64_t h;    /* hash of host and shape */
+	uint8_t state; /* enum adapt_state */
+	char host[NORM_HOST_MAX + 1];
+	char *shape; /* malloc'd; freed only at adapt_close() */
+	uint64_t support, audits, audit_fail, skipped;
+	/* Its URLs leased while it was active (skipped or audited), for
+	 * the audits' share.  The scheduler's, under a->mu. */
+	uint64_t leased;
+	int64_t created, changed;
+};
+
 struct arule {
 	uint32_t id;
 	uint8_t state;
@@ -112,6 +125,9 @@ struct ahost {
 	/* A rule of this host is active, or a candidate without a
 	 * counter-example: the host is learning (adapt_learning()). */
 	bool learning;
+	/* Its skip shapes that are candidates (adapt-skip.c): learning
+	 * too.  Not reset by host_compile(). */
+	unsigned skip_candidates;
 };
 
 struct adapt {
@@ -157,6 +173,12 @@ struct adapt {
 	size_t n_dirty, cap_dirty;
 	bool dirty_all;
 	bool replay; /* adapt_open(): evidence without counting it again */
+	/* Pages that give nothing (adapt-skip.c): the shapes, by hash
+	 * (index + 1), and the shapes that had a page without both
+	 * noindex and nofollow. */
+	struct sshape *skips;
+	size_t n_skips, cap_skips;
+	struct tab skip_ix, skip_open;
 };
 
 /* ---- Shared between the files ----------------------------------------- */
@@ -210,5 +232,9 @@ int audit_end(struct adapt *a, MDB_txn *txn, const unsigned char *akey);
 size_t key_of(struct adapt *a, const char *url, size_t len, char *key);
 size_t key_target(struct adapt *a, MDB_txn *txn, const char *key, size_t kl,
 		  char *out);
+
+/* adapt-skip.c: the skip shapes, loaded and freed with the rest. */
+int skip_load(struct adapt *a, MDB_txn *txn);
+void skip_free(struct adapt *a);
 
 #endif

@@ -6,7 +6,9 @@
  * Files.  This one holds the core: the tables, hosts, rules in memory and
  * in the store, opening, keys, stats and the listing.  adapt-evidence.c
  * holds the evidence, new candidates and the gate; adapt-hold.c the held
- * URLs, covers, audits and bad keys; adapt-int.h what the three share.
+ * URLs, covers, audits and bad keys; adapt-skip.c the URL shapes whose
+ * pages all say noindex and nofollow, skipped; adapt-int.h what they
+ * share.
  *
  * Evidence.  Every fetched page with body text is kept as (host, strict
  * URL as fetched, signature, SimHash, images).  Two pages of one site
@@ -62,6 +64,7 @@
  *                                 released (1), proven wrong (1)
  *   'k' key(16)                -> a rules' key: URLs held onto it (4),
  *                                 and whether its sampled audit was made (1)
+ *   's', 'x' hash(8)           -> the skip shapes (adapt-skip.c)
  * key is sc_url_key() of the strict URL; integers are big-endian.  The
  * images, supporting signatures and signature groups live in memory and
  * are rebuilt from the pages at adapt_open(). */
@@ -756,6 +759,8 @@ int adapt_open(struct store *s, struct frontier *fr, MDB_txn *txn,
 		rc = store_adapt_scan(s, txn, "k", 1, load_audited, a);
 	if (!rc)
 		rc = store_adapt_scan(s, txn, "h", 1, load_cover, a);
+	if (!rc)
+		rc = skip_load(a, txn);
 	if (rc) {
 		adapt_close(a);
 		return rc;
@@ -788,6 +793,7 @@ void adapt_close(struct adapt *a)
 	tab_free(&a->kinds);
 	tab_free(&a->cover_ix);
 	tab_free(&a->claims);
+	skip_free(a);
 	pthread_mutex_destroy(&a->mu);
 	free(a);
 }
@@ -932,7 +938,7 @@ bool adapt_learning(struct adapt *a, const char *host, size_t len)
 {
 	pthread_mutex_lock(&a->mu);
 	const struct ahost *h = host_find(a, host, len);
-	bool learning = h && h->learning;
+	bool learning = h && (h->learning || h->skip_candidates);
 	pthread_mutex_unlock(&a->mu);
 	return learning;
 }

@@ -71,6 +71,7 @@ struct crawl_rule_stats {
 	uint64_t saved;    /* fetches held back by active rules */
 	uint64_t audits;   /* held-back URLs fetched to test their rule */
 	uint64_t requeued; /* URLs re-queued when their rule retired */
+	uint64_t skipped;  /* URLs a skip shape did not fetch */
 };
 
 /* ---- keys -------------------------------------------------------------- */
@@ -159,6 +160,9 @@ struct adapt_opts {
 	 * this many keys it holds URLs onto, its first included; 0: the
 	 * default 32. */
 	unsigned audit_every;
+	/* A URL shape of a host whose sampled pages all say noindex and
+	 * nofollow is skipped (adapt-skip.c). */
+	bool skip_noindex_nofollow;
 };
 
 enum adapt_state {
@@ -318,6 +322,54 @@ SC_WUR int adapt_list(struct store *s, MDB_txn *txn,
 
 /* "candidate", "active", "retired", "refuted". */
 const char *adapt_state_name(int state);
+
+/* Pages that give nothing (SPEC §7, adapt-skip.c): a URL shape of a host
+ * whose pages all say noindex and nofollow is skipped once min_support of
+ * them did, audited at audit_share; a page of it without both refutes it
+ * (a candidate) or retires it (active, its skipped URLs queued again),
+ * for good.  All do nothing without
+ * adapt_opts.skip_noindex_nofollow. */
+
+/* A skip shape as `sigcrawl rules` shows it.  state is an enum
+ * adapt_state: candidate (gathering), active (skipping), retired (an
+ * audit or a later page could be indexed or followed), refuted (a page
+ * could be before it applied). */
+struct adapt_skip_info {
+	uint8_t state;
+	char host[NORM_HOST_MAX + 1];
+	char shape[NORM_URL_MAX + 1]; /* "/w/{}.php?action=edit&title={}" */
+	uint64_t support;             /* its pages that said both */
+	uint64_t audits, audit_failures, skipped;
+	int64_t created_ms, changed_ms;
+};
+
+/* A fetched page's word on itself: url (strict, as fetched; components
+ * u) answered 2xx and said noindex, nofollow, both or neither.  Returns
+ * 0 or a store error.  The writer's. */
+SC_WUR int adapt_robots(struct adapt *a, MDB_txn *txn, const char *url,
+			size_t len, const struct norm_url *u, bool noindex,
+			bool nofollow);
+
+/* A leased URL (strict, as it would be fetched): 1 when its shape is
+ * skipped and it is not one of the audits, else 0.  Any thread. */
+int adapt_skip_lease(struct adapt *a, const char *url, size_t len,
+		     const struct norm_url *u);
+
+/* A URL adapt_skip_lease() skipped, recorded: counted with its shape, and
+ * kept (fu: its frontier entry, its key and found form) to be queued
+ * again if the shape retires.  Returns 0 or a store error.  The
+ * writer's. */
+SC_WUR int adapt_skipped(struct adapt *a, MDB_txn *txn, const char *url,
+			 size_t len, const struct norm_url *u,
+			 const struct frontier_url *fu);
+
+/* Every skip shape the store holds, in hash order, as txn sees it:
+ * fn(arg, info) until it returns non-zero.  Needs no struct adapt.
+ * Returns 0, fn's value, SC_E_CORRUPT, SC_E_NOMEM or a store error. */
+SC_WUR int adapt_skip_list(struct store *s, MDB_txn *txn,
+			   int (*fn)(void *arg,
+				     const struct adapt_skip_info *r),
+			   void *arg);
 
 /* ---- focus ------------------------------------------------------------- */
 
