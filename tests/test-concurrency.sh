@@ -59,7 +59,7 @@ run()
 run auto "$sigcrawl"
 check_true "auto: the server had at least 350 requests open at once ($peak)" test "$peak" -ge 350
 check_true "auto: the summary says so (at most ${said:-?})" test "${said:-0}" -ge 350
-check_true "auto: the summary names auto" grep -q '(concurrency auto: as the ready hosts asked, up to 4096)' "$tmp/auto.out"
+check_true "auto: the summary names auto" grep -q '(concurrency auto: as the ready hosts asked, up to 1024)' "$tmp/auto.out"
 
 # A fixed number still holds.
 run fixed "$sigcrawl" -- --concurrency 64

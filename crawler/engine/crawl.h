@@ -65,7 +65,7 @@ struct crawl_host {
 };
 
 /* concurrency = auto's ceiling: transfers in flight at most. */
-#define CRAWL_AUTO_MAX 4096
+#define CRAWL_AUTO_MAX 1024
 
 struct crawl_opts {
 	const char *store_dir;
