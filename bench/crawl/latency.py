@@ -28,7 +28,8 @@ Runs that do not end are stopped at --max-s seconds.
 
 Per run, from the fixture's log: pages (200 answers but robots.txt),
 pages/s over the run's wall time, politeness (the least gap between two
-requests to one host, and how many of those gaps were under the delay),
+requests to one host, and how many of those gaps were under 0.9 x the
+delay, past what a loaded server's arrival jitter explains),
 CPU (user + sys of the process tree) and its share of one core, and peak
 RssAnon.  A rate is never shown without its politeness.
 
