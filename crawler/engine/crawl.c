@@ -694,7 +694,12 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		ret->seconds = (double)(mono_ms() - c->t0) / 1000.0;
 		list_hosts(c, ret);
 		list_offtopic(c, ret);
+		/* A crawl cut short has not said its last word on a host. */
+		if (!rc && !c->sum.interrupted && !c->fatal &&
+		    !(o->max_pages && c->started >= o->max_pages))
+			lost_hosts_list(c, ret);
 	}
+	lost_hosts_free(c);
 	rc = close_fetcher(c, rc);
 	rc = close_store(c, rc);
 	crawl_free(c);
