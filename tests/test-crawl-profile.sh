@@ -34,7 +34,8 @@ page /Zed/Deep                       200 text/html title="T /Zed/Deep"
 page /d/                             200 text/html title="T /d/"
 page /robots.txt                     200 text/plain body="User-agent: *\nAllow: /\n"
 default 404
-# What remove_www makes of it.
+# What remove_www makes of it: a crawl that fetched aggressive's keys
+# would get these pages' titles.
 host a.test
 page /                               200 text/html title="T a /" links=/Zed/Deep
 page /zed/deep/                      200 text/html title="T a /zed/deep/"
@@ -125,12 +126,14 @@ expect_rc "resumed with extended +lowercase_path" 2
 expect_stderr "steps beyond a profile are named" "asks for extended with steps +lowercase_path"
 crawl s2 log6 --profile aggressive
 expect_rc "resumed with aggressive" 0
-# Aggressive fetches its keys, www. and the case gone, and never a
-# strict form of them.
-check_true "aggressive requests its own key (a.test/zed/deep/)" test "$(requests a.test /zed/deep/ "$tmp/log6")" -eq 1
-check_true "and no strict form of it" test "$(requests a.test /Zed/Deep "$tmp/log6")" -eq 0
+# Aggressive keys its URLs with www. and the case gone, and fetches them
+# as they were found (SPEC §7, keys, not fetches): www.a.test/Zed/Deep,
+# never its key a.test/zed/deep/, which names another page here.
+check_true "aggressive requests the form found (www.a.test/Zed/Deep)" test "$(requests www.a.test /Zed/Deep "$tmp/log6")" -eq 1
+check_true "and not its key (a.test/zed/deep/)" test "$(requests a.test /zed/deep/ "$tmp/log6")" -eq 0
 r=$(record "$tmp/s2" http://a.test/zed/deep/)
-check_true "recorded with its own content" eval 'echo "$r" | grep -q "\"title\":\"T a /zed/deep/\""'
+check_true "recorded under its key with the content of the form found" eval 'echo "$r" | grep -q "\"title\":\"T /Zed/Deep\""'
+check_true "and that form as its url" eval 'echo "$r" | grep -q "\"url\":\"http://www.a.test/Zed/Deep\""'
 
 # Steps beyond the profile are recorded and must be given again.
 crawl s3 log7 --seeds "$tmp/seeds" --profile strict --steps +lowercase_path,-remove_fragment --max-pages 1

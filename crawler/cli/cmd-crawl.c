@@ -66,6 +66,31 @@ static void print_hosts(const struct crawl_summary *s)
 		       (unsigned long long)(all - shown));
 }
 
+/* The seeds' hosts that gave no page (crawl.h, struct crawl_lost): a
+ * whole site missing, which the counts above do not tell apart from a
+ * small one.  One line each, the reason its commonest error. */
+static void print_lost(const struct crawl_summary *s)
+{
+	size_t shown = 0;
+	for (; shown < s->n_lost && shown < CRAWL_HOSTS_LISTED && s->lost;
+	     shown++) {
+		const struct crawl_lost *h = &s->lost[shown];
+		char why[CRAWL_HOST_NAME_MAX + 64];
+		if (h->reason)
+			snprintf(why, sizeof(why), "%s",
+				 store_error_name((enum store_error)h->reason));
+		else if (h->to[0])
+			snprintf(why, sizeof(why), "redirected to %s", h->to);
+		else
+			snprintf(why, sizeof(why), "no 2xx answer");
+		printf("host %s: no page fetched (%u request%s, %s)\n", h->name,
+		       h->requests, h->requests == 1 ? "" : "s", why);
+	}
+	if (s->n_lost > shown)
+		printf("hosts with no page fetched: %llu more\n",
+		       (unsigned long long)(s->n_lost - shown));
+}
+
 static bool has_seeds(const struct crawl_opts *o)
 {
 	for (size_t i = 0; i < o->n_categories; i++)
@@ -179,6 +204,7 @@ int cmd_crawl(int argc, char **argv)
 	curl_global_cleanup();
 	if (rc) {
 		free(s.hosts);
+		free(s.lost);
 		setup_free(&st);
 		return rc == SC_E_PROFILE ? EXIT_USAGE : EXIT_RUNTIME;
 	}
@@ -235,6 +261,8 @@ int cmd_crawl(int argc, char **argv)
 			       .by_error[STORE_ERROR_SKIPPED_NOINDEX_NOFOLLOW]);
 	print_hosts(&s);
 	free(s.hosts);
+	print_lost(&s);
+	free(s.lost);
 	printf("duplicates %llu  (signature %llu, near %llu)\n",
 	       (unsigned long long)(s.dup_exact + s.dup_near),
 	       (unsigned long long)s.dup_exact, (unsigned long long)s.dup_near);

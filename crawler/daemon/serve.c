@@ -559,8 +559,10 @@ int cmd_serve(int argc, char **argv)
 	struct crawl_summary s;
 	int rc, w = 0;
 	while ((rc = crawl_run(&d.cur->o, &s)) != 0 && !d.c &&
-	       (w = wait_for_space(d.cur->o.store_dir)) == 1)
+	       (w = wait_for_space(d.cur->o.store_dir)) == 1) {
 		free(s.hosts);
+		free(s.lost);
+	}
 	if (w < 0)
 		rc = 0; /* stopped while waiting for space */
 	cnode_close(d.node);
@@ -571,6 +573,7 @@ int cmd_serve(int argc, char **argv)
 		log_msg(LOG_NOTICE, "stopped: %llu pages committed in this run",
 			(unsigned long long)s.pages);
 	free(s.hosts);
+	free(s.lost);
 	version_free(d.cur);
 	return rc == SC_E_PROFILE ? EXIT_USAGE : rc ? EXIT_RUNTIME : EXIT_OK;
 }

@@ -149,13 +149,15 @@ struct job {
 			struct frontier_lease lease; /* JOB_ROBOTS: host_id
 							and url only */
 			struct norm_url lease_u;
-			/* JOB_PAGE, adaptive: the URL fetched when it is not
-			 * the lease's key (malloc'd; NULL: the key itself).
-			 * A learned rule decides the key a URL is queued and
-			 * recorded under; what is requested, what relative
-			 * links resolve against and what the rules learn
-			 * from is always a URL some page linked: the key's
-			 * strict form as found (job_url()). */
+			/* JOB_PAGE: the URL fetched when it is not the
+			 * lease's key (malloc'd; NULL: the key itself).  The
+			 * profile's steps beyond strict, and the learned
+			 * rules, decide the key a URL is queued and recorded
+			 * under; what is requested, what relative links
+			 * resolve against and what the rules learn from is
+			 * always a URL that was found (a link, a seed, a
+			 * Location, a sitemap's entry), strict-normalized
+			 * (job_url(), fetch_norm()). */
 			char *src;
 			struct norm_url src_u;
 			bool fetched; /* a request was made */
@@ -320,6 +322,19 @@ struct job {
 		};
 	};
 };
+
+/* The steps a URL as found is normalized with to be fetched: the strict
+ * ones the crawl's steps include, never those beyond strict, which may
+ * name another resource on a server that does not ignore them (a
+ * lower-cased path, an added slash): a profile that fetched its own keys
+ * could redirect itself in a loop.  The crawl's tracking list and
+ * password hook come along. */
+static inline struct norm_opts fetch_norm(const struct crawl_opts *o)
+{
+	struct norm_opts fo = o->norm;
+	fo.steps &= norm_profile_steps(NORM_PROFILE_STRICT);
+	return fo;
+}
 
 /* The URL a page job fetches: its source, or its lease's key. */
 static inline const char *job_url(const struct job *j)
@@ -543,6 +558,9 @@ struct crawl {
 	int w_part; /* enum full_part */
 	int w_errno;
 	struct crawl_summary sum; /* under mu */
+	/* The seeds' hosts and what they gave (lost-hosts.c): the
+	 * writer's, NULL until its first page. */
+	struct lost_hosts *lost;
 	/* The one-second tick (progress.c): how many, and the pages
 	 * committed at each of the last CRAWL_RATE_WINDOW_S ticks for
 	 * crawl_rate(). */
@@ -670,8 +688,20 @@ void writer_wake(struct crawl *c);
 
 /* ---- The writer thread: writer.c, write-adapt.c, write-archive.c ----- */
 
+/* lost-hosts.c, the writer's: note what the committed page job j gave
+ * its host (nothing for other kinds, or under serve); after the writer
+ * stopped, the seeds' hosts that gave no page into ret (crawl.h:
+ * ret->lost, malloc'd), and free the lot. */
+void lost_hosts_note(struct crawl *c, const struct job *j);
+void lost_hosts_list(struct crawl *c, struct crawl_summary *ret);
+void lost_hosts_free(struct crawl *c);
+
 /* writer.c */
 void *writer_main(void *arg);
+
+/* write-redirect.c: whether the redirect of j (has_redirect) closes a
+ * loop, to be recorded as redirect_loop; reads the store in txn. */
+bool write_redirect_loops(struct crawl *c, MDB_txn *txn, const struct job *j);
 
 /* The new URLs of one batch, as the writer collects them: the frontier's
  * entries, and (adaptive) which of them are redirect targets that the

@@ -704,7 +704,12 @@ int crawl_run(const struct crawl_opts *o, struct crawl_summary *ret)
 		list_offtopic(c, ret);
 		ret->transfers_max = c->max_running;
 		ret->in_flight_peak = c->peak_running;
+		/* A crawl cut short has not said its last word on a host. */
+		if (!rc && !c->sum.interrupted && !c->fatal &&
+		    !(o->max_pages && c->started >= o->max_pages))
+			lost_hosts_list(c, ret);
 	}
+	lost_hosts_free(c);
 	rc = close_fetcher(c, rc);
 	rc = close_store(c, rc);
 	crawl_free(c);

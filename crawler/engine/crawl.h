@@ -288,6 +288,27 @@ struct crawl_summary {
 	 * none or no memory for the list. */
 	struct crawl_host *hosts;
 	size_t n_hosts;
+	/* Set by crawl_run() in its result only, when the crawl ran out of
+	 * URLs (not stopped by a signal, max_pages or an error; never under
+	 * serve): the hosts of this run's seeds that gave no page, in the
+	 * order their seeds were first fetched; malloc'ed, the caller frees
+	 * it (NULL: none, or no memory for the list).  n_lost counts them
+	 * all; the list holds the first CRAWL_HOSTS_LISTED. */
+	struct crawl_lost *lost;
+	size_t n_lost;
+};
+
+/* A seed's host that gave no page: no fetch of its URLs answered 2xx,
+ * nor did one of a host its redirects led to (a whole site lost to
+ * redirect loops, errors or robots.txt). */
+struct crawl_lost {
+	char name[CRAWL_HOST_NAME_MAX + 1]; /* as the seed wrote it */
+	uint32_t requests;                  /* fetches of its URLs */
+	/* The commonest error of its records (enum store_error; robots.txt
+	 * refusals included), 0 when none had one. */
+	int reason;
+	/* The first other host a redirect of it named ("": none). */
+	char to[CRAWL_HOST_NAME_MAX + 1];
 };
 
 /* Run a crawl until the frontier is empty, max_pages fetches have started,

@@ -24,13 +24,19 @@ static void start_lease(struct crawl *c, struct job *j)
 	 * again with this run's steps would rewrite it (frontier.h). */
 	j->lease_u = j->lease.u;
 	int rc = j->lease_u.len ? 0 : SC_E_CORRUPT;
-	/* Adaptive: a URL queued under a learned rule's key is fetched
-	 * under the form that was linked (crawl-int.h, job_url()). */
-	if (!rc && c->adapt && j->lease.found_len) {
+	/* Keys, not fetches: a URL queued under a key that its profile (or
+	 * a learned rule) normalized further than strict is fetched under
+	 * the form that was found, strict-normalized (crawl-int.h,
+	 * job_url()).  The lease's found is a copy of its key when the
+	 * entry kept none: that key is fetched as it stands, and no
+	 * norm_url() is spent on it. */
+	if (!rc && (j->lease.found_len != j->lease.url_len ||
+		    memcmp(j->lease.found, j->lease.url, j->lease.url_len))) {
 		char src[NORM_URL_MAX + 1];
 		struct norm_url su;
-		if (norm_url(&o->norm, NULL, j->lease.found, j->lease.found_len,
-			     src, sizeof(src), &su) == 0 &&
+		struct norm_opts fo = fetch_norm(o);
+		if (norm_url(&fo, NULL, j->lease.found, j->lease.found_len, src,
+			     sizeof(src), &su) == 0 &&
 		    (su.len != j->lease.url_len ||
 		     memcmp(src, j->lease.url, su.len) != 0)) {
 			if (!(j->src = malloc((size_t)su.len + 1))) {
@@ -42,10 +48,13 @@ static void start_lease(struct crawl *c, struct job *j)
 			j->src_u = su;
 		}
 	}
-	/* The form linked names another host than the key (a www.
-	 * alias's): that host's own slot paces it too, so that the two
-	 * slots never ask one name for pages closer than its delay. */
-	if (!rc && j->src &&
+	/* Adaptive: the form linked names another host than the key (a
+	 * www. alias's): that host's own slot paces it too, so that the two
+	 * slots never ask one name for pages closer than its delay.  A
+	 * profile's steps give such a name no slot of its own (remove_www,
+	 * remove_trailing_host_dot key all its URLs under the other), so
+	 * the key's slot paces it alone and no lookup is spent. */
+	if (!rc && c->adapt && j->src &&
 	    (j->src_u.host_len != j->lease_u.host_len ||
 	     memcmp(j->src + j->src_u.host_off,
 		    j->lease.url + j->lease_u.host_off,

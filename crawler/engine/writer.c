@@ -3,7 +3,8 @@
  * queued links, re-crawls' revisits and the cluster's hand-offs.  The
  * adaptive profile's side (keying links by the learned rules, the
  * evidence, held and rehomed leases) is write-adapt.c's; the WARC and
- * search-index hooks are write-archive.c's. */
+ * search-index hooks are write-archive.c's; whether a redirect closes a
+ * loop is write-redirect.c's. */
 #include "crawl-int.h"
 
 #include "cluster.h"
@@ -63,28 +64,6 @@ static int write_robots(struct crawl *c, MDB_txn *txn, const struct job *j)
 	/* Only a database failure matters: an answer not kept is asked
 	 * again next time. */
 	return rc == SC_E_INVAL || rc == SC_E_TOOLONG ? 0 : rc;
-}
-
-/* Does the redirect of j close a loop?  The target is j itself, or a
- * chain of recorded redirects leads from the target back to j. */
-static bool redirect_loops(struct crawl *c, MDB_txn *txn, const struct job *j)
-{
-	const char *self = job_url(j);
-	size_t self_len = job_url_len(j);
-	const char *t = j->redirect;
-	size_t t_len = j->redirect_u.len;
-	for (int hop = 0; hop <= 10; hop++) {
-		if (t_len == self_len && memcmp(t, self, t_len) == 0)
-			return true;
-		unsigned char key[SC_KEY_LEN];
-		struct store_record r;
-		sc_url_key(t, t_len, key);
-		if (store_get(c->store, txn, key, &r) || !r.redirect)
-			return false;
-		t = r.redirect;
-		t_len = r.redirect_len;
-	}
-	return false;
 }
 
 int64_t write_foreign(const struct crawl *c, const char *url,
@@ -426,17 +405,21 @@ static int queue_found(struct crawl *c, MDB_txn *txn, struct job *j,
 		 !focus_wanted(c->focus, j->lease.category, j->redirect,
 			       j->redirect_u.len))
 		refused++;
-	else if (j->has_redirect && !j->error && j->src &&
+	else if (j->has_redirect && !j->error &&
 		 j->redirect_u.len == j->lease.url_len &&
 		 memcmp(j->redirect, j->lease.url, j->lease.url_len) == 0) {
-		/* Adaptive: the form fetched redirected to the key it was
-		 * queued under (a directory's slash, say).  The key is in
-		 * the seen set, as this very lease: it is queued again,
-		 * to be fetched under the target's form, which the
-		 * Location header named. */
+		/* The URL fetched redirected to another form of the key it
+		 * was queued under (a directory's slash, a path's case),
+		 * and not back to where it was (write-redirect.c).  The
+		 * key is in the seen set, as this very lease: it is queued
+		 * again, to be fetched under the form the Location header
+		 * named. */
 		struct frontier_url fu = rfu;
 		fu.url = j->lease.url;
-		fu.u = &j->lease_u;
+		/* The same string as the key: its scheme and port of the
+		 * fetch are the Location's (fold_https: an https page that
+		 * sends to its http form). */
+		fu.u = &j->redirect_u;
 		if ((rc = frontier_requeue(c->fr, txn, &fu)) < 0 &&
 		    rc != SC_E_INVAL)
 			return rc;
@@ -742,7 +725,7 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 				     j->lease.url_len);
 		return rc < 0 ? rc : 0;
 	}
-	if (j->has_redirect && !j->error && redirect_loops(c, txn, j))
+	if (j->has_redirect && !j->error && write_redirect_loops(c, txn, j))
 		j->error = STORE_ERROR_REDIRECT_LOOP;
 	int rc;
 	if (j->lease.revisit &&
@@ -1002,6 +985,8 @@ void *writer_main(void *arg)
 				frontier_release(c->fr,
 						 batch[i]->lease.host_id);
 
+		for (size_t i = 0; i < n && !rc; i++)
+			lost_hosts_note(c, batch[i]);
 		pthread_mutex_lock(&c->mu);
 		size_t pages = 0;
 		for (size_t i = 0; i < n; i++) {
