@@ -18,7 +18,7 @@ static void check(const struct conf *c)
 {
 	assert(c->crawl.store && c->crawl.store[0] == '/');
 	assert(c->crawl.user_agent && c->crawl.user_agent[0]);
-	assert(c->crawl.concurrency >= 1 && c->crawl.concurrency <= 65535);
+	assert(c->crawl.concurrency <= 65535); /* 0: auto */
 	assert(c->crawl.max_body_bytes >= 1);
 	assert(c->crawl.n_connect_to <= CONF_CONNECT_TO_MAX);
 	assert(c->n_categories <= CONF_CATEGORIES_MAX);

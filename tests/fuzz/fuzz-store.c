@@ -3,9 +3,9 @@
  * The input is a stored value.  When it decodes, the record must encode
  * back to exactly the same bytes (one encoding per record), and both
  * exports must succeed: the JSON line must parse back with jansson into an
- * object of 25 fields (the rule and the re-crawl fields among them, each
- * null exactly when the record says so), and the CSV line must be valid
- * UTF-8 without NUL, have 25 columns outside quotes, and end in CRLF.  When it
+ * object of 26 fields (the rule, the re-crawl fields and robots among them,
+ * each null exactly when the record says so), and the CSV line must be valid
+ * UTF-8 without NUL, have 26 columns outside quotes, and end in CRLF.  When it
  * does not decode, the decoder must say SC_E_CORRUPT.  Any broken promise
  * aborts, which libFuzzer reports. */
 #include <jansson.h>
@@ -123,7 +123,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fail("JSONL export is not one line", NULL);
 	json_error_t err;
 	json_t *j = json_loadb(out, outlen, JSON_ALLOW_NUL, &err);
-	if (!j || !json_is_object(j) || json_object_size(j) != 25)
+	if (!j || !json_is_object(j) || json_object_size(j) != 26)
 		fail("JSONL export does not parse back", NULL);
 	json_t *n = json_object_get(j, "normalized");
 	if (!json_is_string(n) || json_string_length(n) < r.normalized_len)
@@ -156,8 +156,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		fail("CSV line does not end in CRLF", NULL);
 	if (!valid_utf8_no_nul((const unsigned char *)out, outlen))
 		fail("CSV line is not valid UTF-8 without NUL", NULL);
-	if (csv_columns(out, outlen) != 25)
-		fail("CSV line does not have 25 columns", NULL);
+	if (csv_columns(out, outlen) != 26)
+		fail("CSV line does not have 26 columns", NULL);
 	free(out);
 	return 0;
 }
