@@ -152,9 +152,14 @@ int adapt_evidence(struct crawl *c, MDB_txn *txn, struct job *j)
 		if (rc)
 			return rc;
 	}
-	if (j->error == STORE_ERROR_HTTP_ERROR)
+	if (j->error == STORE_ERROR_HTTP_ERROR) {
+		int rc = adapt_canonical_gone(c->adapt, txn, url, len,
+					      (int)j->status);
+		if (rc)
+			return rc;
 		return adapt_failed(c->adapt, txn, url, len, j->lease.url,
 				    j->lease.url_len, (int)j->status);
+	}
 	if (j->error)
 		return 0;
 	/* A key fetched as a redirect's target under its own form (the
@@ -205,7 +210,13 @@ int adapt_evidence(struct crawl *c, MDB_txn *txn, struct job *j)
 		.rep_len = rep_len,
 		.near = j->dup == DUP_NEAR,
 	};
-	return adapt_page(c->adapt, txn, &f);
+	int rc = adapt_page(c->adapt, txn, &f);
+	if (rc)
+		return rc;
+	/* The page's own word: the claims naming it judged, its own
+	 * rel=canonical a claim (crawler/learn/adapt-claim.c). */
+	return adapt_canonical(c->adapt, txn, &f, j->canonical,
+			       j->canonical ? strlen(j->canonical) : 0);
 }
 
 /* The learned rules that mapped the URL as found onto its key, into out
