@@ -15,6 +15,10 @@
 #   h.test, the classic misconfiguration: every page names / as
 #     canonical.  Its claims fail (the home page's text is another), so
 #     no page is merged into the home page and every page is fetched.
+#   r.test, trusted and then wrong: five aliases verify, then /s/N name
+#     /t/N (another text: merged unfetched), then /u/N name /v/N (fetched
+#     before, another text): the failures retire the trust, and the /t/N
+#     it merged are fetched after all.
 set -u
 sigcrawl=$1
 fixture=$2
@@ -82,12 +86,31 @@ page()
 		fi
 	done
 	echo "page /start 200 title=Start body=\"$start\""
+	echo "host r.test"
+	top=""
+	for n in 1 2 3 4 5; do top="$top<a href=/a/$n>a$n</a>"; done
+	for n in $(seq 20); do top="$top<a href=/v/$n>v$n</a>"; done
+	echo "page / 200 title=R body=\"<h1>R</h1><p>$(text 400)</p>$top\""
+	for n in 1 2 3 4 5; do
+		more=""
+		[ "$n" -eq 5 ] && for k in $(seq 10); do more="$more<a href=/s/$k>s$k</a>"; done
+		echo "page /a/$n 200 title=A$n body=\"<h1>A$n</h1><p>$(text $((n + 410)))</p><a href=/l/$n>l$n</a>$more\""
+		echo "page /l/$n 200 title=A$n body=\"<link rel=canonical href=/a/$n><h1>A$n</h1><div>(Redirected from L$n)</div><p>$(text $((n + 410)))</p>$more\""
+	done
+	for n in $(seq 20); do
+		echo "page /v/$n 200 title=V$n body=\"<h1>V$n</h1><p>$(text $((n + 420)))</p>\""
+		echo "page /u/$n 200 title=U$n body=\"<link rel=canonical href=/v/$n><h1>U$n</h1><p>$(text $((n + 450)))</p>\""
+	done
+	for n in $(seq 10); do
+		echo "page /s/$n 200 title=S$n body=\"<link rel=canonical href=/t/$n><h1>S$n</h1><p>$(text $((n + 480)))</p><a href=/t/$n>t</a><a href=/u/$n>u</a><a href=/u/$((n + 10))>u</a>\""
+		echo "page /t/$n 200 title=T$n body=\"<h1>T$n</h1><p>$(text $((n + 500)))</p>\""
+	done
 } >"$tmp/c.web"
 
 check_true "the web is valid" "$fixture" --web "$tmp/c.web" --check
 start_fixture "$tmp/c.web" "$tmp/c.log"
 printf '[crawl]\nper_host_delay_ms = 0\nmax_depth = 8\n[normalize]\nprofile = adaptive\n' >"$tmp/c.conf"
-printf 'http://w.test/\nhttp://h.test/start\n' >"$tmp/c.seeds"
+printf 'http://w.test/\nhttp://h.test/start\nhttp://r.test/\n' >"$tmp/c.seeds"
 "$sigcrawl" crawl -c "$tmp/c.conf" --store "$tmp/c.store" --seeds "$tmp/c.seeds" \
 	--connect-to "::127.0.0.1:$port" --quiet >"$tmp/c.out" 2>&1
 rc=$?
@@ -146,4 +169,12 @@ check_true "its home page was fetched" [ "$(requests h.test / "$tmp/c.log")" -ge
 check_true "no page of h.test is recorded as a duplicate of another ($merged)" [ "$merged" -eq 0 ]
 check_true "none merged into its home page ($homedup)" [ "$homedup" -eq 0 ]
 check_true "h.test's claims failed and are not trusted" grep -Eq '^claims +refuted +h\.test ' "$tmp/c.rules"
+# --- r.test ------------------------------------------------------------------
+tfetched=0
+for n in $(seq 10); do
+	[ "$(requests r.test "/t/$n" "$tmp/c.log")" -ge 1 ] && tfetched=$((tfetched + 1))
+done
+check_true "r.test's claims were trusted, then retired by their failures" \
+	grep -Eq '^claims +retired +r\.test .* merged [1-9]' "$tmp/c.rules"
+check_true "every URL the retired trust merged was fetched after all ($tfetched of 10)" [ "$tfetched" -eq 10 ]
 finish
