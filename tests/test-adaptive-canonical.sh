@@ -12,6 +12,8 @@
 #     even ones in a <link>).  The aliases are linked from the ten
 #     articles without one; the aliased articles only from the aliases'
 #     text.  Each alias is its own URL shape: no rule can learn them.
+#     The ten others have a permanent link to their latest revision
+#     (&oldid=), the text with a revision banner, naming the article.
 #   h.test, the classic misconfiguration: every page names / as
 #     canonical.  Its claims fail (the home page's text is another), so
 #     no page is merged into the home page and every page is fetched.
@@ -50,6 +52,7 @@ page()
 			more="$more<a href='/index.php?title=Alias_$a&amp;redirect=no'>Alias $a</a> "
 		done
 	fi
+	[ "$n" -gt 30 ] && more="$more<a href='/index.php?title=Article_$n&amp;oldid=$((9000 + n))'>permanent link</a>"
 	echo "<h1>Article $n</h1>$line<p>$(text "$n")</p><a href='/wiki/Article_$(next "$n")'>next</a> $more"
 }
 
@@ -71,6 +74,13 @@ page()
 			echo "page \"/index.php?title=Alias_$n&redirect=no\" 200 title=Article_$n" \
 				"body=\"<link rel=canonical href='http://w.test/wiki/Article_$n'>$(page "$n" "$red")\""
 		fi
+	done
+	# The permanent links to the ten unaliased articles' latest revision:
+	# the text, a revision banner, the article named as canonical.
+	for n in $(seq 31 40); do
+		ban="<div id=mw-revision-info>This is the current revision of this page, as edited at 12:0$((n % 10)).</div>"
+		echo "page \"/index.php?title=Article_$n&oldid=$((9000 + n))\" 200 title=Article_$n" \
+			"body=\"<link rel=canonical href=/wiki/Article_$n>$(page "$n" "$ban")\""
 	done
 	echo "host h.test"
 	echo "page / 200 title=Home body=\"<h1>Home</h1><p>$(text 90)</p><a href=/p1>p1</a>\""

@@ -566,6 +566,35 @@ int adapt_canonical_gone(struct adapt *a, MDB_txn *txn, const char *url,
 	return judge_waiting(a, txn, url, len, &u, NULL, 0, false);
 }
 
+int adapt_claim_linked(struct adapt *a, MDB_txn *txn, const char *url,
+		       size_t len, char *out, size_t cap)
+{
+	unsigned char hkey[17] = { 'h' };
+	sc_url_key(url, len, hkey + 1);
+	pthread_mutex_lock(&a->mu);
+	const struct tval *t = tab_get(&a->cover_ix, get_be64(hkey + 1));
+	bool covered = t && t->a;
+	pthread_mutex_unlock(&a->mu);
+	if (!covered)
+		return 0;
+	const void *v;
+	size_t vl;
+	int rc = store_adapt_get(a->s, txn, hkey, sizeof(hkey), &v, &vl);
+	if (rc)
+		return rc == SC_E_NOTFOUND ? 0 : rc;
+	const unsigned char *p = v;
+	if (vl < HELD_HEAD + 4 + 2 || !(p[0] & HOLD_COVER) ||
+	    (p[0] & HOLD_LINKED) || p[7] != 1 ||
+	    get_be32(p + HELD_HEAD) != CLAIM_RULE_ID)
+		return 0;
+	size_t fl = get_be16(p + HELD_HEAD + 4);
+	if (HELD_HEAD + 6 + fl > vl || fl >= cap)
+		return SC_E_CORRUPT;
+	memcpy(out, p + HELD_HEAD + 6, fl);
+	out[fl] = '\0';
+	return 1;
+}
+
 /* ---- Listing ---------------------------------------------------------- */
 
 struct claim_list {

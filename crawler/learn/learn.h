@@ -316,6 +316,14 @@ SC_WUR int adapt_canonical(struct adapt *a, MDB_txn *txn,
 SC_WUR int adapt_canonical_gone(struct adapt *a, MDB_txn *txn, const char *url,
 				size_t len, int status);
 
+/* url (strict), a new link, is a URL a trusted claim merged and no page
+ * linked before: 1 with the claiming page's URL (the record that holds
+ * its document) in out (cap bytes), for its record; else 0, or
+ * SC_E_CORRUPT or a store error.  adapt_linked() then marks it linked.
+ * The writer's. */
+SC_WUR int adapt_claim_linked(struct adapt *a, MDB_txn *txn, const char *url,
+			      size_t len, char *out, size_t cap);
+
 /* A host's claims as `sigcrawl rules` shows them: state is an enum
  * adapt_state (ADAPT_ACTIVE: trusted). */
 struct adapt_claim_info {
