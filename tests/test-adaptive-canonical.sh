@@ -75,6 +75,9 @@ page()
 				"body=\"<link rel=canonical href='http://w.test/wiki/Article_$n'>$(page "$n" "$red")\""
 		fi
 	done
+	extra=""
+	for n in $(seq 30); do extra="$extra/wiki/Article_$n,"; done
+	echo "page /extra 200 title=Extra links=${extra%,}"
 	# The permanent links to the ten unaliased articles' latest revision:
 	# the text, a revision banner, the article named as canonical.
 	for n in $(seq 31 40); do
@@ -166,6 +169,21 @@ check_true "every article's text was fetched, under its URL or its alias ($missi
 check_true "at most min_support + audits + 2 articles were fetched twice ($both of 30)" [ "$both" -le 7 ]
 check_true "no article is recorded as a duplicate of another ($wrong)" [ "$wrong" -eq 0 ]
 check_true "w.test's claims are trusted" grep -Eq '^claims +trusted +w\.test ' "$tmp/c.rules"
+
+# A second run on the store, from a page that links every aliased
+# article: the trust and its merges are kept, and a merged article is not
+# fetched now either.
+merged_before=$(awk '$1 ~ /\/wiki\/Article_/ && $2 == 0' "$tmp/c.recs" | wc -l)
+start_fixture "$tmp/c.web" "$tmp/c2.log"
+echo "http://w.test/extra" >"$tmp/c2.seeds"
+"$sigcrawl" crawl -c "$tmp/c.conf" --store "$tmp/c.store" --seeds "$tmp/c2.seeds" \
+	--connect-to "::127.0.0.1:$port" --quiet >"$tmp/c2.out" 2>&1
+rc=$?
+stop_fixture
+check_true "a second run ends with exit 0 ($rc)" [ $rc -eq 0 ]
+again=$(awk -F'\t' '$3 == "req" && $4 == "w.test" && $6 ~ /^\/wiki\/Article_/' "$tmp/c2.log" | wc -l)
+check_true "it fetches none of the $merged_before merged articles ($again requests)" [ "$again" -eq 0 ]
+check_true "w.test's claims are still trusted" sh -c "'$sigcrawl' rules --store '$tmp/c.store' | grep -Eq '^claims +trusted +w\.test '"
 
 # --- h.test ------------------------------------------------------------------
 hfetched=0
