@@ -171,6 +171,18 @@ struct parse_page {
 #define PARSE_ROBOTS_NOFOLLOW 2u
 unsigned parse_robots_tag(const char *value, const char *agent_token);
 
+/* The target of the first link of an HTTP Link header value (RFC 8288)
+ * whose rel names "canonical": "<URI>; rel=canonical", among several
+ * links separated by commas, with rel quoted or not, a list of relation
+ * types ("canonical alternate"), in any case, and other parameters
+ * before or after it.  The target is copied as written (it may be
+ * relative: resolve it against the request URL) into out, NUL-terminated.
+ * At most PARSE_LINK_MAX bytes of value are read: the rest is ignored.
+ * Returns 1 when found, 0 when not (none, or a target of cap bytes or
+ * more), 0 for NULL. */
+#define PARSE_LINK_MAX 8192
+int parse_link_canonical(const char *value, char *out, size_t cap);
+
 /* Extract the links of an HTML page.
  *
  * html, len:     the body, assumed UTF-8 (charset conversion is the

@@ -881,8 +881,44 @@ static void test_link_evidence(void)
 	parse_keywords_free(k);
 }
 
+/* The HTTP Link header's rel=canonical: several links, quoted and
+ * listed rel values, other parameters, commas inside the target, and
+ * hostile input that must end without one. */
+static void test_link_header(void)
+{
+	char out[64];
+	CHECK(parse_link_canonical("</a>; rel=canonical", out, sizeof(out)) ==
+	      1);
+	CHECK(strcmp(out, "/a") == 0);
+	CHECK(parse_link_canonical("<http://x.test/s.css>; rel=stylesheet, "
+				   "<http://x.test/b>; type=\"text/html\"; "
+				   "rel=\"Alternate CANONICAL\"",
+				   out, sizeof(out)) == 1);
+	CHECK(strcmp(out, "http://x.test/b") == 0);
+	CHECK(parse_link_canonical("<http://x.test/a,b>; title=\"a, rel=x\"; "
+				   "rel=\"canonical\"",
+				   out, sizeof(out)) == 1);
+	CHECK(strcmp(out, "http://x.test/a,b") == 0);
+	CHECK(parse_link_canonical(
+		      "<http://x.test/p>; rel=prev, </n>; rel=next", out,
+		      sizeof(out)) == 0);
+	CHECK(parse_link_canonical("<http://x.test/p>; rel=canonicalx", out,
+				   sizeof(out)) == 0);
+	CHECK(parse_link_canonical("<unterminated; rel=canonical", out,
+				   sizeof(out)) == 0);
+	CHECK(parse_link_canonical("garbage, ;;;, \"rel=canonical", out,
+				   sizeof(out)) == 0);
+	CHECK(parse_link_canonical("</a-target-longer-than-the-buffer-given-"
+				   "to-the-parser-here>; rel=canonical",
+				   out, 8) == 0);
+	CHECK(parse_link_canonical(NULL, out, sizeof(out)) == 0);
+	CHECK(parse_link_canonical("<>; rel=canonical", out, sizeof(out)) == 1);
+	CHECK(out[0] == '\0');
+}
+
 int main(void)
 {
+	test_link_header();
 	test_link_evidence();
 	test_kinds();
 	test_found();

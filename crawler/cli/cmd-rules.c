@@ -270,6 +270,43 @@ static int print_skip(void *arg, const struct adapt_skip_info *r)
 	return ferror(stdout) ? SC_E_IO : 0;
 }
 
+/* A host's rel=canonical claims (crawler/learn/adapt-claim.c): one line
+ * each, whatever their state. */
+static int print_claims(void *arg, const struct adapt_claim_info *r)
+{
+	bool json = *(bool *)arg;
+	const char *state = adapt_claim_state_name(r->state);
+	if (json) {
+		json_t *o = json_pack(
+			"{s:s,s:s,s:s,s:I,s:I,s:I,s:I,s:I,s:I,s:I,s:I}", "kind",
+			"canonical_claims", "host", r->host, "state", state,
+			"verified", (json_int_t)r->verified, "failed",
+			(json_int_t)r->failed, "documents",
+			(json_int_t)r->documents, "audits",
+			(json_int_t)r->audits, "audit_failures",
+			(json_int_t)r->audit_failures, "merged",
+			(json_int_t)r->merged, "created_ms",
+			(json_int_t)r->created_ms, "changed_ms",
+			(json_int_t)r->changed_ms);
+		if (!o)
+			return SC_E_NOMEM;
+		int rc = json_dumpf(o, stdout, JSON_COMPACT) ||
+					 putchar('\n') == EOF
+				 ? SC_E_IO
+				 : 0;
+		json_decref(o);
+		return rc;
+	}
+	printf("claims %-9s %-28s verified %llu (%llu URLs), failed %llu, "
+	       "audits %llu/%llu failed, merged %llu\n",
+	       state, r->host, (unsigned long long)r->verified,
+	       (unsigned long long)r->documents, (unsigned long long)r->failed,
+	       (unsigned long long)r->audits,
+	       (unsigned long long)r->audit_failures,
+	       (unsigned long long)r->merged);
+	return ferror(stdout) ? SC_E_IO : 0;
+}
+
 int cmd_rules(int argc, char **argv)
 {
 	static const struct option longopts[] = {
@@ -350,6 +387,16 @@ int cmd_rules(int argc, char **argv)
 		       (unsigned long long)k.by_state[ADAPT_RETIRED],
 		       (unsigned long long)k.by_state[ADAPT_REFUTED],
 		       (unsigned long long)k.skipped);
+	bool json = t.json;
+	rc = adapt_claim_list(cs.s, cs.txn, print_claims, &json);
+	if (rc == SC_E_IO) {
+		sc_errorf(CMD, "writing stdout failed");
+		goto out;
+	} else if (rc) {
+		sc_errorf(CMD, "%s: reading the canonical claims failed: %s",
+			  dir, cmd_reason(rc));
+		goto out;
+	}
 	if (fflush(stdout) != 0 || ferror(stdout)) {
 		sc_errorf(CMD, "writing stdout failed");
 		goto out;

@@ -154,6 +154,37 @@ static uint8_t robots_header(CURL *e, const char *token)
 	return (uint8_t)bits;
 }
 
+/* Adaptive: the answer's Link header naming a rel=canonical (every Link
+ * header, its first canonical link), resolved against the URL fetched,
+ * into j->canonical when it names another URL (crawler/learn/
+ * adapt-claim.c).  A page's <link rel=canonical> is read only when the
+ * header named none (parsers.c). */
+static void link_canonical(struct crawl *c, CURL *e, struct job *j)
+{
+	struct curl_header *h;
+	char raw[NORM_URL_MAX + 1];
+	bool found = false;
+	for (size_t i = 0;
+	     !found &&
+	     curl_easy_header(e, "Link", i, CURLH_HEADER, -1, &h) == CURLHE_OK;
+	     i++) {
+		found = parse_link_canonical(h->value, raw, sizeof(raw)) == 1;
+		if (i + 1 >= h->amount)
+			break;
+	}
+	if (!found)
+		return;
+	struct norm_base base;
+	char out[NORM_URL_MAX + 1];
+	if (norm_base_set(&base, NULL, job_url(j), job_url_len(j)) ||
+	    norm_url(&c->o->norm, &base, raw, strlen(raw), out, sizeof(out),
+		     NULL) ||
+	    strcmp(out, job_url(j)) == 0)
+		return;
+	free(j->canonical);
+	j->canonical = strdup(out); /* NULL: no claim, nothing lost */
+}
+
 /* The validators of a page's answer, for its next visit.  Values that
  * do not fit are left out (the next visit is then unconditional). */
 static void keep_validators(CURL *e, struct job *j)
@@ -481,6 +512,8 @@ static void page_done(struct crawl *c, struct xfer *x, CURLcode cc)
 		}
 		keep_validators(x->easy, j);
 		j->robots_header = robots_header(x->easy, c->o->robots_token);
+		if (c->adapt)
+			link_canonical(c, x->easy, j);
 		if (x->truncated)
 			j->error = STORE_ERROR_TOO_BIG;
 		else if (status >= 400)

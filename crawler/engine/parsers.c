@@ -226,7 +226,8 @@ static void parse_job(struct crawl *c, struct job *j)
 				keep_text(j, &text, j->robots_noindex);
 				j->has_relevance = pg->has_relevance;
 				j->relevance = pg->relevance;
-				if (c->adapt && pg->has_canonical &&
+				if (c->adapt && !j->canonical &&
+				    pg->has_canonical &&
 				    strcmp(pg->canonical, job_url(j)) != 0)
 					j->canonical = strdup(pg->canonical);
 			}

@@ -26,6 +26,44 @@ static bool batch_key_seen(struct batch_urls *b, uint64_t h)
 	}
 }
 
+/* A new link to a URL that a trusted rel=canonical claim merged
+ * (crawler/learn/adapt-claim.c): recorded, unfetched, as a duplicate of
+ * the claiming page, the first time a page links it. */
+static int write_merged(struct crawl *c, MDB_txn *txn,
+			const struct frontier_url *f)
+{
+	char rep[NORM_URL_MAX + 1];
+	int rc = adapt_claim_linked(c->adapt, txn, f->url, f->url_len, rep,
+				    sizeof(rep));
+	if (rc != 1)
+		return rc;
+	const struct crawl_opts *o = c->o;
+	const char *cat = f->category < o->n_categories
+				  ? o->categories[f->category].name
+				  : "";
+	static const char why[] = "rel=canonical";
+	struct store_record r = {
+		.url = f->found ? f->found : f->url,
+		.url_len = f->found ? f->found_len : f->url_len,
+		.normalized = f->url,
+		.normalized_len = f->url_len,
+		.category = cat,
+		.category_len = strlen(cat),
+		.depth = f->depth,
+		.duplicate_of = rep,
+		.duplicate_of_len = strlen(rep),
+		.rule = why,
+		.rule_len = sizeof(why) - 1,
+	};
+	rc = store_put(c->store, txn, &r);
+	if (rc == 0) {
+		pthread_mutex_lock(&c->mu);
+		c->sum.adapt_held++;
+		pthread_mutex_unlock(&c->mu);
+	}
+	return rc;
+}
+
 /* Key the batch's new URLs by their hosts' learned rules (SPEC §7).  A
  * URL the rules rewrite is queued under the rules' key, unless that key
  * is known already (queued, fetched, or earlier in this batch): then the
@@ -68,6 +106,8 @@ int adapt_links(struct crawl *c, MDB_txn *txn, struct batch_urls *b)
 		if (k != 1) {
 			batch_key_seen(b, XXH3_64bits(f.url, f.url_len));
 			b->fu[out++] = f;
+			if (k == 0 && (k = write_merged(c, txn, &f)))
+				return k;
 			if (k == 0 &&
 			    (k = adapt_linked(c->adapt, txn, f.url, f.url_len)))
 				return k;
@@ -152,9 +192,14 @@ int adapt_evidence(struct crawl *c, MDB_txn *txn, struct job *j)
 		if (rc)
 			return rc;
 	}
-	if (j->error == STORE_ERROR_HTTP_ERROR)
+	if (j->error == STORE_ERROR_HTTP_ERROR) {
+		int rc = adapt_canonical_gone(c->adapt, txn, url, len,
+					      (int)j->status);
+		if (rc)
+			return rc;
 		return adapt_failed(c->adapt, txn, url, len, j->lease.url,
 				    j->lease.url_len, (int)j->status);
+	}
 	if (j->error)
 		return 0;
 	/* A key fetched as a redirect's target under its own form (the
@@ -205,7 +250,13 @@ int adapt_evidence(struct crawl *c, MDB_txn *txn, struct job *j)
 		.rep_len = rep_len,
 		.near = j->dup == DUP_NEAR,
 	};
-	return adapt_page(c->adapt, txn, &f);
+	int rc = adapt_page(c->adapt, txn, &f);
+	if (rc)
+		return rc;
+	/* The page's own word: the claims naming it judged, its own
+	 * rel=canonical a claim (crawler/learn/adapt-claim.c). */
+	return adapt_canonical(c->adapt, txn, &f, j->canonical,
+			       j->canonical ? strlen(j->canonical) : 0);
 }
 
 /* The learned rules that mapped the URL as found onto its key, into out

@@ -18,18 +18,11 @@
 
 /* Distinct folded paths that make a signature generic. */
 #define GENERIC_PATHS 3
-/* Two texts whose SimHashes differ in at most this many bits are one
- * page for the rules' evidence, though their signatures differ: a
- * rotating advert line with a timestamp moves a page of 30 words 3 to 17
- * bits, two pages of different words 18 to 46 (docs/adaptive.md).  Such a
- * pair is no counter-example; it is no support either, which takes the
- * same text. */
-#define NOISE_BITS 12
 
 /* ---- The gate's bounds ------------------------------------------------ */
 
 /* Wilson's lower bound on a proportion: k successes of n, quantile z. */
-static double wilson_lower(uint64_t k, uint64_t n, double z)
+double wilson_lower(uint64_t k, uint64_t n, double z)
 {
 	if (!n)
 		return 0;
@@ -40,7 +33,7 @@ static double wilson_lower(uint64_t k, uint64_t n, double z)
 }
 
 /* Wilson's upper bound on a proportion: k successes of n, quantile z. */
-static double wilson_upper(uint64_t k, uint64_t n, double z)
+double wilson_upper(uint64_t k, uint64_t n, double z)
 {
 	if (!n)
 		return 1;

@@ -136,10 +136,12 @@ static int audit_due(struct adapt *a, MDB_txn *txn,
 	return rc ? rc : due;
 }
 
-static int held_put(struct adapt *a, MDB_txn *txn, const unsigned char *key,
-		    const struct frontier_url *fu, unsigned flags,
-		    const char *strict, size_t sl, const uint32_t *ids,
-		    size_t n)
+/* A held entry ('h' key) naming rule ids (not indices): the claims'
+ * merges name CLAIM_RULE_ID. */
+int held_put_raw(struct adapt *a, MDB_txn *txn, const unsigned char *key,
+		 const struct frontier_url *fu, unsigned flags,
+		 const char *strict, size_t sl, const uint32_t *rule_ids,
+		 size_t n)
 {
 	unsigned char v[HELD_HEAD + 4 * HELD_RULES_MAX + 2 + 2 * NORM_URL_MAX +
 			NORM_INPUT_MAX];
@@ -153,7 +155,7 @@ static int held_put(struct adapt *a, MDB_txn *txn, const unsigned char *key,
 	p[7] = (unsigned char)n;
 	p += HELD_HEAD;
 	for (size_t i = 0; i < n; i++, p += 4)
-		put_be32(p, a->rules[ids[i]].id);
+		put_be32(p, rule_ids[i]);
 	put_be16(p, (uint16_t)found_len);
 	p += 2;
 	memcpy(p, fu->found, found_len);
@@ -168,6 +170,18 @@ static int held_put(struct adapt *a, MDB_txn *txn, const unsigned char *key,
 	sc_url_key(fu->url, fu->url_len, ix + 1);
 	memcpy(ix + 17, key + 1, 16);
 	return store_adapt_put(a->s, txn, ix, sizeof(ix), "", 0);
+}
+
+static int held_put(struct adapt *a, MDB_txn *txn, const unsigned char *key,
+		    const struct frontier_url *fu, unsigned flags,
+		    const char *strict, size_t sl, const uint32_t *ids,
+		    size_t n)
+{
+	uint32_t rids[HELD_RULES_MAX];
+	for (size_t i = 0; i < n && i < HELD_RULES_MAX; i++)
+		rids[i] = a->rules[ids[i]].id;
+	return held_put_raw(a, txn, key, fu, flags, strict, sl, rids,
+			    n < HELD_RULES_MAX ? n : HELD_RULES_MAX);
 }
 
 /* A key's bad answer ('A' values and the head of 'b' ones): its status,
@@ -285,6 +299,7 @@ struct held_entry {
 
 struct held_scan {
 	uint32_t id;
+	const char *host; /* only this host's URLs; NULL: any */
 	struct held_entry *v;
 	size_t n, cap;
 };
@@ -301,6 +316,19 @@ static int collect_held(void *arg, const void *key, size_t klen,
 		mine = get_be32(p + HELD_HEAD + 4 * i) == hs->id;
 	if (!mine)
 		return 0;
+	if (hs->host) {
+		const unsigned char *q = p + HELD_HEAD + 4 * p[7];
+		size_t fl = get_be16(q);
+		struct norm_url u;
+		if ((size_t)(q + 2 - p) + fl >= vlen)
+			return SC_E_CORRUPT;
+		const char *strict = (const char *)q + 2 + fl;
+		size_t sl = vlen - (size_t)(q + 2 - p) - fl;
+		if (norm_split(strict, sl, &u) ||
+		    u.host_len != strlen(hs->host) ||
+		    memcmp(strict + u.host_off, hs->host, u.host_len) != 0)
+			return 0;
+	}
 	if (hs->n == hs->cap) {
 		size_t cap = hs->cap ? 2 * hs->cap : 64;
 		struct held_entry *nv = realloc(hs->v, cap * sizeof(*nv));
@@ -389,15 +417,22 @@ static int requeue(struct adapt *a, MDB_txn *txn, const struct held_entry *e)
 	return rc < 0 ? rc : 0;
 }
 
-int retire(struct adapt *a, MDB_txn *txn, struct arule *r)
+/* Queue again the URLs held by rule id (of host, or of any when NULL). */
+int retire_id(struct adapt *a, MDB_txn *txn, uint32_t id, const char *host)
 {
-	struct held_scan hs = { .id = r->id };
+	struct held_scan hs = { .id = id, .host = host };
 	int rc = store_adapt_scan(a->s, txn, "h", 1, collect_held, &hs);
 	for (size_t i = 0; i < hs.n && !rc; i++)
 		rc = requeue(a, txn, &hs.v[i]);
 	for (size_t i = 0; i < hs.n; i++)
 		free(hs.v[i].val);
 	free(hs.v);
+	return rc;
+}
+
+int retire(struct adapt *a, MDB_txn *txn, struct arule *r)
+{
+	int rc = retire_id(a, txn, r->id, NULL);
 	if (!rc) {
 		r->held = 0;
 		mark_dirty(a, r);

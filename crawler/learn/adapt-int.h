@@ -52,6 +52,16 @@ enum { SHAPE_ROOT, SHAPE_WORD, SHAPE_FILE, SHAPES };
 #define ROUTES_KEPT 1
 #define ROUTES_ANY (ROUTES_KEPT + 1)
 #define SCOPED_STEPS NORM_ADD_TRAILING_SLASH
+/* Two texts whose SimHashes differ in at most this many bits are one
+ * page for the rules' evidence, though their signatures differ: a
+ * rotating advert line with a timestamp moves a page of 30 words 3 to 17
+ * bits, two pages of different words 18 to 46 (docs/adaptive.md).  Such a
+ * pair is no counter-example; it is no support either, which takes the
+ * same text. */
+#define NOISE_BITS 12
+/* The rule id that the held entries ('h') of the URLs a host's trusted
+ * claims merged name (adapt-claim.c): no rule has it. */
+#define CLAIM_RULE_ID UINT32_MAX
 /* ---- A small open-addressing table of 64-bit keys ------------------- */
 
 struct tval {
@@ -76,6 +86,18 @@ struct sshape {
 	/* Its URLs leased while it was active (skipped or audited), for
 	 * the audits' share.  The scheduler's, under a->mu. */
 	uint64_t leased;
+	int64_t created, changed;
+};
+
+/* A host's claims (adapt-claim.c): its pages' rel=canonical naming
+ * another URL of it.  state is an enum adapt_state: candidate, active
+ * (trusted), retired, refuted. */
+struct chost {
+	char name[NORM_HOST_MAX + 1];
+	uint8_t state;
+	/* Claims verified and failed, the distinct named URLs verified,
+	 * the audits among them and their failures, named URLs merged. */
+	uint64_t verified, failed, docs, audits, audit_fail, merged;
 	int64_t created, changed;
 };
 
@@ -179,6 +201,10 @@ struct adapt {
 	struct sshape *skips;
 	size_t n_skips, cap_skips;
 	struct tab skip_ix, skip_open;
+	/* The hosts' claims (adapt-claim.c), by host hash (index + 1). */
+	struct chost *claims_h;
+	size_t n_claims_h, cap_claims_h;
+	struct tab claim_ix;
 };
 
 /* ---- Shared between the files ----------------------------------------- */
@@ -208,7 +234,9 @@ bool same_rule(const struct arule *x, const char *scope,
 	       const struct norm_rule *r);
 int add_rule_mem(struct adapt *a, const struct arule *src, uint32_t *idx);
 
-/* adapt-evidence.c: kinds and evidence. */
+/* adapt-evidence.c: the gate's bounds, kinds and evidence. */
+double wilson_lower(uint64_t k, uint64_t n, double z);
+double wilson_upper(uint64_t k, uint64_t n, double z);
 int kind_add(struct adapt *a, const struct arule *r);
 uint64_t fold_hash(const char *url, const struct norm_url *u);
 int group_note(struct adapt *a, uint64_t sig, uint64_t f);
@@ -229,6 +257,11 @@ void audit_counter(struct adapt *a, const void *ids, size_t vl, const char *url,
 int audit_bad(struct adapt *a, MDB_txn *txn, const unsigned char akey[17],
 	      unsigned *status);
 int audit_end(struct adapt *a, MDB_txn *txn, const unsigned char *akey);
+int held_put_raw(struct adapt *a, MDB_txn *txn, const unsigned char *key,
+		 const struct frontier_url *fu, unsigned flags,
+		 const char *strict, size_t sl, const uint32_t *rule_ids,
+		 size_t n);
+int retire_id(struct adapt *a, MDB_txn *txn, uint32_t id, const char *host);
 size_t key_of(struct adapt *a, const char *url, size_t len, char *key);
 size_t key_target(struct adapt *a, MDB_txn *txn, const char *key, size_t kl,
 		  char *out);
@@ -236,5 +269,10 @@ size_t key_target(struct adapt *a, MDB_txn *txn, const char *key, size_t kl,
 /* adapt-skip.c: the skip shapes, loaded and freed with the rest. */
 int skip_load(struct adapt *a, MDB_txn *txn);
 void skip_free(struct adapt *a);
+
+/* adapt-claim.c: the hosts' claims, loaded and freed with the rest. */
+int claim_load(struct adapt *a, MDB_txn *txn);
+void claim_free(struct adapt *a);
+bool claim_learning(struct adapt *a, const char *host, size_t len);
 
 #endif

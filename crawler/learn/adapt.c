@@ -7,8 +7,8 @@
  * in the store, opening, keys, stats and the listing.  adapt-evidence.c
  * holds the evidence, new candidates and the gate; adapt-hold.c the held
  * URLs, covers, audits and bad keys; adapt-skip.c the URL shapes whose
- * pages all say noindex and nofollow, skipped; adapt-int.h what they
- * share.
+ * pages all say noindex and nofollow, skipped; adapt-claim.c the pages'
+ * rel=canonical claims; adapt-int.h what they share.
  *
  * Evidence.  Every fetched page with body text is kept as (host, strict
  * URL as fetched, signature, SimHash, images).  Two pages of one site
@@ -48,6 +48,15 @@
  * redirect elsewhere has held URLs fetched to test it (release_key()).
  * A retired rule's held URLs are queued again.
  *
+ * The page's own word (adapt-claim.c).  A page whose rel=canonical
+ * names another URL of its host claims to be its document; the claim is
+ * verified when that URL's page is the same text (within NOISE_BITS).
+ * Once a host has min_support verified claims of distinct URLs and no
+ * pattern of failures (the gate's Wilson bounds), a claiming page fetched
+ * merges the URL it names (a cover: not fetched), audited at
+ * audit_share; the trust retires as a rule does, and what it merged is
+ * queued again.
+ *
  * The "adapt" database (store.h), keys by their first byte:
  *   'm'                        -> next rule id (4)
  *   'r' id(4)                  -> a rule (rule_save())
@@ -65,6 +74,20 @@
  *   'k' key(16)                -> a rules' key: URLs held onto it (4),
  *                                 and whether its sampled audit was made (1)
  *   's', 'x' hash(8)           -> the skip shapes (adapt-skip.c)
+ *   'c' host hash(8)           -> a host's claims (adapt-claim.c): version
+ *                                 (1), state (1), verified, failed,
+ *                                 documents, audits, audit failures,
+ *                                 merged, created, changed (8 each), host
+ *   'C' host hash(8) key(16) key(16)
+ *                              -> a claim waiting for the named URL's
+ *                                 page (named, then claiming URL's key):
+ *                                 flags (1), signature (16), SimHash
+ *                                 (8), depth (2), category (2), claiming
+ *                                 URL's length (2), claiming URL, named
+ *                                 URL
+ *   'v' key(16)                -> a named URL verified (empty)
+ * A named URL a trusted claim merged is an 'h' cover held by rule id
+ * CLAIM_RULE_ID, its found URL the claiming page's.
  * key is sc_url_key() of the strict URL; integers are big-endian.  The
  * images, supporting signatures and signature groups live in memory and
  * are rebuilt from the pages at adapt_open(). */
@@ -761,6 +784,8 @@ int adapt_open(struct store *s, struct frontier *fr, MDB_txn *txn,
 		rc = store_adapt_scan(s, txn, "h", 1, load_cover, a);
 	if (!rc)
 		rc = skip_load(a, txn);
+	if (!rc)
+		rc = claim_load(a, txn);
 	if (rc) {
 		adapt_close(a);
 		return rc;
@@ -794,6 +819,7 @@ void adapt_close(struct adapt *a)
 	tab_free(&a->cover_ix);
 	tab_free(&a->claims);
 	skip_free(a);
+	claim_free(a);
 	pthread_mutex_destroy(&a->mu);
 	free(a);
 }
@@ -938,7 +964,8 @@ bool adapt_learning(struct adapt *a, const char *host, size_t len)
 {
 	pthread_mutex_lock(&a->mu);
 	const struct ahost *h = host_find(a, host, len);
-	bool learning = h && (h->learning || h->skip_candidates);
+	bool learning = (h && (h->learning || h->skip_candidates)) ||
+			claim_learning(a, host, len);
 	pthread_mutex_unlock(&a->mu);
 	return learning;
 }

@@ -300,6 +300,52 @@ enum {
 SC_WUR int adapt_hint(struct adapt *a, MDB_txn *txn, const char *url,
 		      size_t len, const char *canonical, size_t canonical_len);
 
+/* The page's own word (SPEC §7, adapt-claim.c).  f, a fetched page with
+ * body text (after adapt_page()), judges the claims that name its URL;
+ * and when canonical (strict; NULL: none) names another URL of its host,
+ * the page claims it: judged at once when that URL's page is known, else
+ * kept until it is fetched, or, on a host whose claims are trusted,
+ * merged (its key marked seen and held as a cover of the page: not
+ * fetched) or audited.  Returns 0 or a store error. */
+SC_WUR int adapt_canonical(struct adapt *a, MDB_txn *txn,
+			   const struct adapt_fetch *f, const char *canonical,
+			   size_t canonical_len);
+
+/* url (strict, as fetched) answered status: gone (404, 410), the claims
+ * naming it fail.  Returns 0 or a store error. */
+SC_WUR int adapt_canonical_gone(struct adapt *a, MDB_txn *txn, const char *url,
+				size_t len, int status);
+
+/* url (strict), a new link, is a URL a trusted claim merged and no page
+ * linked before: 1 with the claiming page's URL (the record that holds
+ * its document) in out (cap bytes), for its record; else 0, or
+ * SC_E_CORRUPT or a store error.  adapt_linked() then marks it linked.
+ * The writer's. */
+SC_WUR int adapt_claim_linked(struct adapt *a, MDB_txn *txn, const char *url,
+			      size_t len, char *out, size_t cap);
+
+/* A host's claims as `sigcrawl rules` shows them: state is an enum
+ * adapt_state (ADAPT_ACTIVE: trusted). */
+struct adapt_claim_info {
+	uint8_t state;
+	char host[NORM_HOST_MAX + 1];
+	uint64_t verified, failed; /* claims judged */
+	uint64_t documents;        /* distinct named URLs verified */
+	uint64_t audits, audit_failures, merged;
+	int64_t created_ms, changed_ms;
+};
+
+/* Every host's claims the store holds, as txn sees them: fn(arg, info)
+ * until it returns non-zero.  Needs no struct adapt.  Returns 0, fn's
+ * value, SC_E_CORRUPT or a store error. */
+SC_WUR int adapt_claim_list(struct store *s, MDB_txn *txn,
+			    int (*fn)(void *arg,
+				      const struct adapt_claim_info *c),
+			    void *arg);
+
+/* "candidate", "trusted", "retired", "refuted". */
+const char *adapt_claim_state_name(int state);
+
 /* A URL whose key an active rule made, and which the frontier already
  * knew: held back (or, with ADAPT_HOLD_QUEUED, only kept).  fu is the URL
  * as it would have been queued (its url the rule's key); strict its

@@ -248,7 +248,9 @@ def rules_count(a, store):
         states = collections.Counter()
         try:
             for line in p.stdout.splitlines():
-                states[json.loads(line).get("state")] += 1
+                r = json.loads(line)
+                if "kind" not in r:  # skip shapes and claims are no rules
+                    states[r.get("state")] += 1
             return states
         except ValueError:
             pass
@@ -256,7 +258,7 @@ def rules_count(a, store):
     if p is None or p.returncode != 0:
         return None
     lines = p.stdout.decode("utf-8", "replace").splitlines()
-    m = SUMMARY.match(lines[-1]) if lines else None
+    m = next((m for m in map(SUMMARY.match, lines) if m), None)
     if not m:
         return None
     return collections.Counter(dict(zip(

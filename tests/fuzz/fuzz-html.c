@@ -6,6 +6,9 @@
  *               bits 2-5: the Content-Type charset (labels[] below)
  *   the rest    the HTML, parsed as the page http://fuzz.example/dir/p.html
  *
+ * The input, NUL-terminated, is also read as an HTTP Link header value:
+ * a canonical target found fits the buffer and contains no '>'.
+ *
  * Every reported link must be normalized already (norm_url() under the
  * same options gives it back unchanged, with consistent components), the
  * counts must agree with the calls, and the title must be trimmed,
@@ -233,5 +236,14 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	} else {
 		ASSERT(page.canonical[0] == '\0', page.canonical);
 	}
+	char *value = malloc(size + 1), target[64];
+	if (!value)
+		abort();
+	memcpy(value, data, size);
+	value[size] = '\0';
+	if (parse_link_canonical(value, target, sizeof(target)) == 1)
+		ASSERT(strlen(target) < sizeof(target) && !strchr(target, '>'),
+		       target);
+	free(value);
 	return 0;
 }
