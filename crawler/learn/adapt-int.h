@@ -211,7 +211,8 @@ int add_rule_mem(struct adapt *a, const struct arule *src, uint32_t *idx);
 /* adapt-evidence.c: kinds and evidence. */
 int kind_add(struct adapt *a, const struct arule *r);
 uint64_t fold_hash(const char *url, const struct norm_url *u);
-int group_note(struct adapt *a, uint64_t sig, uint64_t f);
+uint64_t url_names(const char *url, const struct norm_url *u);
+int group_note(struct adapt *a, uint64_t sig, uint64_t f, uint64_t names);
 void note_counter(struct arule *r, const char *x, size_t xl, const char *y);
 int page_rules(struct adapt *a, const char *url, size_t len,
 	       const struct norm_url *u, uint64_t sig, uint64_t sh,

@@ -645,7 +645,7 @@ static int replay_page(void *arg, const void *key, size_t klen, const void *val,
 	if (norm_split(url, len, &u))
 		return SC_E_CORRUPT;
 	uint64_t sig = sig64(v);
-	int rc = group_note(a, sig, fold_hash(url, &u));
+	int rc = group_note(a, sig, fold_hash(url, &u), url_names(url, &u));
 	return rc ? rc
 		  : page_rules(a, url, len, &u, sig, get_be64(v + 20),
 			       get_be64(v + 28));
