@@ -307,7 +307,9 @@ struct norm_rule {
 	 * never empty, never holding / ? & ; = (so never part of an escape
 	 * or a UTF-8 character), and a from with "{S}" matches the whole
 	 * rest of the path and query: "index.php?title={S}" rewrites
-	 * "/index.php?title=X", not "/index.php?title=X&action=edit". */
+	 * "/index.php?title=X", not "/index.php?title=X&action=edit".
+	 * "{P}" is a run of whole segments ("a" or "a/b", no empty one,
+	 * none of ? & ; =), matched like "{S}" on the whole rest. */
 	char from[NORM_RULE_TEXT_MAX + 1], to[NORM_RULE_TEXT_MAX + 1];
 };
 

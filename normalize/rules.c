@@ -31,16 +31,19 @@ uint32_t norm_rule_steps(void)
 	return RULE_STEPS;
 }
 
-/* The variables of a DUST rule's patterns: "{N}" a whole number, "{S}" a
- * whole path segment or parameter value (both three bytes). */
+/* The variables of a DUST rule's patterns (three bytes each): "{N}" a
+ * whole number, "{S}" a whole path segment or parameter value, "{P}" a
+ * run of whole segments ("a/b"). */
 static const char placeholder[] = "{N}";
 static const char str_var[] = "{S}";
+static const char run_var[] = "{P}";
 #define PH_LEN (sizeof(placeholder) - 1)
 
 /* Does a variable ("{N}" or "{S}") start at p? */
 static bool var_at(const char *p)
 {
-	return p[0] == '{' && (p[1] == 'N' || p[1] == 'S') && p[2] == '}';
+	return p[0] == '{' && (p[1] == 'N' || p[1] == 'S' || p[1] == 'P') &&
+	       p[2] == '}';
 }
 
 /* The first variable of a pattern, or NULL. */
@@ -128,6 +131,27 @@ static bool dust_match(const char *pat, const char *s, size_t n, size_t *mlen,
 	const char *ph = pat[i] ? pat + i : NULL;
 	*d = NULL;
 	*dn = 0;
+	if (ph && ph[1] == 'P') {
+		/* A run of whole segments: what the rest leaves before the
+		 * text after the variable, never empty, never holding an
+		 * empty segment or one of ? & ; =. */
+		const char *post = ph + PH_LEN;
+		size_t pl = strlen(post);
+		if ((i >= 1 && !str_delim(s[i - 1])) || pl >= n - i ||
+		    memcmp(post, s + n - pl, pl) != 0)
+			return false;
+		size_t k = n - pl;
+		if (s[i] == '/' || s[k - 1] == '/')
+			return false;
+		for (size_t j = i; j < k; j++)
+			if ((str_delim(s[j]) && s[j] != '/') ||
+			    (s[j] == '/' && s[j + 1] == '/'))
+				return false;
+		*d = s + i;
+		*dn = k - i;
+		*mlen = n;
+		return true;
+	}
 	if (ph && ph[1] == 'S') {
 		/* A whole segment or value, never empty: it starts after a
 		 * delimiter (or the context's '/') and runs to the next. */
@@ -519,6 +543,51 @@ static size_t shared_token(const char *xa, size_t na, const char *xb, size_t nb,
 	return best;
 }
 
+/* The run of whole segments at x[t..) (t starts a segment or a value):
+ * up to the first of ? & ; = or n; its length if it holds a '/' and no
+ * empty segment and ends after cpr, else 0. */
+static size_t seg_run(const char *x, size_t n, size_t t, size_t cpr)
+{
+	if (t > 0 && x[t - 1] != '/' && x[t - 1] != '=')
+		return 0;
+	size_t e = t;
+	bool slash = false;
+	while (e < n && (!str_delim(x[e]) || x[e] == '/')) {
+		if (x[e] == '/' && (e == t || x[e - 1] == '/'))
+			return 0;
+		slash |= x[e] == '/';
+		e++;
+	}
+	return slash && e <= n && x[e - 1] != '/' && e > cpr ? e - t : 0;
+}
+
+/* The longest run of whole segments (seg_run()) that both parts carry,
+ * one of them as a parameter's value (a title "a/b" of "?title=a/b" is
+ * "/wiki/a/b"; between two paths a literal rewrite of the segments
+ * before it says as much), longer than min: its place in xa to *ia, in
+ * xb to *ib; returns its length, 0 for none. */
+static size_t shared_run(const char *xa, size_t na, const char *xb, size_t nb,
+			 size_t cpr, size_t min, size_t *ia, size_t *ib)
+{
+	size_t best = 0;
+	for (size_t t = 0; t < na; t++) {
+		size_t l = seg_run(xa, na, t, cpr);
+		if (l <= min || l <= best)
+			continue;
+		for (size_t u = 0; u + l <= nb; u++)
+			if ((xa[t - (t > 0)] == '=' ||
+			     xb[u - (u > 0)] == '=') &&
+			    seg_run(xb, nb, u, cpr) == l &&
+			    memcmp(xa + t, xb + u, l) == 0) {
+				best = l;
+				*ia = t;
+				*ib = u;
+				break;
+			}
+	}
+	return best;
+}
+
 /* Write x[0..n) into out with x[i..i + len) as the variable var.  False
  * if it would be too long for a rule. */
 static bool templ(const char *x, size_t n, size_t i, size_t len,
@@ -536,7 +605,8 @@ static bool templ(const char *x, size_t n, size_t i, size_t len,
  * differing parts extended to delimiters, with a number both carry in
  * that place written as the placeholder: a string that is a whole
  * segment or value of both (a title: "/index.php?title={S}" and
- * "/wiki/{S}") as "{S}", else a number as "{N}".  The rule maps the longer part
+ * "/wiki/{S}") as "{S}", or a longer run of segments that one holds as a
+ * value as "{P}", else a number as "{N}".  The rule maps the longer part
  * (then the greater) onto the other, so the set of rules has a direction
  * and no two rules undo each other. */
 static bool derive_dust(const char *a, const struct norm_url *ua, const char *b,
@@ -576,11 +646,21 @@ static bool derive_dust(const char *a, const struct norm_url *ua, const char *b,
 	char fa[NORM_RULE_TEXT_MAX + 1], fb[NORM_RULE_TEXT_MAX + 1];
 	size_t oa = 0, ob = 0;
 	bool templated = false;
-	size_t i, dl, sa, sb;
+	size_t i, dl, sa = 0, sb = 0;
 	size_t sl = shared_token(xa, na, xb, nb, cp - k, &sa, &sb);
+	const char *var = str_var;
+	size_t ra = 0, rb = 0;
+	size_t pl = shared_run(xa, na + cs, xb, nb + cs, cp - k, sl, &ra, &rb);
+	if (pl) {
+		/* A run of segments, a title with its subpages. */
+		sl = pl;
+		sa = ra;
+		sb = rb;
+		var = run_var;
+	}
 	if (sl) {
-		if (!templ(xa, na + cs, sa, sl, str_var, fa, &oa) ||
-		    !templ(xb, nb + cs, sb, sl, str_var, fb, &ob))
+		if (!templ(xa, na + cs, sa, sl, var, fa, &oa) ||
+		    !templ(xb, nb + cs, sb, sl, var, fb, &ob))
 			return false;
 		templated = true;
 	}

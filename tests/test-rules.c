@@ -375,10 +375,32 @@ static void test_strings(void)
 	CHECK(derives("http://w.test/index.php?title=Foo&action=view",
 		      "http://w.test/wiki/Foo",
 		      "rewrite /index.php?title={S}&action=view -> /wiki/{S}"));
-	/* A title with a common subpage: the rule keeps it. */
+	/* A title with a subpage: a run of segments, "{P}", which maps
+	 * titles of one segment or several. */
 	CHECK(derives("http://w.test/wiki?title=Foo/Bar",
 		      "http://w.test/wiki/Foo/Bar",
-		      "rewrite /wiki?title={S}/Bar -> /wiki/{S}/Bar"));
+		      "rewrite /wiki?title={P} -> /wiki/{P}"));
+	struct norm_rule p = dust("/", "wiki?title={P}", "wiki/{P}");
+	CHECK_STR(apply1(&p, "http://w.test/wiki?title=A/B/C"),
+		  "http://w.test/wiki/A/B/C");
+	CHECK_STR(apply1(&p, "http://w.test/wiki?title=A"),
+		  "http://w.test/wiki/A");
+	CHECK_STR(apply1(&p, "http://w.test/wiki?title=A//B"),
+		  "http://w.test/wiki?title=A//B");
+	CHECK_STR(apply1(&p, "http://w.test/wiki?title=A/"),
+		  "http://w.test/wiki?title=A/");
+	CHECK_STR(apply1(&p, "http://w.test/wiki?title="),
+		  "http://w.test/wiki?title=");
+	CHECK_STR(apply1(&p, "http://w.test/wiki?title=A&x=1"),
+		  "http://w.test/wiki?title=A&x=1");
+	p = dust("/", "index.php/{P}/edit", "edit?t={P}");
+	CHECK_STR(apply1(&p, "http://w.test/index.php/A/B/edit"),
+		  "http://w.test/edit?t=A/B");
+	/* Between two paths the segments before a common run are a
+	 * literal rewrite, as before. */
+	CHECK(derives("http://a.test/s/soccer/x/y",
+		      "http://a.test/s/football/x/y",
+		      "rewrite /s/football -> /s/soccer"));
 	/* An empty value is never a variable: no "{S}" is derived. */
 	a = "http://w.test/index.php?title=";
 	b = "http://w.test/wiki/";
@@ -430,6 +452,8 @@ static void test_properties(void)
 		  "http://w.test/wiki/Foo/Bar" },
 		{ "http://w.test/index.php?title=A;b=1",
 		  "http://w.test/index.php/A" },
+		{ "http://w.test/index.php?title=A/b/c",
+		  "http://w.test/w/A/b/c" },
 	};
 	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
 		struct norm_rule r[16];
