@@ -268,9 +268,24 @@ int write_held(struct crawl *c, MDB_txn *txn, struct job *j)
 		adapt_why(c->adapt, j->dup_of, fu.url_len, why, sizeof(why));
 	} else {
 		rc = adapt_hold(c->adapt, txn, j->lease.url, j->lease.url_len,
-				&fu, ADAPT_HOLD_LEASED, &audit);
+				&fu, ADAPT_HOLD_LEASED | ADAPT_HOLD_AUDIT,
+				&audit);
 		if (rc < 0)
 			return rc;
+		if (audit) {
+			/* An audit after all (the rule's audits are due):
+			 * queued again under its own form, which the next
+			 * lease fetches (adapt_lease_key()). */
+			struct frontier_url own = fu;
+			own.url = j->lease.url;
+			own.url_len = j->lease.url_len;
+			own.u = &j->lease_u;
+			rc = frontier_done(c->fr, txn, &j->lease);
+			if (rc && rc != SC_E_NOTFOUND)
+				return rc;
+			rc = frontier_requeue(c->fr, txn, &own);
+			return rc < 0 && rc != SC_E_INVAL ? rc : 0;
+		}
 		/* A key known only as a cover has no record of its own:
 		 * the duplicate is of the record its document was fetched
 		 * under. */
