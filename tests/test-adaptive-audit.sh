@@ -137,4 +137,46 @@ check_true "the active rules held URLs ($held)" [ "$held" -ge $audit_every ]
 check_true "every active rule is audited as the contract says ($(head -3 "$tmp/w.contract" | tr '\n' ' '))" \
 	[ ! -s "$tmp/w.contract" ]
 
+# --- 4. A rule made active by transfer is audited too ------------------------
+# x1..x3.test ignore their session parameter sid and teach its kind; x4,
+# crawled after them into the same store, has the rule on one document of
+# its own (transferred), and its home page links every page under two ids
+# at once: what the rule holds it holds at the lease.  Its first held URL
+# is an audit.
+for h in 1 2 3 4; do
+	links=""
+	echo "host x$h.test"
+	for n in $(seq 12); do
+		links="$links/p$n?sid=a$n,/p$n?sid=b$n,"
+		echo "page /p$n 200 title=P$n body=\"<p>page $h $n $(body $((h * 100 + n)))</p>\""
+	done
+	echo "page / 200 links=${links%,}"
+done >"$tmp/x.web"
+check_true "the transfer web is valid" "$fixture" --web "$tmp/x.web" --check
+start_fixture "$tmp/x.web" "$tmp/x.log"
+printf 'http://x1.test/\nhttp://x2.test/\nhttp://x3.test/\n' >"$tmp/x.seeds1"
+echo "http://x4.test/" >"$tmp/x.seeds2"
+for run in 1 2; do
+	"$sigcrawl" crawl -c "$tmp/w.conf" --store "$tmp/x.store" \
+		--seeds "$tmp/x.seeds$run" --connect-to "::127.0.0.1:$port" \
+		--quiet >"$tmp/x.out$run" 2>&1
+	rc=$?
+	check_true "transfer crawl $run ends with exit 0 ($rc)" [ $rc -eq 0 ]
+done
+stop_fixture
+"$sigcrawl" rules --store "$tmp/x.store" --json --all | grep '^{' >"$tmp/x.rules"
+grep '"host":"x4.test"' "$tmp/x.rules"
+python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("host") == "x4.test" and r.get("rule") == "ignore parameter sid":
+        print("transferred" if r["transferred"] else "earned", r["state"], r["held"], r["audits"])
+' "$tmp/x.rules" >"$tmp/x.check"
+read -r how state held audits <"$tmp/x.check"
+check_true "x4.test has 'ignore parameter sid' by transfer ('${how:-} ${state:-}')" \
+	test "${how:-}" = transferred -a "${state:-}" = active
+check_true "it held URLs (${held:-0})" [ "${held:-0}" -ge 1 ]
+check_true "and its held URLs were audited (${audits:-0} audits)" [ "${audits:-0}" -ge 1 ]
+
 finish
