@@ -16,7 +16,9 @@
 # before a page is fetched: the rules that ignore it hold queued URLs
 # (at the lease), which are audited as the new links are.  Every active
 # rule that held URLs shows its support and audits, at least one audit,
-# and no more than audit_every held URLs per audit.
+# and no more than audit_every held URLs per audit.  Two more small webs:
+# a rule made active by transfer has its held URLs audited (x4.test), and
+# an active rule whose texts turn generic keeps its support (m.test).
 set -u
 sigcrawl=$1
 fixture=$2
@@ -154,10 +156,13 @@ for h in 1 2 3 4; do
 done >"$tmp/x.web"
 check_true "the transfer web is valid" "$fixture" --web "$tmp/x.web" --check
 start_fixture "$tmp/x.web" "$tmp/x.log"
+# A delay, so that x4's rule applies while most of its URLs are queued.
+printf '[crawl]\nper_host_delay_ms = 100\nper_host_connections = 1\nmax_depth = 4\n[normalize]\nprofile = adaptive\n[adaptive]\nmin_support = %s\naudit_every = %s\n' \
+	$min_support $audit_every >"$tmp/x.conf"
 printf 'http://x1.test/\nhttp://x2.test/\nhttp://x3.test/\n' >"$tmp/x.seeds1"
 echo "http://x4.test/" >"$tmp/x.seeds2"
 for run in 1 2; do
-	"$sigcrawl" crawl -c "$tmp/w.conf" --store "$tmp/x.store" \
+	"$sigcrawl" crawl -c "$tmp/x.conf" --store "$tmp/x.store" \
 		--seeds "$tmp/x.seeds$run" --connect-to "::127.0.0.1:$port" \
 		--quiet >"$tmp/x.out$run" 2>&1
 	rc=$?
@@ -178,5 +183,46 @@ check_true "x4.test has 'ignore parameter sid' by transfer ('${how:-} ${state:-}
 	test "${how:-}" = transferred -a "${state:-}" = active
 check_true "it held URLs (${held:-0})" [ "${held:-0}" -ge 1 ]
 check_true "and its held URLs were audited (${audits:-0} audits)" [ "${audits:-0}" -ge 1 ]
+
+# --- 5. An active rule keeps its true support ---------------------------------
+# m.test serves each article as /wiki/An, /index.php/An and
+# /index.php?title=An: three paths no fixed step folds together, so each
+# article's text turns generic once its third form is fetched, after the
+# rules that fold them ("rewrite /index.php -> /wiki") applied.  The
+# landed build withdrew that support from the active rule (support 0,
+# holding URLs); it keeps it.
+{
+	echo "host m.test"
+	links=""
+	for n in $(seq 12); do
+		links="$links/index.php/A$n,/wiki/A$n,"
+		b="<p>article $n $(body $((n + 300)))</p><a href=/index.php?title=A$n>x</a>"
+		for u in "/wiki/A$n" "/index.php/A$n" "/index.php?title=A$n"; do
+			echo "page $u 200 title=A$n body=\"$b\""
+		done
+	done
+	echo "page / 200 links=${links%,}"
+} >"$tmp/m.web"
+check_true "the three-forms web is valid" "$fixture" --web "$tmp/m.web" --check
+start_fixture "$tmp/m.web" "$tmp/m.log"
+echo "http://m.test/" >"$tmp/m.seeds"
+"$sigcrawl" crawl -c "$tmp/w.conf" --store "$tmp/m.store" --seeds "$tmp/m.seeds" \
+	--connect-to "::127.0.0.1:$port" --quiet >"$tmp/m.out" 2>&1
+rc=$?
+stop_fixture
+check_true "the three-forms crawl ends with exit 0 ($rc)" [ $rc -eq 0 ]
+"$sigcrawl" rules --store "$tmp/m.store" --json --all | grep '^{' >"$tmp/m.rules"
+grep '"state":"active"' "$tmp/m.rules"
+python3 -c '
+import json, sys
+for l in open(sys.argv[1]):
+    r = json.loads(l)
+    if r.get("state") == "active" and not r["transferred"] and r["support"] < int(sys.argv[2]):
+        print("%s: support %d" % (r["rule"], r["support"]))
+    elif r.get("state") == "active" and r["held"] and r["audits"] < 1:
+        print("%s: held %d, no audit" % (r["rule"], r["held"]))
+' "$tmp/m.rules" $min_support >"$tmp/m.check"
+check_true "every active rule shows min_support or more and its audits ($(head -2 "$tmp/m.check" | tr '\n' ' '))" \
+	[ ! -s "$tmp/m.check" ]
 
 finish
