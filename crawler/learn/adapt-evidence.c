@@ -775,6 +775,17 @@ static int audit_pass(struct adapt *a, MDB_txn *txn, const char *url,
 
 /* ---- The writer's calls ----------------------------------------------- */
 
+/* The counter-examples of host h's active rules, summed. */
+static uint64_t active_counters(const struct adapt *a, const struct ahost *h)
+{
+	uint64_t n = 0;
+	for (size_t i = 0; i < h->n_rules; i++) {
+		const struct arule *r = &a->rules[h->rules[i]];
+		n += r->state == ADAPT_ACTIVE ? r->counters : 0;
+	}
+	return n;
+}
+
 int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 {
 	const char *url = f->url;
@@ -849,6 +860,7 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 		aids[n_aids] = (uint32_t)(r - a->rules);
 		before[n_aids++] = r->counters;
 	}
+	uint64_t active_before = active_counters(a, h);
 	if ((rc = page_rules(a, url, len, &u, s, sh, f->media)))
 		return rc;
 	bool failed = false;
@@ -860,10 +872,15 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 			failed = true;
 		}
 	}
+	/* Not an audit, but an active rule met a counter-example here: the
+	 * page of a key after an audit of it that came first (the audit
+	 * then had nothing to compare with).  The key is proven wrong as by
+	 * a failed audit. */
+	bool countered = failed || active_counters(a, h) > active_before;
 	if (audit && !failed &&
 	    (rc = audit_pass(a, txn, url, len, f, s, aids, n_aids)))
 		return rc;
-	if (failed) {
+	if (countered) {
 		/* The audit found another page under the key: whatever the
 		 * rule's fate, every URL held onto that key is fetched,
 		 * each one evidence of its own (status 0: judged by its
