@@ -29,8 +29,10 @@ without either: git rev-parse); log, commit, diff, patch and rawdiff are
 the view, the commit, the path and the parameters that change what they
 show (ofs, showmsg, id2, dt, context, ignorews); summary is the commit
 of its branch; refs, stats and tag their view and parameters.  Searches
-(q=), feeds (atom), snapshots and objects that do not resolve are None.
-Coverage counts the blob view of every file at the tip of every branch.
+(q=), feeds (atom), snapshots, the list of repositories (/cgit/, in each
+sort order) and objects that do not resolve are None.
+Coverage counts the tree view of every file (cgit's link to a file, which
+shows its text) at the tip of every branch.
 
 Fossil: check-in names (tip, branch and tag names, hash prefixes) are
 resolved to full hashes (`fossil info`, the repository's blob table): file
@@ -157,9 +159,7 @@ class Cgit:
             return None
         rest = path[len("/cgit/"):]
         if rest == "":
-            if one(q, "q"):
-                return None
-            return "cgit:index:" + one(q, "s", "") + ":" + one(q, "ofs", "")
+            return None  # the list of repositories, in its sort orders
         parts = rest.split("/")
         repo = parts[0]
         if not os.path.isdir(os.path.join(self.repos, repo)):
@@ -184,11 +184,10 @@ class Cgit:
             for name in ("ofs", "showmsg", "dt", "context", "ignorews"):
                 if one(q, name):
                     extra.append("%s=%s" % (name, one(q, name)))
-            if one(q, "id2"):
-                c2 = self.rev(repo, one(q, "id2") + "^{commit}")
-                if c2 is None:
-                    return None
-                extra.append("id2=" + c2)
+            if view in ("diff", "patch", "rawdiff"):
+                # Without id2 a diff is against the first parent.
+                c2 = self.rev(repo, (one(q, "id2") or c + "^") + "^{commit}")
+                extra.append("id2=%s" % c2)
             return "cgit:%s:%s:%s:%s:%s" % (repo, view, c, sub,
                                              "&".join(extra))
         if view == "summary":
@@ -210,7 +209,7 @@ class Cgit:
                 files = self.git(repo, "ls-tree", "-r", c) or ""
                 for line in files.splitlines():
                     meta, p = line.split("\t", 1)
-                    out.add("cgit:%s:blob:%s:%s" % (repo, p, meta.split()[2]))
+                    out.add("cgit:%s:tree:%s:%s" % (repo, p, meta.split()[2]))
         return out
 
 
@@ -246,6 +245,12 @@ class Fossil:
         # `fossil info` may shorten the hash: the blob table has it whole.
         return self.prefix(m.group(1)) if r.returncode == 0 and m else None
 
+    def checkin(self, h):
+        return self.db.execute(
+            "SELECT 1 FROM event WHERE type = 'ci' AND objid = "
+            "(SELECT rid FROM blob WHERE uuid = ?)", (h,)).fetchone() \
+            is not None
+
     def prefix(self, n):
         if not re.fullmatch(r"[0-9a-f]{4,64}", n):
             return None
@@ -268,15 +273,20 @@ class Fossil:
             name = (one(q, "name") or arg).strip("/")
             if ci is None:
                 return None
-            kind = "tree" if page in ("dir", "tree") else "file"
-            extra = one(q, "type", "")
-            return "fossil:%s:%s:%s:%s" % (kind, ci, name, extra)
+            if page == "file":
+                return "fossil:file:%s:%s:" % (ci, name)
+            # /dir and /tree are one page: a flat list or a tree by type=.
+            kind = one(q, "type") or "flat"
+            return "fossil:tree:%s:%s:%s" % (ci, name, kind)
         if page in ("info", "artifact", "raw", "hexdump", "ci", "vinfo",
                     "whatis"):
             h = self.name(arg or one(q, "name"))
             if h is None:
                 return None
             kind = "info" if page in ("info", "ci", "vinfo") else page
+            # /info of an artifact that is not a check-in is its /artifact.
+            if kind == "info" and not self.checkin(h):
+                kind = "artifact"
             return "fossil:%s:%s" % (kind, h)
         if page == "doc":
             ci = self.name(parts[1] if len(parts) > 1 else "")
