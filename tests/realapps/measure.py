@@ -1,6 +1,7 @@
 #!/usr/bin/python3
 """measure.py SIGCRAWL [--apps A,B] [--profiles P,Q] [--max-pages N]
-[--pages N] [--patterns] [--show-wrong N] [--keep] — crawl real web applications
+[--pages N] [--patterns] [--show-wrong N] [--no-wget] [--no-nfnx] [--keep]
+— crawl real web applications
 (apps.sh: DokuWiki, cgit, Fossil from Debian's packages, each on its own
 loopback port) from their front pages with sigcrawl under each profile
 (default strict, extended, adaptive) and with `wget -r -l 6`, one budget
@@ -9,12 +10,17 @@ page limit, only its depth), and print a table:
 
   requests  pages requested (sigcrawl: records fetched, robots.txt aside;
             wget: the URLs its log names, answered or not)
-  docs      distinct content documents answered 200 (truth.py)
+  docs      distinct content documents answered 200 (truth.py's
+            content(): those coverage counts)
   redund    requests that fetched a document already fetched / requests
   cover     content documents fetched / the app's content documents
             (truth.py's content())
+  missing   content documents the first crawler fetched that this one
+            did not
   wrong     URLs the crawler gave another document's key (export's
             duplicate_of, or a normalized key another document holds)
+  ruled     those of them a learned rule mapped (export's rule): the
+            learner's own mistakes; the rest are pages whose text is equal
   nfnx      requests to pages that say noindex and nofollow (meta robots
             or X-Robots-Tag, read by fetching each URL once more)
   wall, cpu seconds of the crawler (cpu: its user + system time)
@@ -22,7 +28,9 @@ page limit, only its depth), and print a table:
 --patterns prints, per app, the kinds of duplicate URLs strict fetched:
 the URL shapes (values as *, hashes as H, numbers as N) of each document
 fetched under more than one URL, most frequent first.  --pages sets the
-number of DokuWiki pages; --keep leaves the scratch directory.
+number of DokuWiki pages; --no-wget leaves wget out, --no-nfnx the
+second fetch of every page (nfnx is then -1); --keep leaves the scratch
+directory.
 """
 import argparse
 import collections
@@ -182,6 +190,7 @@ def score(t, recs, content, port, robots_cache):
         if r.get("status") == 200 and not r.get("duplicate_of"):
             holder.setdefault(r["normalized"], r["url"])
     wrong = []
+    ruled = 0
     for r in recs:
         key = r.get("duplicate_of") or r.get("normalized")
         h = holder.get(key)
@@ -190,12 +199,14 @@ def score(t, recs, content, port, robots_cache):
         a, b = t.doc(r["url"]), t.doc(h)
         if a is not None and b is not None and a != b:
             wrong.append((r["url"], h))
-    nfnx = sum(nfnx_of(port, [r["url"] for r in fetched], robots_cache))
+            ruled += bool(r.get("rule"))
+    nfnx = sum(nfnx_of(port, [r["url"] for r in fetched], robots_cache)) \
+        if robots_cache is not None else -1
     return {"requests": requests, "docs": len(docs),
             "redund": wasted / requests if requests else 0.0,
             "cover": len(set(docs) & content) / len(content)
             if content else 0.0,
-            "wrong": sorted(wrong), "nfnx": nfnx, "docset": set(docs)}
+            "wrong": sorted(wrong), "ruled": ruled, "nfnx": nfnx, "docset": set(docs)}
 
 
 def shape(url):
@@ -242,15 +253,16 @@ def main():
     ap.add_argument("--max-depth", type=int, default=6)
     ap.add_argument("--pages", type=int, default=300)
     ap.add_argument("--no-wget", action="store_true")
+    ap.add_argument("--no-nfnx", action="store_true")
     ap.add_argument("--patterns", action="store_true")
     ap.add_argument("--keep", action="store_true")
     ap.add_argument("--show-wrong", type=int, default=3)
     a = ap.parse_args()
     budget = {"pages": a.max_pages, "depth": a.max_depth}
     work = tempfile.mkdtemp(prefix="sc-realapps-")
-    print("%-9s %-9s %4s %8s %5s %6s %6s %5s %5s %6s %6s" % (
+    print("%-9s %-9s %4s %8s %5s %6s %6s %7s %5s %5s %5s %6s %6s" % (
         "app", "crawler", "exit", "requests", "docs", "redund", "cover",
-        "wrong", "nfnx", "wall", "cpu"))
+        "missing", "wrong", "ruled", "nfnx", "wall", "cpu"))
     sys.stdout.flush()
     for app in a.apps.split(","):
         d = os.path.join(work, app)
@@ -263,18 +275,24 @@ def main():
         try:
             t = truth.load(app, d)
             content = t.content()
-            cache = {}
+            cache = None if a.no_nfnx else {}
             runs = [(p, crawl_sigcrawl(a.sigcrawl, app, port, front, p, d,
                                        budget))
                     for p in a.profiles.split(",")]
             if not a.no_wget:
                 runs.append(("wget", crawl_wget(app, port, front, d, budget)))
             pats = None
+            first = None
             for name, (rc, recs, wall, cpu) in runs:
                 s = score(t, recs, content, port, cache)
-                print("%-9s %-9s %4d %8d %5d %6.3f %6.3f %5d %5d %6.1f %6.1f"
-                      % (app, name, rc, s["requests"], s["docs"], s["redund"],
-                         s["cover"], len(s["wrong"]), s["nfnx"], wall, cpu))
+                mine = s["docset"] & content
+                if first is None:
+                    first = mine
+                print("%-9s %-9s %4d %8d %5d %6.3f %6.3f %7d %5d %5d %5d "
+                      "%6.1f %6.1f" % (app, name, rc, s["requests"],
+                                       len(mine), s["redund"], s["cover"],
+                                       len(first - mine), len(s["wrong"]),
+                                       s["ruled"], s["nfnx"], wall, cpu))
                 shown = collections.Counter(
                     "%s -> %s" % (shape(u), shape(h)) for u, h in s["wrong"])
                 for w, n in shown.most_common(a.show_wrong):
