@@ -13,6 +13,13 @@
 #             Debian's Apache snippet places it, over two git repositories
 #             built in DIR/repos
 #   fossil    `fossil server` on a repository file DIR/docs.fossil
+#   wordpress WordPress (package wordpress, its theme package
+#             wordpress-theme-twentytwentythree) under php-fpm and nginx,
+#             a copy of its code in DIR/wordpress with a wp-config.php of
+#             its own (Debian's reads /etc/wordpress), its database in a
+#             private mariadbd (DIR/mysql, a unix socket, no network),
+#             posts from content.py inserted by WordPress's own functions;
+#             its URLs are WordPress's defaults (plain ?p=N permalinks)
 #
 # start builds DIR's content the first time (a second start reuses it),
 # starts the servers, waits until the front page answers and prints its
@@ -23,11 +30,13 @@
 # empty for it).
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
+# php-fpm8.2, nginx and fcgiwrap live in sbin, which a user's PATH may lack.
+PATH=$PATH:/usr/sbin:/sbin
 
 usage()
 {
-	echo "usage: apps.sh dokuwiki|cgit|fossil start DIR PORT [PAGES]" >&2
-	echo "       apps.sh dokuwiki|cgit|fossil stop DIR" >&2
+	echo "usage: apps.sh dokuwiki|cgit|fossil|wordpress start DIR PORT [PAGES]" >&2
+	echo "       apps.sh dokuwiki|cgit|fossil|wordpress stop DIR" >&2
 	exit 2
 }
 
@@ -192,6 +201,104 @@ start_fossil()
 	front=/
 }
 
+start_wordpress()
+{
+	need nginx php-fpm8.2 mariadbd mariadb-install-db mariadb php \
+		/usr/share/wordpress/wp-settings.php \
+		/usr/share/wordpress/wp-content/themes/twentytwentythree
+	local fresh=
+	if [ ! -d "$dir/mysql" ]; then
+		fresh=1
+		mariadb-install-db --no-defaults --datadir="$dir/mysql" \
+			--user="$(id -un)" --auth-root-authentication-method=normal \
+			--skip-test-db >"$dir/mariadb-install.log" 2>&1 || return 1
+		# Debian's wp-config.php reads /etc/wordpress/config-HOST.php:
+		# a private copy of the code takes its own wp-config.php instead.
+		cp -a /usr/share/wordpress "$dir/wordpress" || return 1
+		rm -f "$dir/wordpress/.htaccess"
+		mkdir -p "$dir/wordpress/wp-content/uploads"
+		cat >"$dir/wordpress/wp-config.php" <<-EOF
+		<?php
+		define('DB_NAME', 'wordpress');
+		define('DB_USER', 'root');
+		define('DB_PASSWORD', '');
+		define('DB_HOST', 'localhost:$dir/mysql.sock');
+		define('WP_HOME', 'http://wordpress.test');
+		define('WP_SITEURL', 'http://wordpress.test');
+		define('WP_AUTO_UPDATE_CORE', false);
+		define('DISABLE_WP_CRON', true);
+		\$table_prefix = 'wp_';
+		if (!defined('ABSPATH')) define('ABSPATH', '$dir/wordpress/');
+		require_once ABSPATH . 'wp-settings.php';
+		EOF
+	fi
+	setsid mariadbd --no-defaults --datadir="$dir/mysql" \
+		--socket="$dir/mysql.sock" --skip-networking \
+		--pid-file="$dir/mariadb.pid" --user="$(id -un)" \
+		--log-error="$dir/mariadb.log" </dev/null >/dev/null 2>&1 &
+	echo $! >"$dir/mariadbd.pid"
+	wait_for_socket "$dir/mysql.sock" || return 1
+	if [ -n "$fresh" ]; then
+		mariadb --no-defaults -S "$dir/mysql.sock" -u root \
+			-e "CREATE DATABASE wordpress" || return 1
+		python3 "$here/content.py" wordpress "$dir/posts.json" || return 1
+		# WordPress's own installer and wp_insert_post(), from PHP's
+		# command line (Debian has no wp-cli).
+		HTTP_HOST=wordpress.test php -d display_errors=stderr \
+			-r '
+			$_SERVER["HTTP_HOST"] = "wordpress.test";
+			define("WP_INSTALLING", true);
+			require $argv[1] . "/wordpress/wp-load.php";
+			require_once ABSPATH . "wp-admin/includes/upgrade.php";
+			wp_install("Python notes", "docs", "docs@example.org", true,
+				"", "docs-password");
+			$posts = json_decode(file_get_contents($argv[1] .
+				"/posts.json"), true);
+			foreach ($posts as $p) {
+				$cat = wp_create_category($p["category"]);
+				wp_insert_post(array("post_title" => $p["title"],
+					"post_content" => $p["content"],
+					"post_status" => "publish",
+					"post_type" => $p["type"],
+					"post_date" => $p["date"],
+					"post_author" => 1,
+					"post_category" => array($cat),
+					"tags_input" => $p["tags"]));
+			}' "$dir" >"$dir/wp-install.log" 2>&1 || return 1
+	fi
+	mkdir -p "$dir/sessions"
+	local user=
+	[ "$(id -u)" -eq 0 ] && user="user = root"
+	cat >"$dir/php-fpm.conf" <<-EOF
+	[global]
+	pid = $dir/php-fpm.pid
+	error_log = $dir/php-fpm.log
+	daemonize = yes
+	[wordpress]
+	$user
+	listen = $dir/php-fpm.sock
+	listen.mode = 0666
+	pm = static
+	pm.max_children = 4
+	php_admin_value[session.save_path] = $dir/sessions
+	php_admin_value[error_log] = $dir/php-errors.log
+	EOF
+	php-fpm8.2 -R -y "$dir/php-fpm.conf" -p "$dir" || return 1
+	write_nginx <<-EOF
+	    root $dir/wordpress;
+	    index index.php;
+	    location / { try_files \$uri \$uri/ /index.php?\$args; }
+	    location ~ \.php\$ {
+	      include /etc/nginx/fastcgi_params;
+	      fastcgi_param SCRIPT_FILENAME \$document_root\$fastcgi_script_name;
+	      fastcgi_param HTTP_HOST wordpress.test;
+	      fastcgi_pass unix:$dir/php-fpm.sock;
+	    }
+	EOF
+	start_nginx || return 1
+	front=/
+}
+
 wait_for_socket()
 {
 	local i
@@ -238,7 +345,8 @@ stop_all()
 	stop_pid "$dir/php-fpm.pid"
 	stop_pid "$dir/fcgiwrap.pid" group
 	stop_pid "$dir/fossil.pid" group
-	rm -f "$dir/php-fpm.sock" "$dir/fcgiwrap.sock"
+	stop_pid "$dir/mariadbd.pid" group
+	rm -f "$dir/php-fpm.sock" "$dir/fcgiwrap.sock" "$dir/mysql.sock"
 }
 
 case $action in
@@ -246,7 +354,7 @@ start)
 	[ -n "$port" ] || usage
 	mkdir -p "$dir" && dir=$(cd "$dir" && pwd) || exit 1
 	case $app in
-	dokuwiki | cgit | fossil) ;;
+	dokuwiki | cgit | fossil | wordpress) ;;
 	*) usage ;;
 	esac
 	front=/

@@ -17,6 +17,9 @@ from Debian's documentation packages installed on this machine.
                             HOWTOs' sources (three check-ins, a branch, a tag)
                             and a dozen wiki pages from the PostgreSQL manual;
                             the user nobody gets hyperlinks (h)
+  wordpress POSTS.json      posts and pages for WordPress from the Python
+                            HOWTOs, FAQ, tutorial and library reference
+                            (the first 60 of each; apps.sh inserts them)
 
 The choice of pages is fixed (sorted file names), so two runs build the
 same application; only commit hashes change with the clock.
@@ -378,6 +381,47 @@ def fossil(repo):
         env=env)
 
 
+def wordpress(dest):
+    """posts.json for WordPress: the Python HOWTOs and FAQ pages as posts
+    (paragraphs and code blocks), a category per manual section, tags from
+    the page's first heading words; every 10th as a page instead."""
+    posts = []
+    for sub in ("howto", "faq", "tutorial", "library"):
+        d = os.path.join(PYDOC, sub)
+        for f in sorted(os.listdir(d))[:60]:
+            if not f.endswith(".html") or f == "index.html":
+                continue
+            p = ToWiki(lambda href: None)
+            p.feed(open(os.path.join(d, f), encoding="utf-8",
+                        errors="replace").read())
+            p.flush()
+            body, code = [], None
+            for line in p.out:
+                if line == "<code>":
+                    code = []
+                elif line == "</code>" and code is not None:
+                    body.append("<pre>%s</pre>" % html.escape("\n".join(code)))
+                    code = None
+                elif code is not None:
+                    code.append(line)
+                elif line.startswith("=="):
+                    body.append("<h2>%s</h2>" % html.escape(line.strip("= ")))
+                elif line:
+                    body.append("<p>%s</p>" % html.escape(
+                        re.sub(r"\[\[[^|]*\|([^]]*)\]\]", r"\1",
+                               line.replace("%%", ""))))
+            title = (p.title or f).split(" \u2014 ")[0]
+            words = [w.lower() for w in re.findall(r"[A-Za-z]{5,}", title)][:2]
+            posts.append({"title": title, "content": "\n".join(body),
+                          "category": sub, "tags": words,
+                          "type": "page" if len(posts) % 10 == 9 else "post",
+                          "date": "2023-%02d-%02d 12:00:00" % (
+                              1 + len(posts) // 28 % 12, 1 + len(posts) % 28)})
+    import json
+    with open(dest, "w") as g:
+        json.dump(posts, g)
+
+
 def main():
     if len(sys.argv) < 3:
         sys.exit(__doc__)
@@ -388,6 +432,8 @@ def main():
         git(dest)
     elif kind == "fossil":
         fossil(dest)
+    elif kind == "wordpress":
+        wordpress(dest)
     else:
         sys.exit("content.py: unknown kind %s" % kind)
 

@@ -2,8 +2,8 @@
 """measure.py SIGCRAWL [--apps A,B] [--profiles P,Q] [--max-pages N]
 [--pages N] [--patterns] [--show-wrong N] [--no-wget] [--no-nfnx] [--keep]
 — crawl real web applications
-(apps.sh: DokuWiki, cgit, Fossil from Debian's packages, each on its own
-loopback port) from their front pages with sigcrawl under each profile
+(apps.sh: DokuWiki, cgit, Fossil, WordPress from Debian's packages, each
+on its own loopback port; --apps, default dokuwiki,cgit,fossil,wordpress) from their front pages with sigcrawl under each profile
 (default strict, extended, adaptive) and with `wget -r -l 6`, one budget
 for all (max_pages 1500, max_depth 6, scope host, no delay; wget has no
 page limit, only its depth), and print a table:
@@ -54,7 +54,7 @@ sys.path.insert(0, here)
 import truth  # noqa: E402
 
 HOSTS = {"dokuwiki": "dokuwiki.test", "cgit": "cgit.test",
-         "fossil": "fossil.test"}
+         "fossil": "fossil.test", "wordpress": "wordpress.test"}
 
 
 def free_port():
@@ -114,10 +114,17 @@ def crawl_wget(app, port, front, work, budget):
     d = os.path.join(work, "wget")
     shutil.rmtree(d, ignore_errors=True)
     c0, t0 = cpu_children(), time.time()
+    # WordPress writes its links absolute, with its own name: wget asks
+    # nginx as its proxy, which serves absolute request URIs.
+    if app == "wordpress":
+        where = ["-e", "use_proxy=on", "-e",
+                 "http_proxy=http://127.0.0.1:%d" % port,
+                 "http://%s%s" % (HOSTS[app], front)]
+    else:
+        where = ["http://127.0.0.1:%d%s" % (port, front)]
     r = subprocess.run(["wget", "-r", "-l", str(budget["depth"]),
                         "--delete-after", "-nv", "-P", d,
-                        "--reject-regex", "^https:",
-                        "http://127.0.0.1:%d%s" % (port, front)],
+                        "--reject-regex", "^https:"] + where,
                        capture_output=True, text=True, errors="replace")
     wall, cpu = time.time() - t0, cpu_children() - c0
     recs = []
@@ -247,7 +254,7 @@ def patterns(t, recs, n=8):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("sigcrawl")
-    ap.add_argument("--apps", default="dokuwiki,cgit,fossil")
+    ap.add_argument("--apps", default="dokuwiki,cgit,fossil,wordpress")
     ap.add_argument("--profiles", default="strict,extended,adaptive")
     ap.add_argument("--max-pages", type=int, default=1500)
     ap.add_argument("--max-depth", type=int, default=6)

@@ -43,6 +43,12 @@ unless it names a version; finfo a path, vdiff two check-ins.  The rest
 (timeline, branch and tag lists, reports, tickets, help, sitemap,
 login, setup, the forum, tarballs, zips) is None.  Coverage counts every
 file of each leaf check-in (file view) and every wiki page.
+
+WordPress (plain permalinks, its default): the post or page id of p= or
+page_id= (with page= for a part of a paged post), if it is published
+(the database says).  Front page, archives, categories, tags, authors,
+paging, searches, feeds, comment replies, the REST API, logins and the
+admin are None.  Coverage counts every published post and page.
 """
 import functools
 import gzip
@@ -332,7 +338,41 @@ class Fossil:
         return out
 
 
+class WordPress:
+    NONE = ("/wp-login.php", "/wp-admin", "/xmlrpc.php", "/wp-json",
+            "/wp-includes", "/wp-content", "/wp-cron.php",
+            "/wp-comments-post.php", "/wp-signup.php", "/wp-activate.php")
+
+    def __init__(self, d):
+        r = subprocess.run(
+            ["mariadb", "--no-defaults", "-S", os.path.join(d, "mysql.sock"),
+             "-u", "root", "-N", "-B", "wordpress", "-e",
+             "SELECT ID FROM wp_posts WHERE post_status = 'publish' "
+             "AND post_type IN ('post', 'page')"],
+            capture_output=True, text=True, check=True)
+        self.ids = {int(x) for x in r.stdout.split()}
+
+    def doc(self, url):
+        path, q = split(url)
+        if path.startswith(self.NONE):
+            return None
+        if path not in ("/", "/index.php"):
+            return None
+        if any(one(q, k) for k in ("feed", "s", "rest_route", "preview",
+                                   "replytocom")):
+            return None
+        n = one(q, "p") or one(q, "page_id")
+        if not n or not n.isdigit() or int(n) not in self.ids:
+            return None
+        extra = ":page=" + one(q, "page") if one(q, "page") else ""
+        return "wordpress:%d%s" % (int(n), extra)
+
+    def content(self):
+        return {"wordpress:%d" % n for n in self.ids}
+
+
 def load(app, d):
-    """The truth of APP ("dokuwiki", "cgit" or "fossil") served from the
-    apps.sh scratch directory d."""
-    return {"dokuwiki": DokuWiki, "cgit": Cgit, "fossil": Fossil}[app](d)
+    """The truth of APP ("dokuwiki", "cgit", "fossil" or "wordpress")
+    served from the apps.sh scratch directory d."""
+    return {"dokuwiki": DokuWiki, "cgit": Cgit, "fossil": Fossil,
+            "wordpress": WordPress}[app](d)
