@@ -21,6 +21,12 @@
 #             posts from content.py inserted by WordPress's own functions;
 #             its URLs are WordPress's defaults (plain ?p=N permalinks)
 #
+# Two settings differ from the packages' defaults, each because the
+# default shows a crawler nothing: cgit's robots meta says follow (its
+# default, "index, nofollow", ends a crawl at the front page), and
+# Fossil's user nobody has the hyperlink capability h (without it Fossil
+# writes no links for robots).
+#
 # start builds DIR's content the first time (a second start reuses it),
 # starts the servers, waits until the front page answers and prints its
 # URL path; it fails, having stopped what it started, when the page does
