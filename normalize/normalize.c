@@ -1272,10 +1272,7 @@ static bool name_matches_z(const char *name, size_t n, const char *pat)
 	return pat[n] == '\0' || (pat[n] == '*' && pat[n + 1] == '\0');
 }
 
-/* Is the parameter (name, n bytes of its name, len of the whole
- * "name=value") one the list removes?  An entry "name=value" (a learned
- * rule's value-scoped parameter) removes that exact parameter only. */
-static bool is_tracking_name(const char *name, size_t n, size_t len,
+static bool is_tracking_name(const char *name, size_t n,
 			     const struct norm_opts *o)
 {
 	if (!o->tracking) {
@@ -1287,13 +1284,9 @@ static bool is_tracking_name(const char *name, size_t n, size_t len,
 				return true;
 		return false;
 	}
-	for (size_t i = 0; i < o->n_tracking; i++) {
-		const char *t = o->tracking[i];
-		if (strchr(t, '=')
-			    ? strlen(t) == len && memcmp(t, name, len) == 0
-			    : name_matches_z(name, n, t))
+	for (size_t i = 0; i < o->n_tracking; i++)
+		if (name_matches_z(name, n, o->tracking[i]))
 			return true;
-	}
 	return false;
 }
 
@@ -1394,7 +1387,7 @@ __attribute__((noinline)) static int query_pass(struct buf *b, size_t off,
 						  : e - s) };
 		bool drop = false;
 		if ((steps & NORM_REMOVE_TRACKING_PARAMS) &&
-		    is_tracking_name(q + s, pm.nlen, pm.len, o))
+		    is_tracking_name(q + s, pm.nlen, o))
 			drop = true;
 		else if ((steps & NORM_REMOVE_SESSION_IDS) &&
 			 is_session_name(q + s, pm.nlen))

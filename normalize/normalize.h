@@ -99,8 +99,7 @@ struct norm_url;
 /* How to normalize.  Zero-initialized means "no steps, default lists". */
 struct norm_opts {
 	uint32_t steps; /* enum norm_step bits */
-	/* Names removed by remove_tracking_params ("name=value": that
-	 * parameter only).  NULL means the default
+	/* Names removed by remove_tracking_params.  NULL means the default
 	 * list of SPEC §4.  An entry ending in '*' matches as a prefix
 	 * ("utm_*").  Names compare byte for byte, after decode_unreserved.
 	 * Borrowed: must stay valid while the opts are used. */
@@ -295,10 +294,9 @@ struct norm_rule {
 	uint32_t step; /* NORM_RULE_STEP: one enum norm_step bit */
 	/* NORM_RULE_ALIAS: the name it maps from. */
 	char host[NORM_HOST_MAX + 1];
-	/* NORM_RULE_PARAM: the parameter's name, or "name=value" for that
-	 * value only (a name never holds '='); NORM_RULE_ALIAS: the host it
-	 * maps to; NORM_RULE_DUST: the context, a path prefix ending in '/'
-	 * right after which from may stand. */
+	/* NORM_RULE_PARAM: the parameter's name; NORM_RULE_ALIAS: the host
+	 * it maps to; NORM_RULE_DUST: the context, a path prefix ending in
+	 * '/' right after which from may stand. */
 	char a[NORM_RULE_TEXT_MAX + 1];
 	/* NORM_RULE_DUST: from is rewritten to, where one variable in both
 	 * stands for what it matched ('{' is a byte norm_url() never
@@ -312,10 +310,6 @@ struct norm_rule {
 	 * "/index.php?title=X", not "/index.php?title=X&action=edit".
 	 * "{P}" is a run of whole segments ("a" or "a/b", no empty one,
 	 * none of ? & ; =), matched like "{S}" on the whole rest. */
-	/* NORM_RULE_PARAM of one route (norm_rule_route()): from is the
-	 * exact path and to the exact rest of the query, the parameter
-	 * gone; the rule applies to that route's URLs only.  Both empty: to
-	 * every URL of the host. */
 	char from[NORM_RULE_TEXT_MAX + 1], to[NORM_RULE_TEXT_MAX + 1];
 };
 
@@ -345,9 +339,6 @@ struct norm_hostrules {
 	size_t n_params;
 	const struct norm_rule *const *dust; /* NORM_RULE_DUST, in order */
 	size_t n_dust;
-	/* NORM_RULE_PARAM rules of one route, after the steps and params. */
-	const struct norm_rule *const *routed;
-	size_t n_routed;
 	/* The steps over what a DUST rule wrote: steps, or, when this is
 	 * not NULL, what it returns for the URL written (rewrite_arg is
 	 * the caller's): a step the caller scopes to some URLs applies to
@@ -375,18 +366,10 @@ SC_WUR int norm_rules_apply(const struct norm_hostrules *hr, const char *url,
 
 /* The candidate rules that would map a and b (strict URLs of one host,
  * different) to one URL, into out[0..cap): the steps and parameters that
- * explanation needs, each one rule, or else one DUST rule.  When one
- * parameter alone explains it, a narrower form follows it: the parameter
- * with its value ("action=view", present in one URL only), or the
- * parameter on the pair's route (present in both with other values, the
- * rest of the two URLs equal).  Returns how many (0: none explains the
- * pair). */
+ * explanation needs, each one rule, or else one DUST rule.  Returns how
+ * many (0: none explains the pair). */
 size_t norm_rules_derive(const char *a, size_t al, const char *b, size_t bl,
 			 struct norm_rule *out, size_t cap);
-
-/* Is r a NORM_RULE_PARAM scoped to one route (one exact path and one
- * exact rest of the query)? */
-bool norm_rule_route(const struct norm_rule *r);
 
 /* "step lowercase_path", "ignore parameter sid", "alias www.x = x",
  * "rewrite /story_{N}.html -> /story?id={N}",

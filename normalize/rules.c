@@ -308,23 +308,6 @@ static int splice_host(const char *url, size_t len, const struct norm_url *u,
 	return 0;
 }
 
-bool norm_rule_route(const struct norm_rule *r)
-{
-	return r->kind == NORM_RULE_PARAM && r->from[0] == '/';
-}
-
-/* Is url (the parameter of route rule r gone) on r's route: its path
- * exactly r->from, its query exactly r->to? */
-static bool in_route(const struct norm_rule *r, const char *url,
-		     const struct norm_url *u)
-{
-	size_t ql = u->has_query ? u->query_len : 0;
-	return u->path_len == strlen(r->from) &&
-	       memcmp(url + u->path_off, r->from, u->path_len) == 0 &&
-	       ql == strlen(r->to) &&
-	       memcmp(url + u->query_off, r->to, ql) == 0;
-}
-
 int norm_rule_apply(const struct norm_rule *r, const char *url, size_t len,
 		    char *out, size_t cap, struct norm_url *ret)
 {
@@ -335,16 +318,7 @@ int norm_rule_apply(const struct norm_rule *r, const char *url, size_t len,
 		return renorm(r->step, NULL, 0, url, len, out, cap, ret);
 	case NORM_RULE_PARAM: {
 		const char *p = r->a;
-		if (!norm_rule_route(r))
-			return renorm(0, &p, 1, url, len, out, cap, ret);
-		struct norm_url o;
-		if ((rc = renorm(0, &p, 1, url, len, out, cap, &o)))
-			return rc;
-		if (!in_route(r, out, &o))
-			return renorm(0, NULL, 0, url, len, out, cap, ret);
-		if (ret)
-			*ret = o;
-		return 0;
+		return renorm(0, &p, 1, url, len, out, cap, ret);
 	}
 	case NORM_RULE_ALIAS: {
 		char tmp[NORM_URL_MAX + 1];
@@ -383,8 +357,7 @@ int norm_rules_apply(const struct norm_hostrules *hr, const char *url,
 			return rc;
 		url_u = &u;
 	}
-	if (!hr->alias && !hr->steps && !hr->n_params && !hr->n_dust &&
-	    !hr->n_routed) {
+	if (!hr->alias && !hr->steps && !hr->n_params && !hr->n_dust) {
 		/* A strict URL is its own strict form. */
 		if (len >= cap)
 			return SC_E_NOSPC;
@@ -407,15 +380,6 @@ int norm_rules_apply(const struct norm_hostrules *hr, const char *url,
 	if ((rc = renorm_u(hr->steps, hr->params, hr->n_params, cur, n, url_u,
 			   out, cap, &u)))
 		return rc;
-	/* The parameters of one route, on the URL the steps wrote. */
-	for (size_t i = 0; i < hr->n_routed; i++) {
-		if ((rc = norm_rule_apply(hr->routed[i], out, u.len, a,
-					  sizeof(a), &u)))
-			return rc;
-		if (u.len >= cap)
-			return SC_E_NOSPC;
-		memcpy(out, a, u.len + 1);
-	}
 	/* DUST rules after the steps, each at most once, then the steps
 	 * again over what they wrote: the result is a fixed point of the
 	 * whole set (norm_rules_apply() of it changes nothing) unless two
@@ -747,58 +711,6 @@ static bool derive_dust(const char *a, const struct norm_url *ua, const char *b,
 	return true;
 }
 
-/* The parameter name of a pair that it alone explains, narrowed: present
- * in one URL only, once, with a value, it is that value ("action=view");
- * present in both with other values, on one path and one rest of the
- * query, it is that route's (norm_rule_route()).  Writes *r and returns
- * 1, or 0 for neither. */
-static size_t param_variant(const char *a, const struct norm_url *ua,
-			    const char *b, const struct norm_url *ub,
-			    const char *name, struct norm_rule *r)
-{
-	struct qparam va[QMAX], vb[QMAX];
-	size_t na = split_query(a, ua, va, QMAX);
-	size_t nb = split_query(b, ub, vb, QMAX);
-	size_t nl = strlen(name), ca = 0, cb = 0, ia = 0, ib = 0;
-	for (size_t i = 0; i < na; i++)
-		if (va[i].nlen == nl && memcmp(va[i].p, name, nl) == 0)
-			ca++, ia = i;
-	for (size_t i = 0; i < nb; i++)
-		if (vb[i].nlen == nl && memcmp(vb[i].p, name, nl) == 0)
-			cb++, ib = i;
-	memset(r, 0, sizeof(*r));
-	r->kind = NORM_RULE_PARAM;
-	if ((ca == 1 && cb == 0) || (ca == 0 && cb == 1)) {
-		const struct qparam *p = ca ? &va[ia] : &vb[ib];
-		if (p->len <= p->nlen + 1 || p->len > NORM_RULE_TEXT_MAX)
-			return 0;
-		memcpy(r->a, p->p, p->len);
-		r->a[p->len] = '\0';
-		return 1;
-	}
-	if (ca != 1 || cb != 1)
-		return 0;
-	/* Both without it: one path and one rest, the route. */
-	const char *p = name;
-	char x[NORM_URL_MAX + 1], y[NORM_URL_MAX + 1];
-	struct norm_url xu, yu;
-	if (renorm(0, &p, 1, a, ua->len, x, sizeof(x), &xu) ||
-	    renorm(0, &p, 1, b, ub->len, y, sizeof(y), &yu) ||
-	    xu.len != yu.len || memcmp(x, y, xu.len) != 0 ||
-	    xu.path_len > NORM_RULE_TEXT_MAX ||
-	    (xu.has_query && xu.query_len > NORM_RULE_TEXT_MAX) ||
-	    !xu.path_len || x[xu.path_off] != '/')
-		return 0;
-	strcpy(r->a, name);
-	memcpy(r->from, x + xu.path_off, xu.path_len);
-	r->from[xu.path_len] = '\0';
-	if (xu.has_query) {
-		memcpy(r->to, x + xu.query_off, xu.query_len);
-		r->to[xu.query_len] = '\0';
-	}
-	return 1;
-}
-
 size_t norm_rules_derive(const char *a, size_t al, const char *b, size_t bl,
 			 struct norm_rule *out, size_t cap)
 {
@@ -829,9 +741,6 @@ size_t norm_rules_derive(const char *a, size_t al, const char *b, size_t bl,
 				strcpy(out[n].a, names[i]);
 				n++;
 			}
-		/* One parameter alone: its narrower forms too. */
-		if (n == 1 && out[0].kind == NORM_RULE_PARAM && n < cap)
-			n += param_variant(a, &ua, b, &ub, out[0].a, &out[n]);
 		/* Two ways to explain it, neither needed alone: each step
 		 * that explains it alone. */
 		if (n == 0)
@@ -866,11 +775,7 @@ int norm_rule_describe(const struct norm_rule *r, char *out, size_t cap)
 				     : norm_step_name(r->step));
 		break;
 	case NORM_RULE_PARAM:
-		if (norm_rule_route(r))
-			n = snprintf(out, cap, "ignore parameter %s on %s%s%s",
-				     r->a, r->from, r->to[0] ? "?" : "", r->to);
-		else
-			n = snprintf(out, cap, "ignore parameter %s", r->a);
+		n = snprintf(out, cap, "ignore parameter %s", r->a);
 		break;
 	case NORM_RULE_ALIAS:
 		n = snprintf(out, cap, "alias %s = %s", r->host, r->a);

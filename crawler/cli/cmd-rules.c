@@ -39,10 +39,8 @@ static void usage(FILE *f)
 		"fetches saved, then a line for each active or retired rule, most\n"
 		"fetches saved first (at most " RULES_SHOWN_STR
 		"; the rest are counted): its host,\n"
-		"support (documents that two of its URLs gave; for a rule of one\n"
-		"route, pairs of its URLs with one text), audits (held-back URLs\n"
-		"fetched all the same, the last supporting pair the first) and\n"
-		"those that failed, URLs it holds\n"
+		"support (documents that two of its URLs gave), audits (held-back\n"
+		"URLs fetched all the same) and those that failed, URLs it holds\n"
 		"back, fetches saved, and the rule.  \"transferred\" marks a rule\n"
 		"that applied on less support than [adaptive] min_support because\n"
 		"its kind holds on other hosts.\n"

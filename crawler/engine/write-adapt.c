@@ -270,19 +270,6 @@ void adapt_rule_of(struct crawl *c, const struct job *j, char *out, size_t cap)
 		adapt_why(c->adapt, j->src, j->src_u.len, out, cap);
 }
 
-/* A lease that adapt_hold() made an audit: done, and own (the form held)
- * queued again, which the next lease fetches as it is
- * (adapt_lease_key()). */
-static int requeue_own(struct crawl *c, MDB_txn *txn, struct job *j,
-		       const struct frontier_url *own)
-{
-	int rc = frontier_done(c->fr, txn, &j->lease);
-	if (rc && rc != SC_E_NOTFOUND)
-		return rc;
-	rc = frontier_requeue(c->fr, txn, own);
-	return rc < 0 && rc != SC_E_INVAL ? rc : 0;
-}
-
 /* A leased URL that a learned rule maps onto a known key (sched.c): held
  * by the rule, recorded unfetched as a duplicate of that key. */
 int write_held(struct crawl *c, MDB_txn *txn, struct job *j)
@@ -313,20 +300,10 @@ int write_held(struct crawl *c, MDB_txn *txn, struct job *j)
 			kf.url = j->lease.url;
 			kf.url_len = j->lease.url_len;
 			kf.u = &j->lease_u;
-			rc = adapt_hold(
-				c->adapt, txn, j->src, j->src_u.len, &kf,
-				ADAPT_HOLD_LEASED | ADAPT_HOLD_AUDIT, &audit);
+			rc = adapt_hold(c->adapt, txn, j->src, j->src_u.len,
+					&kf, ADAPT_HOLD_LEASED, &audit);
 			if (rc < 0)
 				return rc;
-			if (audit) {
-				/* An audit after all: the form is queued
-				 * again as itself, the key left covered. */
-				struct frontier_url own = fu;
-				own.url = j->src;
-				own.url_len = j->src_u.len;
-				own.u = &j->src_u;
-				return requeue_own(c, txn, j, &own);
-			}
 		} else if ((rc = adapt_linked(c->adapt, txn, j->lease.url,
 					      j->lease.url_len))) {
 			return rc;
@@ -342,18 +319,9 @@ int write_held(struct crawl *c, MDB_txn *txn, struct job *j)
 		adapt_why(c->adapt, j->dup_of, fu.url_len, why, sizeof(why));
 	} else {
 		rc = adapt_hold(c->adapt, txn, j->lease.url, j->lease.url_len,
-				&fu, ADAPT_HOLD_LEASED | ADAPT_HOLD_AUDIT,
-				&audit);
+				&fu, ADAPT_HOLD_LEASED, &audit);
 		if (rc < 0)
 			return rc;
-		if (audit) {
-			/* An audit after all (the rule's audits are due). */
-			struct frontier_url own = fu;
-			own.url = j->lease.url;
-			own.url_len = j->lease.url_len;
-			own.u = &j->lease_u;
-			return requeue_own(c, txn, j, &own);
-		}
 		/* A key known only as a cover has no record of its own:
 		 * the duplicate is of the record its document was fetched
 		 * under. */

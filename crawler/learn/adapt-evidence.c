@@ -18,13 +18,6 @@
 
 /* Distinct folded paths that make a signature generic. */
 #define GENERIC_PATHS 3
-/* Two texts whose SimHashes differ in at most this many bits of 64 are
- * the same page for the rules' evidence (SPEC §7, "Noise"), whatever
- * [dedup] near_duplicate says: a clock or a counter on an otherwise equal
- * page moves a page of 30 words 3 bits or fewer, and two pages of
- * different words never come this close in the measured webs
- * (docs/adaptive.md). */
-#define NEAR_BITS 3
 
 /* ---- The gate's bounds ------------------------------------------------ */
 
@@ -253,11 +246,7 @@ static void withdraw(struct adapt *a, uint64_t sig)
 	for (size_t i = 0; i < a->n_rules; i++) {
 		struct arule *r = &a->rules[i];
 		struct tval *v = tab_get(&r->sup, sig);
-		/* An active rule keeps the support it passed its gate on:
-		 * the pages it then folded together (a wiki's three forms of
-		 * one article) are what made the text look generic, and its
-		 * audits test it from now on. */
-		if (!v || !v->a || r->state == ADAPT_ACTIVE)
+		if (!v || !v->a)
 			continue;
 		v->a = 0;
 		if (!a->replay && r->support) {
@@ -352,26 +341,16 @@ static int eval_page(struct adapt *a, struct arule *r, const char *url,
 	}
 	if ((v->b | 1) == (uh | 1) || !((v->b | uh) & 1))
 		return 0;
-	/* The same page: one signature, or SimHashes within NEAR_BITS
-	 * (the document is then the image's first page's). */
-	bool same = v->a == sig ||
-		    (sh && v->c &&
-		     (unsigned)__builtin_popcountll(sh ^ v->c) <= NEAR_BITS);
-	if (same) {
+	if (v->a == sig) {
 		/* One text with other images (a gallery's photos): maybe
 		 * another page, maybe a rotating banner; no evidence. */
-		if (generic(a, sig) || generic(a, v->a) || v->d != media)
+		if (generic(a, sig) || v->d != media)
 			return 0;
 		/* The shapes it holds on grow with its support, in replay
 		 * too (they are saved only with the rule). */
 		if (scoped(r) && scope_note(a, r, img, &iu))
 			mark_dirty(a, r);
-		/* Support counts documents, except for a rule of one route,
-		 * which can change no other URL: there every further URL
-		 * that meets the image's first page with its text is one
-		 * agreeing pair. */
-		uint64_t doc = norm_rule_route(&r->r) ? uh | 1 : v->a;
-		struct tval *s = tab_put(&r->sup, doc, &added);
+		struct tval *s = tab_put(&r->sup, sig, &added);
 		if (!s)
 			return SC_E_NOMEM;
 		if (s->a)
@@ -508,14 +487,7 @@ static int gate(struct adapt *a, MDB_txn *txn)
 			   r->support >= a->o.min_support &&
 			   wilson_lower(r->support, r->support + r->counters,
 					a->z) > 0.5) {
-			/* The last supporting pair is its first audit. */
 			r->state = ADAPT_ACTIVE;
-			if (!r->audits) {
-				r->audits = 1;
-				pthread_mutex_lock(&a->mu);
-				a->st.audits++;
-				pthread_mutex_unlock(&a->mu);
-			}
 		} else if (r->state == ADAPT_CANDIDATE && r->support &&
 			   !r->counters && kind_prior(a, r)) {
 			r->state = ADAPT_ACTIVE;
@@ -618,11 +590,6 @@ static int propose(struct adapt *a, MDB_txn *txn, const char *scope,
 			}
 		if (h->own >= HOST_RULES_MAX)
 			return 0;
-		size_t routed = 0;
-		for (size_t i = 0; norm_rule_route(nr) && i < h->n_rules; i++)
-			routed += norm_rule_route(&a->rules[h->rules[i]].r);
-		if (routed >= ROUTED_RULES_MAX)
-			return 0;
 	}
 	struct arule r = { .id = a->next_id++, .state = ADAPT_CANDIDATE };
 	snprintf(r.scope, sizeof(r.scope), "%s", scope);
@@ -641,19 +608,6 @@ static int propose(struct adapt *a, MDB_txn *txn, const char *scope,
 		return rc;
 	mark_dirty(a, ar);
 	return save_next_id(a, txn);
-}
-
-/* The rule of host scope that is nr, or NULL. */
-static const struct arule *known_rule(struct adapt *a, const char *scope,
-				      const struct norm_rule *nr)
-{
-	pthread_mutex_lock(&a->mu);
-	struct ahost *h = host_find(a, scope, strlen(scope));
-	pthread_mutex_unlock(&a->mu);
-	for (size_t i = 0; h && i < h->n_rules; i++)
-		if (same_rule(&a->rules[h->rules[i]], scope, nr))
-			return &a->rules[h->rules[i]];
-	return NULL;
 }
 
 /* Is x "www." followed by y? */
@@ -746,32 +700,13 @@ static int pair(struct adapt *a, MDB_txn *txn, const char *x, size_t xl,
 	size_t n = norm_rules_derive(px, pux.len, py, puy.len, c, 16);
 	memcpy(scope, px + pux.host_off, pux.host_len);
 	scope[pux.host_len] = '\0';
-	/* A narrower form of a parameter (its value, its route) is another
-	 * explanation of the pair, not a part of a joint one, and proposed
-	 * only where the parameter's own rule falls short: its value once
-	 * that rule met a counter-example (?action=edit is not the
-	 * article, ?action=view is); its route once the rule met a
-	 * counter-example or this document supported it already (a login
-	 * page under every returnto is one document for ever). */
-	const struct arule *broad = n == 2 && c[0].kind == NORM_RULE_PARAM
-					    ? known_rule(a, scope, &c[0])
-					    : NULL;
-	size_t joint = n_ids;
 	for (size_t i = 0; i < n; i++) {
-		bool narrow = c[i].kind == NORM_RULE_PARAM &&
-			      (norm_rule_route(&c[i]) || strchr(c[i].a, '='));
-		if (narrow && !(broad && (broad->counters ||
-					  (norm_rule_route(&c[i]) && doc &&
-					   tab_get(&broad->sup, doc) &&
-					   tab_get(&broad->sup, doc)->a))))
-			continue;
 		if ((rc = propose(a, txn, scope, &c[i], &ids[n_ids])))
 			return rc;
-		if (ids[n_ids] != UINT32_MAX && !narrow)
-			joint = ++n_ids;
+		n_ids += ids[n_ids] != UINT32_MAX;
 	}
 	if (evidence)
-		joint_support(a, ids, joint, doc, px, &pux);
+		joint_support(a, ids, n_ids, doc, px, &pux);
 	return 0;
 }
 
@@ -825,10 +760,7 @@ static int audit_pass(struct adapt *a, MDB_txn *txn, const char *url,
 	for (size_t i = 0; i < n; i++) {
 		struct arule *r = &a->rules[ids[i]];
 		bool added;
-		struct tval *t = tab_put(
-			&r->sup,
-			norm_rule_route(&r->r) ? hash_str(url, len) | 1 : sig,
-			&added);
+		struct tval *t = tab_put(&r->sup, sig, &added);
 		if (!t)
 			return SC_E_NOMEM;
 		if (!t->a) {
@@ -840,17 +772,6 @@ static int audit_pass(struct adapt *a, MDB_txn *txn, const char *url,
 }
 
 /* ---- The writer's calls ----------------------------------------------- */
-
-/* The counter-examples of host h's active rules, summed. */
-static uint64_t active_counters(const struct adapt *a, const struct ahost *h)
-{
-	uint64_t n = 0;
-	for (size_t i = 0; i < h->n_rules; i++) {
-		const struct arule *r = &a->rules[h->rules[i]];
-		n += r->state == ADAPT_ACTIVE ? r->counters : 0;
-	}
-	return n;
-}
 
 int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 {
@@ -926,7 +847,6 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 		aids[n_aids] = (uint32_t)(r - a->rules);
 		before[n_aids++] = r->counters;
 	}
-	uint64_t active_before = active_counters(a, h);
 	if ((rc = page_rules(a, url, len, &u, s, sh, f->media)))
 		return rc;
 	bool failed = false;
@@ -938,15 +858,10 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 			failed = true;
 		}
 	}
-	/* Not an audit, but an active rule met a counter-example here: the
-	 * page of a key after an audit of it that came first (the audit
-	 * then had nothing to compare with).  The key is proven wrong as by
-	 * a failed audit. */
-	bool countered = failed || active_counters(a, h) > active_before;
 	if (audit && !failed &&
 	    (rc = audit_pass(a, txn, url, len, f, s, aids, n_aids)))
 		return rc;
-	if (countered) {
+	if (failed) {
 		/* The audit found another page under the key: whatever the
 		 * rule's fate, every URL held onto that key is fetched,
 		 * each one evidence of its own (status 0: judged by its

@@ -90,10 +90,9 @@ void adapt_why(struct adapt *a, const char *url, size_t len, char *out,
  * as support counts them: a share of the keys, chosen by the key (the
  * same ones in every run), has the first URL held onto it fetched under
  * its own form; ten variants of one page are one test of the rules, not
- * ten.  A key onto which many URLs are held, where a wrong rule would
- * lose the most, has its HEAVY_KEY-th URL audited once per rule.  And no
- * rule holds more than audit_every URLs per audit.  Returns 1, 0, or a
- * store error. */
+ * ten.  And a key onto which many URLs are held, where a wrong rule would
+ * lose the most, has its HEAVY_KEY-th URL audited, then each time the
+ * count doubles.  Returns 1, 0, or a store error. */
 static int audit_due(struct adapt *a, MDB_txn *txn,
 		     const unsigned char kkey[17], const uint32_t *ids,
 		     size_t n)
@@ -119,18 +118,16 @@ static int audit_due(struct adapt *a, MDB_txn *txn,
 			r->heavy_audited = true;
 		}
 	}
-	/* The audit contract: no rule holds more than audit_every URLs
-	 * per audit (held URLs, not keys; the last supporting pair counted
-	 * as the first audit, gate()), so a rule whose sample missed its
-	 * keys, or one that transfer made active on one document (no audit
-	 * yet), has this URL audited. */
-	for (size_t i = 0; i < n; i++) {
-		struct arule *r = &a->rules[ids[i]];
-		if (t->a == 1) {
+	/* Every rule is audited from its first key on, and again at
+	 * least once per audit_every keys it holds URLs onto: no rule
+	 * holds many URLs unaudited because the sample missed its keys. */
+	if (t->a == 1) {
+		for (size_t i = 0; i < n; i++) {
+			struct arule *r = &a->rules[ids[i]];
 			r->keys++;
 			mark_dirty(a, r);
+			due = due || r->keys > r->audits * a->audit_every;
 		}
-		due = due || r->held >= r->audits * a->audit_every;
 	}
 	unsigned char v[5];
 	put_be32(v, (uint32_t)t->a);
@@ -211,9 +208,6 @@ int adapt_hold(struct adapt *a, MDB_txn *txn, const char *strict,
 {
 	bool leased = flags & ADAPT_HOLD_LEASED;
 	bool queued = flags & ADAPT_HOLD_QUEUED;
-	/* Whether it may be audited: a new link, or a lease the caller
-	 * queues again under its own form. */
-	bool auditable = !queued && (!leased || (flags & ADAPT_HOLD_AUDIT));
 	*audit = false;
 	unsigned char key[17] = { 'h' };
 	sc_url_key(strict, strict_len, key + 1);
@@ -253,9 +247,9 @@ int adapt_hold(struct adapt *a, MDB_txn *txn, const char *strict,
 	/* The audit: fetched under its own form (audit_due()). */
 	unsigned char kkey[17] = { 'k' };
 	sc_url_key(fu->url, fu->url_len, kkey + 1);
-	if (auditable && (rc = audit_due(a, txn, kkey, ids, n)) < 0)
+	if (!leased && !queued && (rc = audit_due(a, txn, kkey, ids, n)) < 0)
 		return rc;
-	if (auditable && rc == 1) {
+	if (!leased && !queued && rc == 1) {
 		bool added;
 		unsigned char ids_v[4 * HELD_RULES_MAX];
 		for (size_t i = 0; i < n; i++) {
@@ -281,11 +275,9 @@ int adapt_hold(struct adapt *a, MDB_txn *txn, const char *strict,
 	}
 	if ((rc = held_put(a, txn, key, fu, flags, strict, strict_len, ids, n)))
 		return rc;
-	/* Held: a URL queued under the rules' key is kept, not held (its
-	 * form is fetched). */
-	for (size_t i = 0; i < n && !queued; i++) {
+	for (size_t i = 0; i < n; i++) {
 		a->rules[ids[i]].held++;
-		a->rules[ids[i]].saved++;
+		a->rules[ids[i]].saved += !queued;
 		mark_dirty(a, &a->rules[ids[i]]);
 	}
 	if (!queued) {

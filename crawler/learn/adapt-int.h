@@ -19,9 +19,6 @@
  * propose a rewrite that never earns support; past this many a host gets
  * no new ones. */
 #define HOST_RULES_MAX 64
-/* Candidates of one route per host at most (norm_rule_route()): each
- * route of a host whose links vary a parameter proposes one. */
-#define ROUTED_RULES_MAX 8
 /* Rules one held URL names at most. */
 #define HELD_RULES_MAX 8
 /* Held value: flags(1, ADAPT_HOLD_*), depth(2), category(2), offtopic(1),
@@ -147,9 +144,6 @@ struct ahost {
 	size_t n_params;
 	const struct norm_rule *dust[HOST_RULES_MAX];
 	size_t n_dust;
-	/* Active parameter rules of one route (norm_rule_route()). */
-	const struct norm_rule *rparams[ROUTED_RULES_MAX];
-	size_t n_rparams;
 	/* A rule of this host is active, or a candidate without a
 	 * counter-example: the host is learning (adapt_learning()). */
 	bool learning;

@@ -19,13 +19,9 @@
  * images support it; with one image and texts clearly different (their
  * SimHashes more than NOISE_BITS apart) they are a counter-example; a
  * pair the rule did not make meet (it changed neither URL) says nothing.
- * One text is one signature, or two SimHashes within NEAR_BITS.  Support
- * counts documents (signatures), not pairs: ten session-id variants of
- * one page are one piece of evidence.  Except where the risk is small: a
- * rule of one route (norm_rule_route(): one exact path, one exact rest of
- * the query) can change no other URL, and counts agreeing pairs, each
- * further URL that meets its image's first page with one text.  A signature
- * that many unrelated URLs share (three paths that no step folds together: a
+ * Support counts documents (signatures), not pairs: ten session-id
+ * variants of one page are one piece of evidence.  A signature that many
+ * unrelated URLs share (three paths that no step folds together: a
  * soft-404, a login wall) supports nothing, unless its URLs all carry one
  * name (url_names(): a wiki's /index.php?title=X, /index.php/X, /wiki/X);
  * one whose URL was fetched twice with two texts ('n') refutes nothing.
@@ -46,10 +42,8 @@
  * is fetched is the form linked (crawl-int.h, job_url()).  When the key
  * is known the URL is held back (kept with the rules that held it),
  * except the audits (audit_due(): the first URL held onto an audit_share
- * of the keys, one URL of the first key that collects many, and for each
- * rule the URL it would hold beyond audit_every per audit, the last
- * supporting pair its first; a URL held at its lease is queued again
- * under its own form), fetched under their own form:
+ * of the keys, each rule's first key and one in audit_every, and one URL
+ * of the first key that collects many), fetched under their own form:
  * their page is evidence like any other, so a rule that was wrong meets
  * its counter-example.  A key whose page is gone, a soft 404 or a
  * redirect elsewhere has held URLs fetched to test it (release_key()).
@@ -451,7 +445,7 @@ void host_compile(struct adapt *a, struct ahost *h)
 	h->steps = 0;
 	memset(h->shape_steps, 0, sizeof(h->shape_steps));
 	h->n_routed = 0;
-	h->n_params = h->n_dust = h->n_rparams = 0;
+	h->n_params = h->n_dust = 0;
 	h->learning = false;
 	for (size_t i = 0; i < h->n_rules; i++) {
 		const struct arule *r = &a->rules[h->rules[i]];
@@ -473,12 +467,7 @@ void host_compile(struct adapt *a, struct ahost *h)
 			    sizeof(h->routed) / sizeof(h->routed[0]))
 				h->routed[h->n_routed++] = r;
 			break;
-		case NORM_RULE_PARAM:
-			if (!norm_rule_route(&r->r))
-				h->params[h->n_params++] = r->r.a;
-			else if (h->n_rparams < ROUTED_RULES_MAX)
-				h->rparams[h->n_rparams++] = &r->r;
-			break;
+		case NORM_RULE_PARAM: h->params[h->n_params++] = r->r.a; break;
 		case NORM_RULE_DUST: h->dust[h->n_dust++] = &r->r; break;
 		case NORM_RULE_ALIAS: h->alias = r->r.a; break;
 		}
@@ -942,11 +931,8 @@ int adapt_key_u(struct adapt *a, const char *url, size_t len,
 		hr.n_params = h->n_params;
 		hr.dust = h->dust;
 		hr.n_dust = h->n_dust;
-		hr.routed = h->rparams;
-		hr.n_routed = h->n_rparams;
 	}
-	if (!hr.alias && !hr.steps && !hr.n_params && !hr.n_dust &&
-	    !hr.n_routed) {
+	if (!hr.alias && !hr.steps && !hr.n_params && !hr.n_dust) {
 		pthread_mutex_unlock(&a->mu);
 		memcpy(out, url, len);
 		out[len] = '\0';

@@ -289,11 +289,8 @@ enum {
 	ADAPT_HOLD_LEASED = 1,
 	/* Not held: it was queued under the rules' key, which nothing held
 	 * before.  Kept all the same, so that a retirement fetches it under
-	 * its own form; no fetch saved, no audit, not counted as held. */
+	 * its own form; no fetch saved, no audit. */
 	ADAPT_HOLD_QUEUED = 2,
-	/* With ADAPT_HOLD_LEASED: the caller queues the lease again under
-	 * its own form when *audit is set (a lease may be an audit too). */
-	ADAPT_HOLD_AUDIT = 4,
 };
 
 /* A fetched page (url, strict) names canonical (strict, another URL) in
