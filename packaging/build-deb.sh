@@ -42,6 +42,10 @@ cp -a "$src/packaging/debian" "$src/debian" || exit 1
 # The test harness's allocator poisoning (meson test sets MALLOC_PERTURB_)
 # only slows the compilers down.
 unset MALLOC_PERTURB_
+command -v dh >/dev/null 2>&1 || {
+	echo "build-deb: debhelper is missing (apt-get install debhelper)" >&2
+	exit 1
+}
 if ! (cd "$src" && dpkg-buildpackage -b -us -uc -J"${JOBS:-auto}") >"$work/build.log" 2>&1; then
 	tail -n 40 "$work/build.log" >&2
 	echo "build-deb: dpkg-buildpackage failed (the log: $work/build.log${KEEP:+, kept})" >&2

@@ -179,9 +179,8 @@ static int page_of(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
 	struct norm_url u;
 	if (norm_split(url, len, &u))
 		return 0;
-	unsigned char key[25] = { PAGE_BYTE };
-	put_be64(key + 1, hash_str(url + u.host_off, u.host_len));
-	sc_url_key(url, len, key + 9);
+	unsigned char key[PAGE_KEY_LEN];
+	page_key(url, len, &u, key);
 	const void *v;
 	size_t vl;
 	int rc = store_adapt_get(a->s, txn, key, sizeof(key), &v, &vl);
@@ -569,22 +568,14 @@ int adapt_canonical_gone(struct adapt *a, MDB_txn *txn, const char *url,
 int adapt_claim_linked(struct adapt *a, MDB_txn *txn, const char *url,
 		       size_t len, char *out, size_t cap)
 {
-	unsigned char hkey[17] = { 'h' };
-	sc_url_key(url, len, hkey + 1);
-	pthread_mutex_lock(&a->mu);
-	const struct tval *t = tab_get(&a->cover_ix, get_be64(hkey + 1));
-	bool covered = t && t->a;
-	pthread_mutex_unlock(&a->mu);
-	if (!covered)
-		return 0;
+	unsigned char hkey[17];
 	const void *v;
 	size_t vl;
-	int rc = store_adapt_get(a->s, txn, hkey, sizeof(hkey), &v, &vl);
-	if (rc)
-		return rc == SC_E_NOTFOUND ? 0 : rc;
+	int rc = cover_get(a, txn, url, len, hkey, &v, &vl);
+	if (rc <= 0)
+		return rc;
 	const unsigned char *p = v;
-	if (vl < HELD_HEAD + 4 + 2 || !(p[0] & HOLD_COVER) ||
-	    (p[0] & HOLD_LINKED) || p[7] != 1 ||
+	if (vl < HELD_HEAD + 4 + 2 || p[7] != 1 ||
 	    get_be32(p + HELD_HEAD) != CLAIM_RULE_ID)
 		return 0;
 	size_t fl = get_be16(p + HELD_HEAD + 4);

@@ -647,9 +647,8 @@ static bool same_media(struct adapt *a, MDB_txn *txn, const char *url,
 	struct norm_url u;
 	if (norm_split(url, len, &u))
 		return true;
-	unsigned char key[25] = { PAGE_BYTE };
-	put_be64(key + 1, hash_str(url + u.host_off, u.host_len));
-	sc_url_key(url, len, key + 9);
+	unsigned char key[PAGE_KEY_LEN];
+	page_key(url, len, &u, key);
 	const void *v;
 	size_t vl;
 	if (store_adapt_get(a->s, txn, key, sizeof(key), &v, &vl) ||
@@ -707,9 +706,8 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 	struct norm_url u;
 	if (norm_split(url, len, &u))
 		return 0;
-	unsigned char key[25] = { PAGE_BYTE };
-	put_be64(key + 1, hash_str(url + u.host_off, u.host_len));
-	sc_url_key(url, len, key + 9);
+	unsigned char key[PAGE_KEY_LEN];
+	page_key(url, len, &u, key);
 	const void *v;
 	size_t vl;
 	int rc = store_adapt_get(a->s, txn, key, sizeof(key), &v, &vl);

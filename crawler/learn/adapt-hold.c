@@ -541,9 +541,18 @@ int cover_host(struct adapt *a, MDB_txn *txn, const char *host)
 				&cv);
 }
 
-int adapt_linked(struct adapt *a, MDB_txn *txn, const char *url, size_t len)
+void page_key(const char *url, size_t len, const struct norm_url *u,
+	      unsigned char key[PAGE_KEY_LEN])
 {
-	unsigned char hkey[17] = { 'h' };
+	key[0] = PAGE_BYTE;
+	put_be64(key + 1, hash_str(url + u->host_off, u->host_len));
+	sc_url_key(url, len, key + 9);
+}
+
+int cover_get(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
+	      unsigned char hkey[17], const void **v, size_t *vl)
+{
+	hkey[0] = 'h';
 	sc_url_key(url, len, hkey + 1);
 	pthread_mutex_lock(&a->mu);
 	const struct tval *t = tab_get(&a->cover_ix, get_be64(hkey + 1));
@@ -551,14 +560,21 @@ int adapt_linked(struct adapt *a, MDB_txn *txn, const char *url, size_t len)
 	pthread_mutex_unlock(&a->mu);
 	if (!covered)
 		return 0;
-	const void *v;
-	size_t vl;
-	int rc = store_adapt_get(a->s, txn, hkey, sizeof(hkey), &v, &vl);
+	int rc = store_adapt_get(a->s, txn, hkey, 17, v, vl);
 	if (rc)
 		return rc == SC_E_NOTFOUND ? 0 : rc;
-	const unsigned char *p = v;
-	if (vl < 1 || !(p[0] & HOLD_COVER) || (p[0] & HOLD_LINKED))
-		return 0;
+	const unsigned char *p = *v;
+	return *vl >= 1 && (p[0] & HOLD_COVER) && !(p[0] & HOLD_LINKED);
+}
+
+int adapt_linked(struct adapt *a, MDB_txn *txn, const char *url, size_t len)
+{
+	unsigned char hkey[17];
+	const void *v;
+	size_t vl;
+	int rc = cover_get(a, txn, url, len, hkey, &v, &vl);
+	if (rc <= 0)
+		return rc;
 	unsigned char *nv = malloc(vl);
 	if (!nv)
 		return SC_E_NOMEM;

@@ -227,6 +227,18 @@ bool scope_note(struct adapt *a, struct arule *r, const char *url,
 struct ahost *host_find(struct adapt *a, const char *name, size_t n);
 struct ahost *host_get(struct adapt *a, const char *name, size_t n);
 void host_compile(struct adapt *a, struct ahost *h);
+/* The 'q' key of the page fetched as url (strict, len bytes, u its
+ * components): PAGE_BYTE, its host's hash, its URL key. */
+#define PAGE_KEY_LEN 25
+void page_key(const char *url, size_t len, const struct norm_url *u,
+	      unsigned char key[PAGE_KEY_LEN]);
+
+/* url's held entry ('h' key(16), its key in hkey) when url is a cover
+ * (cover_ix) no page linked yet: 1 and *v, *vl borrowed until txn ends;
+ * 0 when it is not; a store error. */
+int cover_get(struct adapt *a, MDB_txn *txn, const char *url, size_t len,
+	      unsigned char hkey[17], const void **v, size_t *vl);
+
 void support_up(struct adapt *a, struct arule *r);
 int save_dirty(struct adapt *a, MDB_txn *txn);
 int save_next_id(struct adapt *a, MDB_txn *txn);
