@@ -425,6 +425,27 @@ SC_WUR int frontier_host_name(struct frontier *f, MDB_txn *txn,
 
 void frontier_stats(struct frontier *f, struct frontier_stats *ret);
 
+/* The bytes of the frontier's memory that grow with the hosts it knows,
+ * by structure, as allocated (capacities, not what is in use): the host
+ * records (one a host id), their lists of leased entries (the queue
+ * state a host keeps between its leases), the ready and wait heaps (the
+ * wait heap is the per-host delay: one timer for all, keyed by each
+ * host's ready time), the writer's table of the hosts its open
+ * transaction touched, and its cache of host names (fixed).  A walk over
+ * every host (bench/hosts.c). */
+struct frontier_mem {
+	uint32_t hosts;        /* host ids known */
+	size_t host_record;    /* the size of one host record */
+	size_t records;        /* the records' array */
+	size_t leased;         /* the lists of leased entries */
+	uint32_t leased_lists; /* hosts that have one */
+	size_t heaps;          /* ready and wait heaps */
+	size_t writer;         /* the writer's per-host tables */
+	size_t name_cache;     /* the host name cache (fixed) */
+};
+
+void frontier_mem(struct frontier *f, struct frontier_mem *ret);
+
 /* Hosts with at least one fetch leased and not released: a walk over
  * every host (O(hosts), for a status request rather than every tick). */
 uint32_t frontier_hosts_active(struct frontier *f);

@@ -401,15 +401,13 @@ struct backoff_url {
 	uint8_t n;
 };
 
-/* The loop's state of one host, by host id. */
+/* The loop's state of one host, by host id (the words before the bytes:
+ * 112 bytes, not 120, for every host a crawl leases from). */
 struct robots_slot {
-	uint8_t state;
-	uint8_t backoffs;          /* 429/503 in a row */
 	uint64_t backoff_until_ms; /* by mono_ms(): the last backoff's end */
 	/* Its pages tried again (BACKOFF_URLS, made at the host's first
-	 * backoff), and the next one to give way. */
+	 * backoff); retried_next is the next one to give way. */
 	struct backoff_url *retried;
-	uint8_t retried_next;
 	struct parse_robots *rules;
 	uint64_t expires_ms;     /* unix ms, by wall_ms() */
 	struct jobq parked;      /* leases waiting for the rules */
@@ -423,9 +421,14 @@ struct robots_slot {
 	 * the frontier at the host's first lease) plus those started by
 	 * this one and not given back; and whether the frontier drains the
 	 * host because it is spent. */
-	bool budget_known, drained;
 	uint64_t budget_used;
+	bool budget_known, drained;
+	uint8_t state;
+	uint8_t backoffs; /* 429/503 in a row */
+	uint8_t retried_next;
 };
+
+_Static_assert(sizeof(struct robots_slot) <= 112, "a host's slot is 112 bytes");
 
 struct xfer {
 	struct xfer *prev, *next; /* the crawl's transfers in flight */

@@ -5,12 +5,19 @@
 
 #include <xxhash.h>
 
+/* The slots the array holds once it has room for host, from have. */
+static size_t slots_for(size_t have, uint32_t host)
+{
+	size_t n = have ? have : 64;
+	while (n <= host)
+		n *= 2;
+	return n;
+}
+
 struct robots_slot *robots_slot(struct crawl *c, uint32_t host)
 {
 	if (host >= c->n_robots) {
-		size_t n = c->n_robots ? c->n_robots : 64;
-		while (n <= host)
-			n *= 2;
+		size_t n = slots_for(c->n_robots, host);
 		struct robots_slot *v = realloc(c->robots, n * sizeof(*v));
 		if (!v)
 			return NULL;
@@ -99,6 +106,18 @@ void robots_reqs_free(struct crawl *c)
 	free(c->robots_reqs);
 	c->robots_reqs = NULL;
 	c->robots_reqs_cap = c->robots_reqs_n = 0;
+}
+
+void crawl_host_mem(uint32_t n, size_t url_len, struct crawl_host_mem *ret)
+{
+	ret->slot = sizeof(struct robots_slot);
+	ret->slots = n ? slots_for(0, n - 1) * sizeof(struct robots_slot) : 0;
+	/* req_get()'s table doubles from 64 buckets as entries pass it. */
+	size_t cap = 64;
+	while (cap < n)
+		cap *= 2;
+	ret->robots_req = sizeof(struct robots_req) + url_len + 1 + url_len +
+			  1 + (n ? cap * sizeof(struct robots_req *) / n : 0);
 }
 
 /* Do two URLs have one scheme and authority? */
