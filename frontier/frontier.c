@@ -1609,6 +1609,21 @@ int frontier_host_pace(struct frontier *f, const char *name, size_t len,
 	return 0;
 }
 
+bool frontier_host_due(struct frontier *f, uint32_t host_id, uint64_t now_ms,
+		       uint64_t window_ms)
+{
+	bool due = false;
+	pthread_mutex_lock(&f->lock);
+	if (host_id < f->n_host) {
+		const struct host *h = &f->host[host_id];
+		due = !h->drain &&
+		      (h->inflight > 1 ||
+		       (h->has_head && h->ready_ms <= now_ms + window_ms));
+	}
+	pthread_mutex_unlock(&f->lock);
+	return due;
+}
+
 void frontier_drain(struct frontier *f, uint32_t host_id, bool on,
 		    uint64_t now_ms)
 {

@@ -399,6 +399,16 @@ void frontier_sent(struct frontier *f, uint32_t host_id, uint64_t sent_ms);
 SC_WUR int frontier_host_pace(struct frontier *f, const char *name, size_t len,
 			      uint64_t now_ms, uint64_t *ready_ms);
 
+/* Will the host want a connection again within window_ms of now_ms, as
+ * the frontier knows it: another of its fetches is in flight beside the
+ * caller's, or it has a URL queued (committed) that its delay lets go by
+ * then.  A host that will not keeps no idle connection after the fetch
+ * the caller starts (crawler/engine/fetch.c): most hosts of a broad crawl
+ * have a few pages, and an idle connection costs some 3 KB of libcurl's
+ * heap a host.  A drained host never will.  Any thread. */
+bool frontier_host_due(struct frontier *f, uint32_t host_id, uint64_t now_ms,
+		       uint64_t window_ms);
+
 /* Drain a host (on) or stop draining it: a drained host's URLs are
  * recorded by the caller, not fetched (a host given up, or over its page
  * budget), so they are offered one after another without its delay, and

@@ -438,6 +438,10 @@ struct xfer {
 	uint64_t started_ms;
 	size_t limit;
 	bool truncated;
+	/* Its host wants no connection within IDLE_WINDOW_MS after it
+	 * (frontier_host_due()): libcurl closes the connection when the
+	 * transfer is done instead of keeping it idle. */
+	bool last;
 	struct curl_slist *headers; /* a revisit's conditional request */
 	char errbuf[CURL_ERROR_SIZE];
 	/* Under connect_to, the name resolution and the port change that
@@ -459,6 +463,15 @@ struct xfer {
  * uses its host's: the walk is over a CONN_SHARES-th of the connections,
  * and a host's connections are all in one cache, so reuse is as before. */
 #define CONN_SHARES 32
+
+/* A host's connection is kept idle after a page only when the host is due
+ * again within this long (frontier_host_due()): a host with nothing more
+ * queued, or held back longer (a Crawl-delay, a back-off), has it closed
+ * at once instead of holding some 3 KB of libcurl's heap and a descriptor
+ * until the cache pushes it out.  5 s is the shortest keep-alive timeout
+ * of the common servers (Apache's default), past which the server is
+ * likely to have closed it anyway. */
+#define IDLE_WINDOW_MS 5000
 
 struct crawl {
 	int lock_fd; /* STORE/crawl.lock, held while the crawl runs */
