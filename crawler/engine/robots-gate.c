@@ -44,7 +44,10 @@ struct robots_req {
 	uint64_t hash;
 	uint32_t owner;   /* the host whose job asked for it last */
 	uint64_t sent_ms; /* when it was sent (mono_ms(); 0: not yet) */
-	char *owner_url;  /* that host's robots.txt URL, its answer's key */
+	/* That host's robots.txt URL, its answer's key: url itself when the
+	 * two are one (a host's own robots.txt, most entries), so that most
+	 * hosts keep one copy of it, not two. */
+	char *owner_url;
 	char url[];
 };
 
@@ -99,7 +102,8 @@ void robots_reqs_free(struct crawl *c)
 		struct robots_req *e;
 		while ((e = c->robots_reqs[i])) {
 			c->robots_reqs[i] = e->next;
-			free(e->owner_url);
+			if (e->owner_url != e->url)
+				free(e->owner_url);
 			free(e);
 		}
 	}
@@ -116,8 +120,9 @@ void crawl_host_mem(uint32_t n, size_t url_len, struct crawl_host_mem *ret)
 	size_t cap = 64;
 	while (cap < n)
 		cap *= 2;
-	ret->robots_req = sizeof(struct robots_req) + url_len + 1 + url_len +
-			  1 + (n ? cap * sizeof(struct robots_req *) / n : 0);
+	/* A host's own robots.txt: its owner's URL is the entry's. */
+	ret->robots_req = sizeof(struct robots_req) + url_len + 1 +
+			  (n ? cap * sizeof(struct robots_req *) / n : 0);
 }
 
 /* Do two URLs have one scheme and authority? */
@@ -468,13 +473,16 @@ static void robots_request(struct crawl *c, struct job *j)
 		return;
 	}
 	if (e->owner != host || !e->owner_url) {
-		char *ou = strdup(j->robots_url);
+		char *ou = strcmp(j->robots_url, e->url) == 0
+				   ? e->url
+				   : strdup(j->robots_url);
 		if (!ou) {
 			crawl_die(c, SC_E_NOMEM, "robots.txt");
 			job_free(j);
 			return;
 		}
-		free(e->owner_url);
+		if (e->owner_url != e->url)
+			free(e->owner_url);
 		e->owner_url = ou;
 		e->owner = host;
 	}
