@@ -21,8 +21,10 @@
  *            that hash table's buckets
  *   rules    a host's parsed robots.txt (a 404: allow all), measured
  *   sum      the columns before, added up
- *   heap     what the C heap grew by over the same steps (mallinfo2():
- *            also LMDB's and the seen set's own memory), a host
+ *   heap     what the C heap grew by while the frontier was filled and
+ *            leased and the rules parsed (mallinfo2(): also LMDB's and the
+ *            seen set's own memory, not the slot and rreq, which are the
+ *            engine's sizes, nothing being allocated for them here)
  *   lmdb     the store's host tables on disk (frontier.hosts and
  *            frontier.hostids: page cache, not heap), a host
  *   lease_us CPU a lease (frontier_next()) at that count
