@@ -399,6 +399,16 @@ void frontier_sent(struct frontier *f, uint32_t host_id, uint64_t sent_ms);
 SC_WUR int frontier_host_pace(struct frontier *f, const char *name, size_t len,
 			      uint64_t now_ms, uint64_t *ready_ms);
 
+/* Will the host want a connection again within window_ms of now_ms, as
+ * the frontier knows it: another of its fetches is in flight beside the
+ * caller's, or it has a URL queued (committed) that its delay lets go by
+ * then.  A host that will not keeps no idle connection after the fetch
+ * the caller starts (crawler/engine/fetch.c): most hosts of a broad crawl
+ * have a few pages, and an idle connection costs some 3 KB of libcurl's
+ * heap a host.  A drained host never will.  Any thread. */
+bool frontier_host_due(struct frontier *f, uint32_t host_id, uint64_t now_ms,
+		       uint64_t window_ms);
+
 /* Drain a host (on) or stop draining it: a drained host's URLs are
  * recorded by the caller, not fetched (a host given up, or over its page
  * budget), so they are offered one after another without its delay, and
@@ -424,6 +434,27 @@ SC_WUR int frontier_host_name(struct frontier *f, MDB_txn *txn,
 			      uint32_t host_id, char *buf, size_t cap);
 
 void frontier_stats(struct frontier *f, struct frontier_stats *ret);
+
+/* The bytes of the frontier's memory that grow with the hosts it knows,
+ * by structure, as allocated (capacities, not what is in use): the host
+ * records (one a host id), their lists of leased entries (the queue
+ * state a host keeps between its leases), the ready and wait heaps (the
+ * wait heap is the per-host delay: one timer for all, keyed by each
+ * host's ready time), the writer's table of the hosts its open
+ * transaction touched, and its cache of host names (fixed).  A walk over
+ * every host (bench/hosts.c). */
+struct frontier_mem {
+	uint32_t hosts;        /* host ids known */
+	size_t host_record;    /* the size of one host record */
+	size_t records;        /* the records' array */
+	size_t leased;         /* the lists of leased entries */
+	uint32_t leased_lists; /* hosts that have one */
+	size_t heaps;          /* ready and wait heaps */
+	size_t writer;         /* the writer's per-host tables */
+	size_t name_cache;     /* the host name cache (fixed) */
+};
+
+void frontier_mem(struct frontier *f, struct frontier_mem *ret);
 
 /* Hosts with at least one fetch leased and not released: a walk over
  * every host (O(hosts), for a status request rather than every tick). */

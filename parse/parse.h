@@ -459,7 +459,9 @@ SC_WUR int parse_robots(const char *txt, size_t len, const char *agent_token,
 			struct parse_robots **ret);
 
 /* Rules that allow every path: for a robots.txt answered 4xx (RFC 9309
- * §2.3.1.3).  Returns 0 or SC_E_NOMEM; *ret as for parse_robots(). */
+ * §2.3.1.3).  Returns 0 or SC_E_NOMEM; *ret as for parse_robots().  Such
+ * rules (and a parse_robots() that found none) are one shared object,
+ * which parse_robots_free() does not free: no memory a host. */
 SC_WUR int parse_robots_allow_all(struct parse_robots **ret);
 
 /* Rules that disallow every path: for a robots.txt answered 5xx or not

@@ -1112,6 +1112,55 @@ static void test_map_full(void)
 	mdb_env_close(env);
 }
 
+/* frontier_host_due(): will a host want a connection within the window?
+ * Another fetch in flight, or a committed URL its delay lets go by then;
+ * not when nothing is queued, when its delay runs past the window, or
+ * when it is drained. */
+static void test_host_due(void)
+{
+	MDB_env *env = env_open();
+	struct frontier *f = fr_open(env, 2, 1000);
+	static const char *const urls[] = { "http://a.test/", "http://a.test/1",
+					    "http://b.test/" };
+	static const int depths[] = { 0, 1, 0 };
+	struct frontier_lease la, lb, l;
+	uint64_t wait;
+
+	add_all(env, f, urls, depths, 3);
+	CHECK(frontier_next(f, 0, &la, &wait) == 0);
+	CHECK_STR(la.url, "http://a.test/");
+	CHECK(frontier_next(f, 0, &lb, &wait) == 0);
+	CHECK_STR(lb.url, "http://b.test/");
+	/* a: /1 queued, ready at 1000. */
+	CHECK(frontier_host_due(f, la.host_id, 0, 5000));
+	CHECK(frontier_host_due(f, la.host_id, 0, 1000));
+	CHECK(!frontier_host_due(f, la.host_id, 0, 999));
+	/* A Crawl-delay past the window: not due. */
+	frontier_host_delay(f, la.host_id, 10000);
+	frontier_sent(f, la.host_id, 0);
+	CHECK(!frontier_host_due(f, la.host_id, 0, 5000));
+	CHECK(frontier_host_due(f, la.host_id, 5000, 5000));
+	/* b: nothing more queued, its fetch the only one. */
+	CHECK(!frontier_host_due(f, lb.host_id, 0, 5000));
+	/* A second fetch of a in flight: due whatever its queue says. */
+	CHECK(frontier_next(f, 20000, &l, &wait) == 0);
+	CHECK_STR(l.url, "http://a.test/1");
+	CHECK(frontier_host_due(f, la.host_id, 20000, 0));
+	done(env, f, &la);
+	/* Its last fetch: nothing queued, nothing else in flight. */
+	CHECK(!frontier_host_due(f, l.host_id, 20000, 5000));
+	/* Drained: never due. */
+	static const char *const more[] = { "http://b.test/2" };
+	static const int d1[] = { 1 };
+	add_all(env, f, more, d1, 1);
+	CHECK(frontier_host_due(f, lb.host_id, 0, 5000));
+	frontier_drain(f, lb.host_id, true, 0);
+	CHECK(!frontier_host_due(f, lb.host_id, 0, 5000));
+	CHECK(!frontier_host_due(f, 999, 0, 5000));
+	frontier_close(f);
+	mdb_env_close(env);
+}
+
 int main(void)
 {
 	if (!mkdtemp(dir)) {
@@ -1134,7 +1183,8 @@ int main(void)
 				  test_drain,
 				  test_fetched_count,
 				  test_lease_components,
-				  test_map_full };
+				  test_map_full,
+				  test_host_due };
 	for (size_t i = 0; i < sizeof(tests) / sizeof(*tests); i++) {
 		char path[256];
 		snprintf(path, sizeof(path), "%s/data.mdb", dir);

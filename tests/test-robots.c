@@ -406,6 +406,41 @@ static void test_constructors(void)
 	parse_robots_free(r);
 }
 
+/* Rules that allow all are one object, whichever host they are for: a
+ * 404's, and a file that says nothing for us, take no memory a host.
+ * Freeing one leaves the others as they were; rules that say something
+ * are each their own. */
+static void test_shared_allow_all(void)
+{
+	struct parse_robots *a = NULL, *b = NULL, *c, *d, *e;
+
+	CHECK(parse_robots_allow_all(&a) == 0 &&
+	      parse_robots_allow_all(&b) == 0);
+	CHECK(a && a == b);
+	c = parse("User-agent: *\nDisallow:\n", "sigcrawl");
+	d = parse("User-agent: other\nDisallow: /\n", "sigcrawl");
+	CHECK(c == a && d == a);
+	parse_robots_free(a);
+	parse_robots_free(c);
+	CHECK(allowed(b, "/") && allowed(b, "/x?y"));
+	CHECK(parse_robots_crawl_delay_ms(b) == 0 &&
+	      !parse_robots_sitemap(b, 0));
+	parse_robots_free(b);
+	parse_robots_free(d);
+	/* Something for us: a rule, a delay or a sitemap. */
+	c = parse("User-agent: *\nDisallow: /p\n", "sigcrawl");
+	d = parse("User-agent: *\nCrawl-delay: 2\n", "sigcrawl");
+	e = parse("Sitemap: http://a.test/s.xml\n", "sigcrawl");
+	CHECK(c && c != a && !allowed(c, "/p"));
+	CHECK(d && d != a && parse_robots_crawl_delay_ms(d) == 2000);
+	CHECK(e && e != a && parse_robots_sitemap(e, 0));
+	parse_robots_free(c);
+	parse_robots_free(d);
+	parse_robots_free(e);
+	CHECK(parse_robots_allow_all(&a) == 0 && allowed(a, "/p"));
+	parse_robots_free(a);
+}
+
 /* Malformed files read as Google's open-source parser reads them, which
  * is what site owners test against; each case is one its documentation
  * and tests describe, decided for obeying the site. */
@@ -541,5 +576,6 @@ int main(void)
 	test_line_cap();
 	test_size_cap();
 	test_constructors();
+	test_shared_allow_all();
 	return check_done();
 }

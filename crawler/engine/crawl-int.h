@@ -401,15 +401,13 @@ struct backoff_url {
 	uint8_t n;
 };
 
-/* The loop's state of one host, by host id. */
+/* The loop's state of one host, by host id (the words before the bytes:
+ * 112 bytes, not 120, for every host a crawl leases from). */
 struct robots_slot {
-	uint8_t state;
-	uint8_t backoffs;          /* 429/503 in a row */
 	uint64_t backoff_until_ms; /* by mono_ms(): the last backoff's end */
 	/* Its pages tried again (BACKOFF_URLS, made at the host's first
-	 * backoff), and the next one to give way. */
+	 * backoff); retried_next is the next one to give way. */
 	struct backoff_url *retried;
-	uint8_t retried_next;
 	struct parse_robots *rules;
 	uint64_t expires_ms;     /* unix ms, by wall_ms() */
 	struct jobq parked;      /* leases waiting for the rules */
@@ -423,9 +421,14 @@ struct robots_slot {
 	 * the frontier at the host's first lease) plus those started by
 	 * this one and not given back; and whether the frontier drains the
 	 * host because it is spent. */
-	bool budget_known, drained;
 	uint64_t budget_used;
+	bool budget_known, drained;
+	uint8_t state;
+	uint8_t backoffs; /* 429/503 in a row */
+	uint8_t retried_next;
 };
+
+_Static_assert(sizeof(struct robots_slot) <= 112, "a host's slot is 112 bytes");
 
 struct xfer {
 	struct xfer *prev, *next; /* the crawl's transfers in flight */
@@ -435,6 +438,10 @@ struct xfer {
 	uint64_t started_ms;
 	size_t limit;
 	bool truncated;
+	/* Its host wants no connection within IDLE_WINDOW_MS after it
+	 * (frontier_host_due()): libcurl closes the connection when the
+	 * transfer is done instead of keeping it idle. */
+	bool last;
 	struct curl_slist *headers; /* a revisit's conditional request */
 	char errbuf[CURL_ERROR_SIZE];
 	/* Under connect_to, the name resolution and the port change that
@@ -456,6 +463,15 @@ struct xfer {
  * uses its host's: the walk is over a CONN_SHARES-th of the connections,
  * and a host's connections are all in one cache, so reuse is as before. */
 #define CONN_SHARES 32
+
+/* A host's connection is kept idle after a page only when the host is due
+ * again within this long (frontier_host_due()): a host with nothing more
+ * queued, or held back longer (a Crawl-delay, a back-off), has it closed
+ * at once instead of holding some 3 KB of libcurl's heap and a descriptor
+ * until the cache pushes it out.  5 s is the shortest keep-alive timeout
+ * of the common servers (Apache's default), past which the server is
+ * likely to have closed it anyway. */
+#define IDLE_WINDOW_MS 5000
 
 struct crawl {
 	int lock_fd; /* STORE/crawl.lock, held while the crawl runs */

@@ -483,6 +483,18 @@ struct crawl_status {
  * one-second tick does without. */
 void crawl_status(struct crawl *c, bool detail, struct crawl_status *ret);
 
+/* What the scheduler keeps for the hosts it leases from, apart from the
+ * frontier's state (frontier_mem()): its slot array (robots.txt rules'
+ * state, back-off, page budget, parked leases) as it grows to hold host
+ * ids below n, one slot's size, and the record of a robots.txt URL of
+ * url_len bytes once asked for (its entry, the owner's URL, and its
+ * share of the table's buckets at n entries).  bench/hosts.c. */
+struct crawl_host_mem {
+	size_t slot, slots, robots_req;
+};
+
+void crawl_host_mem(uint32_t n, size_t url_len, struct crawl_host_mem *ret);
+
 /* The one definition of "pages per second" while a crawl runs, for the
  * progress line, /status and the daemon's systemd status: the pages
  * committed in the last CRAWL_RATE_WINDOW_S seconds, divided by them (by

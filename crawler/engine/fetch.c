@@ -265,6 +265,8 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	curl_easy_setopt(e, CURLOPT_WRITEDATA, x);
 	curl_easy_setopt(e, CURLOPT_ERRORBUFFER, x->errbuf);
 	curl_easy_setopt(e, CURLOPT_NOSIGNAL, 1L);
+	if (x->last)
+		curl_easy_setopt(e, CURLOPT_FORBID_REUSE, 1L);
 	curl_easy_setopt(e, CURLOPT_USERAGENT, o->user_agent);
 	curl_easy_setopt(e, CURLOPT_ACCEPT_ENCODING, ""); /* all curl has */
 	curl_easy_setopt(e, CURLOPT_PROTOCOLS_STR, "http,https");

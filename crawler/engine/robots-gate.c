@@ -5,12 +5,19 @@
 
 #include <xxhash.h>
 
+/* The slots the array holds once it has room for host, from have. */
+static size_t slots_for(size_t have, uint32_t host)
+{
+	size_t n = have ? have : 64;
+	while (n <= host)
+		n *= 2;
+	return n;
+}
+
 struct robots_slot *robots_slot(struct crawl *c, uint32_t host)
 {
 	if (host >= c->n_robots) {
-		size_t n = c->n_robots ? c->n_robots : 64;
-		while (n <= host)
-			n *= 2;
+		size_t n = slots_for(c->n_robots, host);
 		struct robots_slot *v = realloc(c->robots, n * sizeof(*v));
 		if (!v)
 			return NULL;
@@ -37,7 +44,10 @@ struct robots_req {
 	uint64_t hash;
 	uint32_t owner;   /* the host whose job asked for it last */
 	uint64_t sent_ms; /* when it was sent (mono_ms(); 0: not yet) */
-	char *owner_url;  /* that host's robots.txt URL, its answer's key */
+	/* That host's robots.txt URL, its answer's key: url itself when the
+	 * two are one (a host's own robots.txt, most entries), so that most
+	 * hosts keep one copy of it, not two. */
+	char *owner_url;
 	char url[];
 };
 
@@ -92,13 +102,27 @@ void robots_reqs_free(struct crawl *c)
 		struct robots_req *e;
 		while ((e = c->robots_reqs[i])) {
 			c->robots_reqs[i] = e->next;
-			free(e->owner_url);
+			if (e->owner_url != e->url)
+				free(e->owner_url);
 			free(e);
 		}
 	}
 	free(c->robots_reqs);
 	c->robots_reqs = NULL;
 	c->robots_reqs_cap = c->robots_reqs_n = 0;
+}
+
+void crawl_host_mem(uint32_t n, size_t url_len, struct crawl_host_mem *ret)
+{
+	ret->slot = sizeof(struct robots_slot);
+	ret->slots = n ? slots_for(0, n - 1) * sizeof(struct robots_slot) : 0;
+	/* req_get()'s table doubles from 64 buckets as entries pass it. */
+	size_t cap = 64;
+	while (cap < n)
+		cap *= 2;
+	/* A host's own robots.txt: its owner's URL is the entry's. */
+	ret->robots_req = sizeof(struct robots_req) + url_len + 1 +
+			  (n ? cap * sizeof(struct robots_req *) / n : 0);
 }
 
 /* Do two URLs have one scheme and authority? */
@@ -449,13 +473,16 @@ static void robots_request(struct crawl *c, struct job *j)
 		return;
 	}
 	if (e->owner != host || !e->owner_url) {
-		char *ou = strdup(j->robots_url);
+		char *ou = strcmp(j->robots_url, e->url) == 0
+				   ? e->url
+				   : strdup(j->robots_url);
 		if (!ou) {
 			crawl_die(c, SC_E_NOMEM, "robots.txt");
 			job_free(j);
 			return;
 		}
-		free(e->owner_url);
+		if (e->owner_url != e->url)
+			free(e->owner_url);
 		e->owner_url = ou;
 		e->owner = host;
 	}

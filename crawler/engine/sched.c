@@ -205,6 +205,8 @@ static void start_lease(struct crawl *c, struct job *j)
 	}
 	x->job = j;
 	x->limit = o->max_body_bytes;
+	x->last = !frontier_host_due(c->fr, j->lease.host_id, mono_ms(),
+				     IDLE_WINDOW_MS);
 	if (c->warc && !(j->fetch_url = strdup(fetch))) {
 		free(x);
 		job_free(j);
