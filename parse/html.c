@@ -417,6 +417,7 @@ struct walk {
 	const GumboNode *skip;           /* the excluded element whose text is
 					  * being skipped, or NULL */
 	uint64_t body_size;              /* what md5_size hashes */
+	bool no_formats;                 /* PARSE_NO_FORMATS */
 	uint64_t *set;                   /* open addressing, 0 = empty */
 	size_t set_mask, set_used, set_cap;
 	char url[NORM_URL_MAX + 1];
@@ -596,10 +597,10 @@ static int report(struct walk *w, const GumboNode *n, const char *href,
 	struct norm_url u;
 	uint64_t h, key_follow, key_other;
 	bool nofollow = (rel & PARSE_REL_NOFOLLOW) || page->nofollow;
-	bool follow = !nofollow &&
-		      (kind != PARSE_LINK_LINK ||
-		       (rel & (PARSE_REL_CANONICAL | PARSE_REL_ALTERNATE |
-			       PARSE_REL_NAV)));
+	uint8_t follows = PARSE_REL_CANONICAL | PARSE_REL_NAV;
+	if (!(w->no_formats && (rel & PARSE_REL_FORMAT)))
+		follows |= PARSE_REL_ALTERNATE;
+	bool follow = !nofollow && (kind != PARSE_LINK_LINK || (rel & follows));
 	int r;
 
 	r = norm_url(w->opts, &w->base, href, len, w->url, sizeof(w->url), &u);
@@ -844,6 +845,20 @@ static bool html_type(const char *type)
 	       (n == 21 && strncasecmp(type, "application/xhtml+xml", 21) == 0);
 }
 
+/* Does a <link>'s type name a feed (RSS, Atom, JSON Feed)? */
+static bool feed_type(const char *type)
+{
+	if (!type)
+		return false;
+	while (is_space(*type))
+		type++;
+	size_t n = strcspn(type, "; \t\r\n\f");
+	return (n == 19 && strncasecmp(type, "application/rss+xml", 19) == 0) ||
+	       (n == 20 &&
+		strncasecmp(type, "application/atom+xml", 20) == 0) ||
+	       (n == 21 && strncasecmp(type, "application/feed+json", 21) == 0);
+}
+
 static int walk_links(struct walk *w, const GumboNode *root)
 {
 	for (const GumboNode *n = root; n; n = next_node(n)) {
@@ -867,6 +882,10 @@ static int walk_links(struct walk *w, const GumboNode *root)
 			if ((rel & PARSE_REL_NAV) &&
 			    !html_type(attr(n, "type")))
 				rel &= (uint8_t)~PARSE_REL_NAV;
+			if (kind == PARSE_LINK_LINK &&
+			    (rel & PARSE_REL_ALTERNATE) &&
+			    !attr(n, "hreflang") && !feed_type(attr(n, "type")))
+				rel |= PARSE_REL_FORMAT;
 		}
 		if (kind == PARSE_LINK_LINK && (rel & PARSE_REL_CANONICAL))
 			take_canonical(w, v);
@@ -976,6 +995,7 @@ static int parse_common(const char *html, size_t len, const char *page_url,
 	}
 	w->body_size = popts->body_size ? popts->body_size : len;
 	w->robots_agent = popts->robots_agent;
+	w->no_formats = popts->flags & PARSE_NO_FORMATS;
 	memset(ret, 0, sizeof(*ret));
 	if (!html)
 		html = "";

@@ -56,6 +56,11 @@ enum parse_rel {
 	 * set when the element's type names something other than HTML (an
 	 * OpenSearch description, a feed). */
 	PARSE_REL_NAV = 1u << 5,
+	/* rel=alternate with no hreflang and a type that is not a feed
+	 * (none, text/html, text/plain, an oEmbed): another format of this
+	 * very page (a printable or plain-text version, a wiki's export),
+	 * where a translation names its language and a feed its type. */
+	PARSE_REL_FORMAT = 1u << 6,
 };
 
 /* One extracted link, as passed to a parse_link_fn.  Every pointer is
@@ -228,6 +233,10 @@ enum parse_doc_flags {
 	PARSE_MD5 = 1u << 1,      /* parse_page.md5 */
 	PARSE_MD5_SIZE = 1u << 2, /* parse_page.md5_size */
 	PARSE_SIMHASH = 1u << 3,  /* parse_page.simhash */
+	/* A <link> of PARSE_REL_FORMAT is not followed (follow 0): the
+	 * page is that document already.  An <a> to the same URL still
+	 * is. */
+	PARSE_NO_FORMATS = 1u << 4,
 };
 
 /* ---- relevance to a category's keywords (SPEC §1, §3) ---------------- */

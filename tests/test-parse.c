@@ -353,6 +353,54 @@ static void test_follow_before_dedup(void)
 	CHECK(g.n == 1 && !g.follow[0]);
 }
 
+/* A page's other formats (PARSE_REL_FORMAT): rel=alternate with no
+ * hreflang and a type that is not a feed.  Followed as any alternate
+ * unless PARSE_NO_FORMATS, and then an <a> to the same URL still is. */
+static void test_formats(void)
+{
+	static const char h[] =
+		"<head><link rel=alternate type=text/plain href=raw.txt>"
+		"<link rel='Alternate' type='text/html' href=plain.html>"
+		"<link rel=alternate hreflang=de href=de.html>"
+		"<link rel=alternate type='application/rss+xml' href=feed.xml>"
+		"<link rel=alternate type=application/atom+xml href=atom.xml>"
+		"<link rel=alternate href=print.html></head>"
+		"<body><a href=print.html>print</a></body>";
+	static const char *const format[] = { "raw.txt", "plain.html",
+					      "print.html" };
+	static const char *const page[] = { "de.html", "feed.xml", "atom.xml" };
+	for (int no = 0; no < 2; no++) {
+		struct got g = { 0 };
+		struct parse_page p;
+		struct norm_opts o = strict();
+		struct parse_doc_opts po = { .flags = no ? PARSE_NO_FORMATS
+							 : 0 };
+		CHECK(parse_document(h, strlen(h), PAGE, strlen(PAGE), &o, &po,
+				     collect, &g, &p) == 0);
+		char u[NORM_URL_MAX + 1];
+		for (size_t k = 0; k < 3; k++) {
+			snprintf(u, sizeof(u), "http://example.com/dir/%s",
+				 format[k]);
+			int i = find(&g, u);
+			CHECK(i >= 0 && (g.rel[i] & PARSE_REL_FORMAT));
+			/* The first report: the <link>. */
+			CHECK(i >= 0 && g.follow[i] == !no);
+			snprintf(u, sizeof(u), "http://example.com/dir/%s",
+				 page[k]);
+			i = find(&g, u);
+			CHECK(i >= 0 && !(g.rel[i] & PARSE_REL_FORMAT) &&
+			      g.follow[i]);
+		}
+		/* print.html: reported again, followed, from the <a>. */
+		size_t followed = 0;
+		for (size_t k = 0; k < g.n; k++)
+			if (strcmp(g.url[k],
+				   "http://example.com/dir/print.html") == 0)
+				followed += g.follow[k];
+		CHECK(followed == 1);
+	}
+}
+
 static void test_refresh(void)
 {
 	static const struct {
@@ -926,6 +974,7 @@ int main(void)
 	test_bad_links();
 	test_nofollow();
 	test_follow_before_dedup();
+	test_formats();
 	test_refresh();
 	test_canonical();
 	test_title();

@@ -187,7 +187,10 @@ static void parse_job(struct crawl *c, struct job *j)
 					 (o->near_k >= 0 || c->adapt
 						  ? PARSE_SIMHASH
 						  : 0) |
-					 (o->search_index ? PARSE_TEXT : 0),
+					 (o->search_index ? PARSE_TEXT : 0) |
+					 /* Adaptive: a page's other formats
+					  * are the page. */
+					 (c->adapt ? PARSE_NO_FORMATS : 0),
 				.text = &text,
 				.keywords = focus_keywords(c->focus,
 							   j->lease.category),
