@@ -81,10 +81,19 @@ struct release_ctx {
 static int release_queue(void *arg, const struct frontier_url *fu)
 {
 	struct release_ctx *x = arg;
+	bool explored = fu->pred_class == FOCUS_PRED_EXPLORE,
+	     floor = explored || fu->pred_class == FOCUS_PRED_LOOK;
 	if (!focus_wanted(x->c->focus, fu->category, fu->url, fu->url_len) ||
-	    write_foreign(x->c, fu->url, fu->u) >= 0)
+	    write_foreign(x->c, fu->url, fu->u) >= 0) {
+		if (floor)
+			focus_explore_queued(x->c->focus, fu->category,
+					     explored, false);
 		return 0;
+	}
 	int rc = frontier_add(x->c->fr, x->txn, fu);
+	if (floor)
+		focus_explore_queued(x->c->focus, fu->category, explored,
+				     rc == 1);
 	if (rc == 1) {
 		x->queued++;
 		if (fu->pred_class == FOCUS_PRED_LOOK)
