@@ -241,9 +241,10 @@ static json_t *categories(const struct crawl_status *st)
 				      : json_null());
 		o = with(o, "running_harvest",
 			 c->has_floor && c->floor_scored
-				 ? json_real(rounded((double)c->floor_on /
-							     (double)c->floor_scored,
-						     1000))
+				 ? json_real(rounded(
+					   (double)c->floor_on /
+						   (double)c->floor_scored,
+					   1000))
 				 : json_null());
 		o = with(o, "explored", json_integer((json_int_t)c->explored));
 		o = with(o, "explored_on",

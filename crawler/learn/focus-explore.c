@@ -228,7 +228,8 @@ void focus_page(struct focus *f, const struct frontier_lease *l, bool scored,
 	bool explored = l->pred_class == FOCUS_PRED_EXPLORE && !l->redirects;
 	pthread_mutex_lock(&f->mu);
 	struct explore *e = explore_of(f, cat);
-	if (e && !l->redirects && (explored || l->pred_class == FOCUS_PRED_LOOK))
+	if (e && !l->redirects &&
+	    (explored || l->pred_class == FOCUS_PRED_LOOK))
 		e->done_batch++;
 	pthread_mutex_unlock(&f->mu);
 	if (!scored || !has_relevance)

@@ -567,8 +567,7 @@ double held_predict_locked(struct focus *f, const struct frontier_url *fu)
 		kind = (int)e->kind - 1;
 	n = inlink_words(e, ik, t, n, 2 * FRONTIER_WORDS_MAX);
 	unsigned k = class_of(fu->pred_class);
-	uint64_t hk = host_key(cat, fu->url + fu->u->host_off,
-			       fu->u->host_len);
+	uint64_t hk = host_key(cat, fu->url + fu->u->host_off, fu->u->host_len);
 	bool says = false;
 	double z = link_z_locked(f, m, cat, t, n, names_once_locked(f, k, hk),
 				 NULL, &says);

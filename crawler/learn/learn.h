@@ -658,11 +658,11 @@ void focus_page(struct focus *f, const struct frontier_lease *l, bool scored,
 struct focus_floor {
 	double min_harvest;
 	bool explores; /* keywords, a tunnel, the prediction, a floor < 1 */
-	uint64_t scored, on;          /* the running harvest */
-	uint64_t queued;              /* pruned links queued to explore */
+	uint64_t scored, on;            /* the running harvest */
+	uint64_t queued;                /* pruned links queued to explore */
 	uint64_t explored, explored_on; /* pages fetched by exploring */
-	uint64_t in_flight;           /* queued and not yet written */
-	uint32_t held;                /* pruned links kept to explore */
+	uint64_t in_flight;             /* queued and not yet written */
+	uint32_t held;                  /* pruned links kept to explore */
 };
 
 /* Category cat's floor into *ret; false when it has no keywords.  Safe

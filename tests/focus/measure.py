@@ -165,6 +165,8 @@ def main():
            "looks": cat.get("looks"), "min_harvest": cat.get("min_harvest"),
            "report_harvest": cat.get("harvest_rate"),
            "running_harvest": cat.get("running_harvest"),
+           "report_scored": cat.get("scored"),
+           "report_on_topic": cat.get("on_topic"),
            "explore_queued": cat.get("explore_queued"),
            "explored": cat.get("explored"),
            "explored_on": cat.get("explored_on")}
