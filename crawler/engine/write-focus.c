@@ -115,8 +115,19 @@ int write_released(struct crawl *c, MDB_txn *txn, int *queued)
 	return rc;
 }
 
+/* The most rounds of explored links a dry round takes while each queues
+ * nothing (links fetched through others since they were pruned). */
+#define EXPLORE_TRIES 64
+
 int write_reserve(struct crawl *c, MDB_txn *txn, struct job *j)
 {
 	focus_reconsider(c->focus);
-	return write_released(c, txn, &j->seeds_added);
+	int rc = write_released(c, txn, &j->seeds_added);
+	/* A round that queues nothing ends the crawl: while the floor
+	 * allows, the next best explored links are tried instead. */
+	for (int k = 0; !rc && !j->seeds_added && k < EXPLORE_TRIES &&
+			focus_explore_more(c->focus);
+	     k++)
+		rc = write_released(c, txn, &j->seeds_added);
+	return rc;
 }

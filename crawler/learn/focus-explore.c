@@ -196,6 +196,14 @@ void explore_looks_locked(struct focus *f)
 	}
 }
 
+bool focus_explore_more(struct focus *f)
+{
+	pthread_mutex_lock(&f->mu);
+	bool any = explore_take_locked(f);
+	pthread_mutex_unlock(&f->mu);
+	return any;
+}
+
 bool explore_pending_locked(struct focus *f)
 {
 	const struct view *v = view_of(f);

@@ -647,6 +647,12 @@ void focus_reconsider(struct focus *f);
 void focus_explore_queued(struct focus *f, uint16_t cat, bool explored,
 			  bool queued);
 
+/* Of the pruned links kept to explore, the best the floor allows now to
+ * focus_release() (after a round whose explored links were all queued
+ * before: they were fetched through other links since).  Returns
+ * whether any was.  The writer's. */
+bool focus_explore_more(struct focus *f);
+
 /* A page of lease l was written (first fetched, or not fetched): scored
  * when it was fetched with a 2xx answer, with its own relevance (as its
  * record keeps it).  Counts the running harvest of the floor and the
