@@ -1235,6 +1235,11 @@ static int set_predict_min(struct setctx *x, const char *v)
 	return set_unit(x, v, &x->cat->predict_min);
 }
 
+static int set_min_harvest(struct setctx *x, const char *v)
+{
+	return set_unit(x, v, &x->cat->min_harvest);
+}
+
 static int set_samples(struct setctx *x, const char *v)
 {
 	return parse_bool(x, v, &x->cat->samples);
@@ -1334,6 +1339,7 @@ static const struct key category_keys[] = {
 	{ "predict", set_predict, false },
 	{ "predict_min", set_predict_min, false },
 	{ "samples", set_samples, false },
+	{ "min_harvest", set_min_harvest, false },
 	{ NULL, NULL, false },
 };
 /* The most keys of one section, for the "given twice" bookkeeping. */
@@ -1497,6 +1503,7 @@ static int category_add(struct conf *c, const char *name, size_t len)
 	cat->scope = CONF_SCOPE_HOST;
 	cat->predict = true;
 	cat->predict_min = CONF_PREDICT_MIN;
+	cat->min_harvest = CONF_MIN_HARVEST;
 	return (int)c->n_categories++;
 }
 

@@ -99,6 +99,11 @@ struct conf_category {
 	/* Samples of the links the prediction pruned (docs/focus.md
 	 * "Samples of the pruned"): off by default. */
 	bool samples;
+	/* The harvest floor (docs/focus.md "Harvest floor"): the least
+	 * running harvest the crawl keeps while it explores the links it
+	 * pruned; 0.0..1.0, default CONF_MIN_HARVEST (used with keywords
+	 * only; 1 explores nothing). */
+	double min_harvest;
 	/* URL patterns (POSIX extended regular expressions, as written;
 	 * repeatable keys): a new URL of the category is queued only if it
 	 * matches one of include (when there is any) and none of exclude. */
@@ -107,6 +112,7 @@ struct conf_category {
 };
 #define CONF_TUNNEL_MAX 100
 #define CONF_PREDICT_MIN 0.7
+#define CONF_MIN_HARVEST 0.9
 #define CONF_PATTERNS_MAX 64
 #define CONF_PATTERN_MAX 1024
 

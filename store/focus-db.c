@@ -14,12 +14,14 @@
 #include "sc.h"
 #include "store-int.h"
 
-#define FOCUS_VERSION 2
+#define FOCUS_VERSION 3
 /* Category value: version, scope, tunnel (4), min_relevance (8, IEEE 754
  * bits), then from version 2 predict (1) and predict_min (8, likewise),
- * then the keywords (the rest).  Version 1 values still read. */
+ * from version 3 has_min_harvest (1) and min_harvest (8), then the
+ * keywords (the rest).  Versions 1 and 2 values still read. */
 #define CAT_HEAD_V1 14
-#define CAT_HEAD 23
+#define CAT_HEAD_V2 23
+#define CAT_HEAD 32
 #define KEY_MAX (1 + SC_KEY_LEN + STORE_CATEGORY_NAME_MAX)
 
 int store_focus_open(struct store *s, MDB_txn *txn, bool create)
@@ -54,7 +56,9 @@ int store_category_put(struct store *s, MDB_txn *txn,
 	    c->keywords_len > STORE_RECORD_MAX || c->scope > 255 ||
 	    !(c->min_relevance >= 0.0 && c->min_relevance <= 1.0) ||
 	    (c->has_predict &&
-	     !(c->predict_min >= 0.0 && c->predict_min <= 1.0)))
+	     !(c->predict_min >= 0.0 && c->predict_min <= 1.0)) ||
+	    (c->has_min_harvest &&
+	     !(c->min_harvest >= 0.0 && c->min_harvest <= 1.0)))
 		return SC_E_INVAL;
 	if (!s->has_focus)
 		return SC_E_INVAL;
@@ -76,6 +80,10 @@ int store_category_put(struct store *s, MDB_txn *txn,
 	/* 2: not kept (a caller without the settings). */
 	v[14] = c->has_predict ? (c->predict ? 1 : 0) : 2;
 	put_be64(v + 15, bits);
+	double mh = c->has_min_harvest ? c->min_harvest : 0.0;
+	memcpy(&bits, &mh, sizeof(bits));
+	v[23] = c->has_min_harvest ? 1 : 0;
+	put_be64(v + 24, bits);
 	if (c->keywords_len)
 		memcpy(v + CAT_HEAD, c->keywords, c->keywords_len);
 	return 0;
@@ -95,20 +103,26 @@ int store_category_get(struct store *s, MDB_txn *txn, const char *name,
 		return store_db_error(rc);
 	const unsigned char *v = val.mv_data;
 	size_t head = val.mv_size ? (v[0] == 1               ? CAT_HEAD_V1
+				     : v[0] == 2             ? CAT_HEAD_V2
 				     : v[0] == FOCUS_VERSION ? CAT_HEAD
 							     : 0)
 				  : 0;
 	if (!head || val.mv_size < head)
 		return SC_E_CORRUPT;
 	uint64_t bits = get_be64(v + 6);
-	double min, pm = 0.0;
+	double min, pm = 0.0, mh = 0.0;
 	memcpy(&min, &bits, sizeof(min));
-	if (head == CAT_HEAD) {
+	if (head >= CAT_HEAD_V2) {
 		bits = get_be64(v + 15);
 		memcpy(&pm, &bits, sizeof(pm));
 	}
+	if (head == CAT_HEAD) {
+		bits = get_be64(v + 24);
+		memcpy(&mh, &bits, sizeof(mh));
+	}
 	if (!(min >= 0.0 && min <= 1.0) || !(pm >= 0.0 && pm <= 1.0) ||
-	    (head == CAT_HEAD && v[14] > 2))
+	    !(mh >= 0.0 && mh <= 1.0) || (head >= CAT_HEAD_V2 && v[14] > 2) ||
+	    (head == CAT_HEAD && v[23] > 1))
 		return SC_E_CORRUPT;
 	*ret = (struct store_category){
 		.name = name,
@@ -118,9 +132,11 @@ int store_category_get(struct store *s, MDB_txn *txn, const char *name,
 		.scope = v[1],
 		.tunnel = get_be32(v + 2),
 		.min_relevance = min,
-		.has_predict = head == CAT_HEAD && v[14] < 2,
-		.predict = head == CAT_HEAD && v[14] == 1,
+		.has_predict = head >= CAT_HEAD_V2 && v[14] < 2,
+		.predict = head >= CAT_HEAD_V2 && v[14] == 1,
 		.predict_min = pm,
+		.has_min_harvest = head == CAT_HEAD && v[23] == 1,
+		.min_harvest = mh,
 	};
 	return 0;
 }

@@ -477,6 +477,10 @@ struct store_category {
 	bool has_predict;
 	bool predict;
 	double predict_min; /* 0.0..1.0 */
+	/* The harvest floor; has_min_harvest is false for a category kept
+	 * by a version that did not keep it. */
+	bool has_min_harvest;
+	double min_harvest; /* 0.0..1.0 */
 };
 
 /* Counters per category (store_focus_count_add()), by index. */
@@ -502,6 +506,16 @@ enum store_focus_counter {
 	/* Roots of hosts not met that focus queued to look at them
 	 * (docs/focus.md "Hosts not met"). */
 	STORE_FOCUS_LOOKS = STORE_FOCUS_CLASS_ON + 12,
+	/* The harvest floor (docs/focus.md "Harvest floor"): pages
+	 * fetched with a 2xx answer and a relevance, those on topic (as
+	 * `report` counts them from the records: the floor's running
+	 * harvest, kept over restarts), the pruned links queued to explore,
+	 * and the pages fetched from them and those on topic. */
+	STORE_FOCUS_SCORED,
+	STORE_FOCUS_ON,
+	STORE_FOCUS_EXPLORE_QUEUED,
+	STORE_FOCUS_EXPLORED,
+	STORE_FOCUS_EXPLORED_ON,
 	STORE_FOCUS_COUNTERS
 };
 #define STORE_FOCUS_CLASSES 12

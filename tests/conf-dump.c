@@ -80,6 +80,8 @@ static void dump(const struct conf *c)
 		       cat->predict_min);
 		printf("category %s.samples = %s\n", cat->name,
 		       cat->samples ? "on" : "off");
+		printf("category %s.min_harvest = %g\n", cat->name,
+		       cat->min_harvest);
 	}
 }
 

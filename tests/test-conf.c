@@ -309,6 +309,9 @@ static const struct bad_case bad_cases[] = {
 	{ "[category news]\nsamples = maybe\n",
 	  "t.conf:2: [category news] samples: expected yes or no "
 	  "(true/false, on/off, 1/0), got \"maybe\"" },
+	{ "[category news]\nmin_harvest = 1.2\n",
+	  "t.conf:2: [category news] min_harvest: expected a number from "
+	  "0.0 to 1.0, got \"1.2\"" },
 	{ "[category news]\npredict_min = 1.5\n",
 	  "t.conf:2: [category news] predict_min: expected a number from "
 	  "0.0 to 1.0, got \"1.5\"" },
@@ -564,6 +567,7 @@ static void test_every_key(void)
 		"predict = off\n"
 		"predict_min = 0.35\n"
 		"samples = yes\n"
+		"min_harvest = 0.8\n"
 		"  [ category   sport ]   ; indented header, comment\n"
 		"\tseeds = ./s/sport.txt\n"
 		"scope = any\n"
@@ -623,6 +627,7 @@ static void test_every_key(void)
 		CHECK(n->tunnel == 100);
 		CHECK(!n->predict && n->predict_min == 0.35);
 		CHECK(n->samples);
+		CHECK(n->min_harvest == 0.8);
 		CHECK_STR(s->name, "sport");
 		snprintf(want, sizeof(want), "%s/s/sport.txt", tmpdir);
 		CHECK_STR(s->seeds, want);
@@ -632,6 +637,7 @@ static void test_every_key(void)
 		CHECK(s->tunnel == 0);
 		CHECK(s->predict && s->predict_min == CONF_PREDICT_MIN);
 		CHECK(!s->samples);
+		CHECK(s->min_harvest == CONF_MIN_HARVEST);
 		CHECK(conf_category_find(c, "sport") == s);
 		CHECK(conf_category_find(c, "nope") == NULL);
 	}

@@ -173,8 +173,10 @@ read -r n3 on3 h3 cov3 rh3 pr3 ps3 <<<"$(measure tunnel1p cooking)"
 echo "# cooking tunnel 1, predict on: $n3 $on3 $h3 $cov3 $rh3 $pr3"
 check_true "tunnel 1 with prediction: coverage $cov3 = 1" \
 	python3 -c "import sys; sys.exit(0 if $cov3 == 1 else 1)"
-check_true "tunnel 1 with prediction: harvest $h3 >= $h0 - 0.01" \
-	python3 -c "import sys; sys.exit(0 if $h3 >= $h0 - 0.01 else 1)"
+# The harvest above the floor (min_harvest 0.9 by default) may be spent
+# exploring pruned links: it holds at min(0.9, tunnel 0's - 0.01).
+check_true "tunnel 1 with prediction: harvest $h3 >= min(0.9, $h0 - 0.01)" \
+	python3 -c "import sys; sys.exit(0 if $h3 >= min(0.9, $h0 - 0.01) else 1)"
 # With tunnel 1, a page two off-topic hops away is never fetched: every
 # fetched off-topic page was linked from a page whose links were followed.
 check_true "tunnel 1: no chain of more than 2 off-topic pages" python3 - \

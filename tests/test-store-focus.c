@@ -90,7 +90,9 @@ static void test_categories(void)
 				       .min_relevance = 0.3,
 				       .has_predict = true,
 				       .predict = true,
-				       .predict_min = 0.25 };
+				       .predict_min = 0.25,
+				       .has_min_harvest = true,
+				       .min_harvest = 0.85 };
 	struct store_category astro = { .name = "astro",
 					.name_len = 5,
 					.keywords = "",
@@ -100,6 +102,9 @@ static void test_categories(void)
 	CHECK(store_category_put(s, txn, &astro) == 0);
 	struct store_category bad = cook;
 	bad.name_len = 0;
+	CHECK(store_category_put(s, txn, &bad) == SC_E_INVAL);
+	bad = cook;
+	bad.min_harvest = 1.5;
 	CHECK(store_category_put(s, txn, &bad) == SC_E_INVAL);
 	closed(env, txn, s, true);
 
@@ -116,9 +121,11 @@ static void test_categories(void)
 	CHECK(store_category_get(s, txn, "cooking", 7, &got) == 0);
 	CHECK(got.scope == 1 && got.tunnel == 5 && got.min_relevance == 0.3);
 	CHECK(got.has_predict && got.predict && got.predict_min == 0.25);
+	CHECK(got.has_min_harvest && got.min_harvest == 0.85);
 	CHECK(got.keywords_len == 5 && memcmp(got.keywords, "bread", 5) == 0);
 	CHECK(store_category_get(s, txn, "astro", 5, &got) == 0);
-	CHECK(got.scope == 2 && got.keywords_len == 0 && !got.has_predict);
+	CHECK(got.scope == 2 && got.keywords_len == 0 && !got.has_predict &&
+	      !got.has_min_harvest);
 	CHECK(store_category_get(s, txn, "nosuch", 6, &got) == SC_E_NOTFOUND);
 	struct names x = { 0 };
 	CHECK(store_category_foreach(s, txn, collect, &x) == 0);
@@ -145,6 +152,19 @@ static void test_categories(void)
 		CHECK(store_category_get(s, txn, "old", 3, &old) == 0);
 		CHECK(old.scope == 2 && old.tunnel == 4 &&
 		      old.min_relevance == 0.5 && !old.has_predict &&
+		      old.keywords_len == 3 &&
+		      memcmp(old.keywords, "sun", 3) == 0);
+		/* Version 2: the prediction's settings, no floor. */
+		unsigned char v2[23 + 3] = { 2, 2, 0, 0, 0, 4 };
+		memcpy(v2 + 6, v1 + 6, 8);
+		v2[14] = 1;
+		memcpy(v2 + 15, v1 + 6, 8); /* predict_min 0.5 */
+		memcpy(v2 + 23, "sun", 3);
+		MDB_val val2 = { sizeof(v2), v2 };
+		CHECK(mdb_put(txn, dbi, &key, &val2, 0) == 0);
+		CHECK(store_category_get(s, txn, "old", 3, &old) == 0);
+		CHECK(old.has_predict && old.predict &&
+		      old.predict_min == 0.5 && !old.has_min_harvest &&
 		      old.keywords_len == 3 &&
 		      memcmp(old.keywords, "sun", 3) == 0);
 		v1[0] = 9;

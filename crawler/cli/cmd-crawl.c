@@ -148,6 +148,14 @@ static void print_offtopic(const struct crawl_opts *o,
 			       k->name, (double)h->on_topic / (double)h->scored,
 			       (unsigned long long)h->on_topic,
 			       (unsigned long long)h->scored, k->min_relevance);
+		if (h->has_floor && h->floor_scored)
+			printf("focus: category %s: harvest floor %.2f, running "
+			       "harvest %.3f; %llu pages fetched by exploring "
+			       "pruned links, %llu of them on topic\n",
+			       k->name, k->min_harvest,
+			       (double)h->floor_on / (double)h->floor_scored,
+			       (unsigned long long)h->explored,
+			       (unsigned long long)h->explored_on);
 	}
 	if (s->n_offtopic > CRAWL_OFFTOPIC_LISTED)
 		printf("focus: %u more categories scored no page on topic\n",

@@ -15,6 +15,8 @@ struct fcat {
 	double min_relevance;
 	bool has_predict, predict;
 	double predict_min;
+	bool has_min_harvest;
+	double min_harvest;
 	uint64_t records, pages, scored, on_topic;
 	uint64_t count[STORE_FOCUS_COUNTERS];
 };
@@ -80,6 +82,8 @@ static int known_cat(void *arg, const char *name, size_t len)
 	c->has_predict = sc.has_predict;
 	c->predict = sc.predict;
 	c->predict_min = sc.predict_min;
+	c->has_min_harvest = sc.has_min_harvest;
+	c->min_harvest = sc.min_harvest;
 	return store_focus_count_get(f->s, f->txn, name, len, c->count);
 }
 
@@ -252,6 +256,24 @@ void focus_report_print(const struct focus_report *f)
 		       (unsigned long long)p.off_on, p.accuracy,
 		       p.mean_predicted, p.on_rate);
 	}
+	for (size_t i = 0; i < f->n; i++) {
+		const struct fcat *c = &f->cats[i];
+		if (!c->has_min_harvest || !c->keywords[0])
+			continue;
+		const uint64_t *k = c->count;
+		printf("  %s: harvest floor %.2f: running harvest ", c->name,
+		       c->min_harvest);
+		if (k[STORE_FOCUS_SCORED])
+			printf("%.4f", (double)k[STORE_FOCUS_ON] /
+					       (double)k[STORE_FOCUS_SCORED]);
+		else
+			printf("-");
+		printf(", exploration queued %llu pruned links, fetched %llu "
+		       "pages, %llu on topic\n",
+		       (unsigned long long)k[STORE_FOCUS_EXPLORE_QUEUED],
+		       (unsigned long long)k[STORE_FOCUS_EXPLORED],
+		       (unsigned long long)k[STORE_FOCUS_EXPLORED_ON]);
+	}
 	for (size_t i = 0; i < f->n; i++)
 		if (f->cats[i].count[STORE_FOCUS_LOOKS])
 			printf("  %s: looks at hosts not met: %llu roots "
@@ -335,6 +357,22 @@ json_t *focus_report_json(const struct focus_report *f)
 			   ju(c->count[STORE_FOCUS_PRUNED_PREDICTED]));
 		bad |= set(o, "reached_second", ju(c->count[STORE_FOCUS_ALSO]));
 		bad |= set(o, "looks", ju(c->count[STORE_FOCUS_LOOKS]));
+		bad |= set(o, "min_harvest",
+			   c->known && c->has_min_harvest
+				   ? json_real(c->min_harvest)
+				   : json_null());
+		const uint64_t *k = c->count;
+		bad |= set(o, "running_harvest",
+			   c->known && c->has_min_harvest &&
+					   k[STORE_FOCUS_SCORED]
+				   ? json_real((double)k[STORE_FOCUS_ON] /
+					       (double)k[STORE_FOCUS_SCORED])
+				   : json_null());
+		bad |= set(o, "explore_queued",
+			   ju(c->count[STORE_FOCUS_EXPLORE_QUEUED]));
+		bad |= set(o, "explored", ju(c->count[STORE_FOCUS_EXPLORED]));
+		bad |= set(o, "explored_on",
+			   ju(c->count[STORE_FOCUS_EXPLORED_ON]));
 		struct pred_figures pf;
 		json_t *pj = json_null();
 		if (pred_figures(c, &pf)) {

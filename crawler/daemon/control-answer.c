@@ -234,6 +234,21 @@ static json_t *categories(const struct crawl_status *st)
 							     (double)c->scored,
 						     1000))
 				 : json_null());
+		/* The harvest floor: null without keywords; its running
+		 * harvest over every run of the store. */
+		o = with(o, "min_harvest",
+			 c->has_floor ? json_real(rounded(c->min_harvest, 1000))
+				      : json_null());
+		o = with(o, "running_harvest",
+			 c->has_floor && c->floor_scored
+				 ? json_real(rounded(
+					   (double)c->floor_on /
+						   (double)c->floor_scored,
+					   1000))
+				 : json_null());
+		o = with(o, "explored", json_integer((json_int_t)c->explored));
+		o = with(o, "explored_on",
+			 json_integer((json_int_t)c->explored_on));
 		if (!o || json_array_append_new(a, o)) {
 			json_decref(a);
 			return NULL;

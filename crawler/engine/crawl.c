@@ -665,6 +665,18 @@ static void list_offtopic(struct crawl *c, struct crawl_summary *ret)
 				.scored = c->cat_since[i].scored,
 				.on_topic = c->cat_since[i].on_topic,
 			};
+		struct focus_floor fl;
+		if (ret->n_harvest && c->focus &&
+		    ret->harvest[ret->n_harvest - 1].category == i &&
+		    focus_floor(c->focus, (uint16_t)i, &fl) && fl.explores) {
+			struct crawl_harvest *h =
+				&ret->harvest[ret->n_harvest - 1];
+			h->has_floor = true;
+			h->floor_scored = fl.scored;
+			h->floor_on = fl.on;
+			h->explored = fl.explored;
+			h->explored_on = fl.explored_on;
+		}
 		if (c->cat_since[i].on_topic)
 			continue;
 		if (ret->n_offtopic < CRAWL_OFFTOPIC_LISTED)
@@ -807,6 +819,15 @@ static void status_categories(struct crawl *c, MDB_txn *txn,
 		cs->pruned_predicted = k[STORE_FOCUS_PRUNED_PREDICTED];
 		cs->also = k[STORE_FOCUS_ALSO];
 		cs->looks = k[STORE_FOCUS_LOOKS];
+		struct focus_floor fl;
+		if (c->focus && focus_floor(c->focus, (uint16_t)i, &fl)) {
+			cs->has_floor = true;
+			cs->min_harvest = fl.min_harvest;
+			cs->floor_scored = fl.scored;
+			cs->floor_on = fl.on;
+			cs->explored = fl.explored;
+			cs->explored_on = fl.explored_on;
+		}
 		pthread_mutex_lock(&c->mu);
 		cs->pages = c->cat_since[i].pages;
 		cs->scored = c->cat_since[i].scored;

@@ -252,6 +252,11 @@ struct crawl_summary {
 	struct crawl_harvest {
 		uint16_t category;
 		uint64_t scored, on_topic;
+		/* The harvest floor's (focus_floor()): over every run of
+		 * the store, pages scored and on topic, and those fetched
+		 * by exploring and on topic. */
+		bool has_floor;
+		uint64_t floor_scored, floor_on, explored, explored_on;
 	} harvest[CRAWL_OFFTOPIC_LISTED];
 	/* Adaptive normalization (crawler/learn/learn.h), this run: URLs held
 	 * back by a learned rule instead of fetched, URLs queued under a
@@ -415,6 +420,13 @@ struct crawl_category_status {
 	/* The running config's min_relevance: at 0 every scored page is on
 	 * topic, and /status gives no harvest. */
 	double min_relevance;
+	/* The harvest floor (docs/focus.md "Harvest floor"; has_floor
+	 * with keywords): min_harvest, the running harvest it keeps (pages
+	 * scored and on topic over every run of the store), and the pages
+	 * fetched by exploring and those on topic. */
+	bool has_floor;
+	double min_harvest;
+	uint64_t floor_scored, floor_on, explored, explored_on;
 };
 
 struct crawl_status {

@@ -81,10 +81,19 @@ struct release_ctx {
 static int release_queue(void *arg, const struct frontier_url *fu)
 {
 	struct release_ctx *x = arg;
+	bool explored = fu->pred_class == FOCUS_PRED_EXPLORE,
+	     floor = explored || fu->pred_class == FOCUS_PRED_LOOK;
 	if (!focus_wanted(x->c->focus, fu->category, fu->url, fu->url_len) ||
-	    write_foreign(x->c, fu->url, fu->u) >= 0)
+	    write_foreign(x->c, fu->url, fu->u) >= 0) {
+		if (floor)
+			focus_explore_queued(x->c->focus, fu->category,
+					     explored, false);
 		return 0;
+	}
 	int rc = frontier_add(x->c->fr, x->txn, fu);
+	if (floor)
+		focus_explore_queued(x->c->focus, fu->category, explored,
+				     rc == 1);
 	if (rc == 1) {
 		x->queued++;
 		if (fu->pred_class == FOCUS_PRED_LOOK)
@@ -106,8 +115,19 @@ int write_released(struct crawl *c, MDB_txn *txn, int *queued)
 	return rc;
 }
 
+/* The most rounds of explored links a dry round takes while each queues
+ * nothing (links fetched through others since they were pruned). */
+#define EXPLORE_TRIES 64
+
 int write_reserve(struct crawl *c, MDB_txn *txn, struct job *j)
 {
 	focus_reconsider(c->focus);
-	return write_released(c, txn, &j->seeds_added);
+	int rc = write_released(c, txn, &j->seeds_added);
+	/* A round that queues nothing ends the crawl: while the floor
+	 * allows, the next best explored links are tried instead. */
+	for (int k = 0; !rc && !j->seeds_added && k < EXPLORE_TRIES &&
+			focus_explore_more(c->focus);
+	     k++)
+		rc = write_released(c, txn, &j->seeds_added);
+	return rc;
 }

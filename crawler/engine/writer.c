@@ -770,6 +770,9 @@ static int write_job(struct crawl *c, MDB_txn *txn, struct job *j,
 	if (rc == 0 && j->fetched &&
 	    (rc = frontier_count_fetch(c->fr, txn, j->lease.host_id)))
 		return rc;
+	focus_page(c->focus, &j->lease,
+		   j->fetched && j->status >= 200 && j->status <= 299,
+		   j->has_relevance, j->relevance);
 	/* What the page turned out to be teaches the link prediction,
 	 * before its own links are predicted. */
 	j->focus_relevance = j->relevance;

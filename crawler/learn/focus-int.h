@@ -78,9 +78,52 @@ struct focus {
 	uint64_t waiting[WAITING_MAX];
 	size_t n_waiting;
 	uint64_t learned; /* pages learned from (focus_learn()) */
+	/* Per category, the harvest floor's counts and the pruned links
+	 * kept to explore (focus-explore.c). */
+	struct explore *ex;
+	size_t n_ex;
 	/* The scheduler reads the model too (focus_lease_keep()). */
 	pthread_mutex_t mu;
 };
+
+/* A pruned link's prediction, frontier_url.predicted: 0..255. */
+#define EXPLORE_BUCKETS 256
+
+/* focus-explore.c's state of a category, under focus.mu. */
+struct explore {
+	/* The running harvest: pages scored and on topic, committed,
+	 * over every run of the store (STORE_FOCUS_SCORED, _ON). */
+	uint64_t scored, on;
+	/* Explored links queued (the store's count); those and the roots
+	 * looked at (FOCUS_PRED_LOOK) on their way, not yet written back;
+	 * of those, the ones written in the batch under way. */
+	uint64_t explore_queued, in_flight, done_batch;
+	uint64_t explored, explored_on; /* pages fetched by exploring */
+	/* The pruned links kept, by prediction (best last). */
+	struct held *bucket[EXPLORE_BUCKETS];
+	uint32_t n_held;
+	uint64_t *seen; /* hashes of the URLs ever kept */
+	uint32_t n_seen;
+};
+
+/* focus-explore.c, with focus.mu held.  A link the prediction pruned
+ * (fu): kept to explore, best predicted first.  While a category's
+ * harvest stays at or above its floor, the best kept links go to
+ * focus.released, marked FOCUS_PRED_EXPLORE (true if any did).  Is
+ * there one to explore now?  At a batch's end (ok: committed) the
+ * batch's counts join the running harvest.  The counts of a category
+ * read from the store.  Frees the links kept. */
+void explore_hold_locked(struct focus *f, const struct frontier_url *fu);
+bool explore_take_locked(struct focus *f);
+void explore_looks_locked(struct focus *f);
+bool explore_pending_locked(struct focus *f);
+void explore_batch_end_locked(struct focus *f, bool ok);
+int explore_load_locked(struct focus *f, uint16_t cat,
+			const uint64_t cnt[STORE_FOCUS_COUNTERS]);
+void explore_free(struct focus *f);
+/* focus-predict.c, with focus.mu held: the prediction for the pruned
+ * link fu made again with what the crawl knows now (as at a lease). */
+double held_predict_locked(struct focus *f, const struct frontier_url *fu);
 
 /* The kinds of page a link is on, by how many of the page's links show a
  * keyword: none, 1, 2-3, 4-7, 8 or more (a list of the topic, a hub). */

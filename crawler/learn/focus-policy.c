@@ -167,6 +167,8 @@ int focus_put_categories(struct focus *f, struct store *s, MDB_txn *txn)
 			.has_predict = true,
 			.predict = cat->predict,
 			.predict_min = cat->predict_min,
+			.has_min_harvest = true,
+			.min_harvest = cat->min_harvest,
 		};
 		int rc = store_category_put(s, txn, &sc);
 		if (rc)
@@ -315,6 +317,9 @@ int focus_flush(struct focus *f, struct store *s, MDB_txn *txn)
 
 void focus_batch_end(struct focus *f, bool ok, struct focus_tally *t)
 {
+	pthread_mutex_lock(&f->mu);
+	explore_batch_end_locked(f, ok);
+	pthread_mutex_unlock(&f->mu);
 	if (!f->dirty)
 		return;
 	for (size_t i = 0; i < f->n_batch; i++) {

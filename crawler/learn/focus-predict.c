@@ -549,6 +549,33 @@ static bool lease_kept_locked(struct focus *f, const struct crawl_category *c,
 	       shown_kept(class_of(l->pred_class), *p, *says);
 }
 
+double held_predict_locked(struct focus *f, const struct frontier_url *fu)
+{
+	uint16_t cat = fu->category;
+	const struct view *v = view_of(f);
+	if (cat >= f->n_model || cat >= v->n || !pred_known(fu->pred_class))
+		return fu->predicted ? (fu->predicted - 1) / 254.0 : 0.0;
+	const struct model *m = &f->model[cat];
+	uint32_t t[2 * FRONTIER_WORDS_MAX];
+	size_t n = fu->n_words <= FRONTIER_WORDS_MAX ? fu->n_words : 0;
+	memcpy(t, fu->words, n * sizeof(*t));
+	uint64_t ik = 0;
+	const struct inlink *e = inlink_of(f, cat, fu->url, fu->u->len, false,
+					   &ik);
+	int kind = kind_of(fu->pred_class);
+	if (e && e->key == ik && (int)e->kind - 1 > kind)
+		kind = (int)e->kind - 1;
+	n = inlink_words(e, ik, t, n, 2 * FRONTIER_WORDS_MAX);
+	unsigned k = class_of(fu->pred_class);
+	uint64_t hk = host_key(cat, fu->url + fu->u->host_off, fu->u->host_len);
+	bool says = false;
+	double z = link_z_locked(f, m, cat, t, n, names_once_locked(f, k, hk),
+				 NULL, &says);
+	double p = predict_locked(m, k, kind, z, says);
+	return p + (1.0 - p) * bridge_locked(f, m, hk, fu->url, fu->u,
+					     fu->offtopic, v->cats[cat].tunnel);
+}
+
 bool focus_lease_keep(struct focus *f, const struct frontier_lease *l)
 {
 	const struct view *v = view_of(f);
@@ -701,6 +728,9 @@ bool focus_learn(struct focus *f, uint16_t cat, const struct frontier_lease *l,
 		sample = shape_learn_locked(f, cat, l->url, &l->u, on,
 					    pruned_now);
 	}
+	/* An explored page off topic opens no tunnel, as a sample does:
+	 * the floor pays for the page, not for what lies behind it. */
+	sample |= l->pred_class == FOCUS_PRED_EXPLORE;
 	pthread_mutex_unlock(&f->mu);
 	if (!m || !known)
 		return sample;
@@ -816,9 +846,12 @@ int focus_load(struct focus *f, struct store *s, MDB_txn *txn)
 				m->all_on += m->on[k];
 			}
 		}
+		rc = m ? explore_load_locked(f, (uint16_t)i, cnt) : 0;
 		pthread_mutex_unlock(&f->mu);
 		if (!m)
 			return SC_E_NOMEM;
+		if (rc)
+			return rc;
 	}
 	return 0;
 }

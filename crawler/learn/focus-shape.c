@@ -640,9 +640,10 @@ void focus_reserve(struct focus *f, const struct frontier_url *fu)
 {
 	bool probe = probe_candidate(f, fu),
 	     samples = samples_on(f, fu->category);
-	if (!fu->u || !fu->u->len || (!probe && !samples))
+	if (!fu->u || !fu->u->len)
 		return;
 	pthread_mutex_lock(&f->mu);
+	explore_hold_locked(f, fu);
 	if (probe)
 		probe_hold_locked(f, fu);
 	if (!samples) {
@@ -688,6 +689,7 @@ void shape_free(struct focus *f)
 		held_free(f->ss[i].held);
 	held_free(f->released);
 	probe_free(f);
+	explore_free(f);
 	free(f->ss);
 	free(f->sh);
 }
@@ -695,7 +697,8 @@ void shape_free(struct focus *f)
 bool focus_reserve_pending(struct focus *f)
 {
 	pthread_mutex_lock(&f->mu);
-	bool any = f->released != NULL || probe_pending_locked(f);
+	bool any = f->released != NULL || probe_pending_locked(f) ||
+		   explore_pending_locked(f);
 	for (size_t i = 0; f->ss && i <= f->ss_mask && !any; i++)
 		any = f->ss[i].key && f->ss[i].state == SHAPE_SAMPLING &&
 		      shape_ready(&f->ss[i]) && held_may(f, &f->ss[i]);
@@ -714,5 +717,9 @@ void focus_reconsider(struct focus *f)
 			take_held(f, s);
 	}
 	(void)probe_release_locked(f);
+	/* Exploring goes last: the roots looked at count off topic until
+	 * they are back. */
+	explore_looks_locked(f);
+	(void)explore_take_locked(f);
 	pthread_mutex_unlock(&f->mu);
 }

@@ -57,6 +57,11 @@ struct crawl_category {
 	 * navigation pages alone do not (docs/focus.md): the key samples of a
 	 * category turns them on. */
 	bool samples;
+	/* The harvest floor (focus-explore.c, docs/focus.md "Harvest
+	 * floor"): while the category's running harvest stays at or above
+	 * it, the links the prediction pruned are explored, best predicted
+	 * first.  1 explores nothing. */
+	double min_harvest;
 	/* URL patterns (POSIX extended regular expressions): a new URL is
 	 * queued only if it matches one of include (when any) and none of
 	 * exclude (focus_wanted()). */
@@ -478,6 +483,11 @@ bool focus_follow(const struct focus *f, uint16_t cat, bool has_relevance,
  * (docs/focus.md "Hosts not met"). */
 #define FOCUS_PRED_LOOK 0x7f
 
+/* The pred_class of a link the prediction pruned that focus queued to
+ * explore, paid by the harvest above the floor (docs/focus.md "Harvest
+ * floor"): not pruned again at its lease. */
+#define FOCUS_PRED_EXPLORE 0x7e
+
 /* Is a link of a page leased as l, whose links carry child (focus_follow())
  * and which shows hits keywords, one to follow?  Of a root queued to look
  * at its host (FOCUS_PRED_LOOK) and off topic, only the links that show a
@@ -629,6 +639,41 @@ bool focus_reserve_pending(struct focus *f);
  * taken as its next sample (as the samples' budget allows), for
  * focus_release() to queue.  The writer's. */
 void focus_reconsider(struct focus *f);
+
+/* A held link focus released to explore (explored: FOCUS_PRED_EXPLORE)
+ * or a root to look at (FOCUS_PRED_LOOK) was queued, or not (it was
+ * queued before, or refused): the floor counts it on its way until it is
+ * written back (focus_page()).  The writer's. */
+void focus_explore_queued(struct focus *f, uint16_t cat, bool explored,
+			  bool queued);
+
+/* Of the pruned links kept to explore, the best the floor allows now to
+ * focus_release() (after a round whose explored links were all queued
+ * before: they were fetched through other links since).  Returns
+ * whether any was.  The writer's. */
+bool focus_explore_more(struct focus *f);
+
+/* A page of lease l was written (first fetched, or not fetched): scored
+ * when it was fetched with a 2xx answer, with its own relevance (as its
+ * record keeps it).  Counts the running harvest of the floor and the
+ * pages fetched by exploring.  The writer's. */
+void focus_page(struct focus *f, const struct frontier_lease *l, bool scored,
+		bool has_relevance, double relevance);
+
+/* A category's harvest floor, as the writer committed it. */
+struct focus_floor {
+	double min_harvest;
+	bool explores; /* keywords, a tunnel, the prediction, a floor < 1 */
+	uint64_t scored, on;            /* the running harvest */
+	uint64_t queued;                /* pruned links queued to explore */
+	uint64_t explored, explored_on; /* pages fetched by exploring */
+	uint64_t in_flight;             /* queued and not yet written */
+	uint32_t held;                  /* pruned links kept to explore */
+};
+
+/* Category cat's floor into *ret; false when it has no keywords.  Safe
+ * from any thread. */
+bool focus_floor(struct focus *f, uint16_t cat, struct focus_floor *ret);
 
 /* Take the learned class rates from the store's counters (at start). */
 int focus_load(struct focus *f, struct store *s, MDB_txn *txn);

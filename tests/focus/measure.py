@@ -94,6 +94,8 @@ def crawl(a, work):
                        ("predict_min = %s\n" % a.predict_min
                         if a.predict_min else "") +
                        ("samples = yes\n" if a.samples else "") +
+                       ("min_harvest = %s\n" % a.min_harvest
+                        if a.min_harvest else "") +
                        "".join("exclude = %s\n" % x for x in a.exclude)))
         rc = subprocess.run([a.sigcrawl, "crawl", "-c", conf, "--connect-to",
                              "::127.0.0.1:" + port, "--quiet"],
@@ -129,6 +131,7 @@ def main():
                     help="the category's samples of the pruned on")
     ap.add_argument("--exclude", action="append", default=[],
                     help="an exclude pattern of the category (repeatable)")
+    ap.add_argument("--min-harvest")
     ap.add_argument("--work")
     ap.add_argument("--json", action="store_true")
     a = ap.parse_args()
@@ -159,7 +162,14 @@ def main():
            "topic_pages": len(want), "pruned_relevance":
            cat.get("pruned_relevance"), "pruned_predicted":
            cat.get("pruned_predicted"), "prediction": cat.get("prediction"),
-           "looks": cat.get("looks")}
+           "looks": cat.get("looks"), "min_harvest": cat.get("min_harvest"),
+           "report_harvest": cat.get("harvest_rate"),
+           "running_harvest": cat.get("running_harvest"),
+           "report_scored": cat.get("scored"),
+           "report_on_topic": cat.get("on_topic"),
+           "explore_queued": cat.get("explore_queued"),
+           "explored": cat.get("explored"),
+           "explored_on": cat.get("explored_on")}
     if a.json:
         print(json.dumps(res))
     else:
