@@ -298,18 +298,11 @@ struct norm_rule {
 	 * it maps to; NORM_RULE_DUST: the context, a path prefix ending in
 	 * '/' right after which from may stand. */
 	char a[NORM_RULE_TEXT_MAX + 1];
-	/* NORM_RULE_DUST: from is rewritten to, where one variable in both
-	 * stands for what it matched ('{' is a byte norm_url() never
-	 * writes: it is always percent-encoded).  "{N}" is one whole run
-	 * of digits outside percent-escapes, never the digits of a "%XX";
-	 * from must end at the end of the path and query or before one of
-	 * / ? & ; .  "{S}" is a whole path segment or parameter value,
-	 * never empty, never holding / ? & ; = (so never part of an escape
-	 * or a UTF-8 character), and a from with "{S}" matches the whole
-	 * rest of the path and query: "index.php?title={S}" rewrites
-	 * "/index.php?title=X", not "/index.php?title=X&action=edit".
-	 * "{P}" is a run of whole segments ("a" or "a/b", no empty one,
-	 * none of ? & ; =), matched like "{S}" on the whole rest. */
+	/* NORM_RULE_DUST: from is rewritten to, where "{N}" in both stands
+	 * for one whole run of digits outside percent-escapes, never the
+	 * digits of a "%XX" (a string norm_url() never writes: '{' is
+	 * always percent-encoded); from must end at the end of the path and
+	 * query or before one of / ? & ; . */
 	char from[NORM_RULE_TEXT_MAX + 1], to[NORM_RULE_TEXT_MAX + 1];
 };
 
@@ -372,8 +365,7 @@ size_t norm_rules_derive(const char *a, size_t al, const char *b, size_t bl,
 			 struct norm_rule *out, size_t cap);
 
 /* "step lowercase_path", "ignore parameter sid", "alias www.x = x",
- * "rewrite /story_{N}.html -> /story?id={N}",
- * "rewrite /index.php?title={S} -> /wiki/{S}".  Returns 0 or SC_E_NOSPC. */
+ * "rewrite /story_{N}.html -> /story?id={N}".  Returns 0 or SC_E_NOSPC. */
 SC_WUR int norm_rule_describe(const struct norm_rule *r, char *out, size_t cap);
 
 #endif

@@ -31,37 +31,8 @@ uint32_t norm_rule_steps(void)
 	return RULE_STEPS;
 }
 
-/* The variables of a DUST rule's patterns (three bytes each): "{N}" a
- * whole number, "{S}" a whole path segment or parameter value, "{P}" a
- * run of whole segments ("a/b"). */
 static const char placeholder[] = "{N}";
-static const char str_var[] = "{S}";
-static const char run_var[] = "{P}";
 #define PH_LEN (sizeof(placeholder) - 1)
-
-/* Does a variable ("{N}" or "{S}") start at p? */
-static bool var_at(const char *p)
-{
-	return p[0] == '{' && (p[1] == 'N' || p[1] == 'S' || p[1] == 'P') &&
-	       p[2] == '}';
-}
-
-/* The first variable of a pattern, or NULL. */
-static const char *find_var(const char *pat)
-{
-	for (const char *p = strchr(pat, '{'); p; p = strchr(p + 1, '{'))
-		if (var_at(p))
-			return p;
-	return NULL;
-}
-
-/* The delimiters a "{S}" stands between: it never holds one, so it is a
- * whole segment or value, and never splits an escape or a UTF-8
- * character (norm_url() writes every byte outside ASCII as "%XX"). */
-static bool str_delim(char c)
-{
-	return c == '/' || c == '?' || c == '&' || c == ';' || c == '=';
-}
 
 static bool is_digit(char c)
 {
@@ -111,19 +82,17 @@ static bool boundary(const char *s, size_t n, size_t i)
 	       s[i] == ';' || s[i] == '.';
 }
 
-/* Does pattern pat (with at most one variable) match s[0..) exactly up
- * to a boundary?  Sets *mlen to the length matched and what the variable
- * stood for into *d, *dn.  A pattern with "{S}" matches only the whole
- * of s (the rest of the path and query): a string variable is a page's
- * name, and the same name among other parameters ("&action=edit") or
- * below it (a subpage) is another page. */
+/* Does pattern pat (with at most one placeholder) match s[0..) exactly up
+ * to a boundary?  Sets *mlen to the length matched and the digits of the
+ * placeholder into *d, *dn. */
 static bool dust_match(const char *pat, const char *s, size_t n, size_t *mlen,
 		       const char **d, size_t *dn)
 {
 	/* The text before the placeholder, compared as it is found: most
 	 * URLs differ at once. */
 	size_t i = 0;
-	while (pat[i] && !(pat[i] == '{' && var_at(pat + i))) {
+	while (pat[i] &&
+	       !(pat[i] == '{' && strncmp(pat + i, placeholder, PH_LEN) == 0)) {
 		if (i == n || pat[i] != s[i])
 			return false;
 		i++;
@@ -131,46 +100,6 @@ static bool dust_match(const char *pat, const char *s, size_t n, size_t *mlen,
 	const char *ph = pat[i] ? pat + i : NULL;
 	*d = NULL;
 	*dn = 0;
-	if (ph && ph[1] == 'P') {
-		/* A run of whole segments: what the rest leaves before the
-		 * text after the variable, never empty, never holding an
-		 * empty segment or one of ? & ; =. */
-		const char *post = ph + PH_LEN;
-		size_t pl = strlen(post);
-		if ((i >= 1 && !str_delim(s[i - 1])) || pl >= n - i ||
-		    memcmp(post, s + n - pl, pl) != 0)
-			return false;
-		size_t k = n - pl;
-		if (s[i] == '/' || s[k - 1] == '/')
-			return false;
-		for (size_t j = i; j < k; j++)
-			if ((str_delim(s[j]) && s[j] != '/') ||
-			    (s[j] == '/' && s[j + 1] == '/'))
-				return false;
-		*d = s + i;
-		*dn = k - i;
-		*mlen = n;
-		return true;
-	}
-	if (ph && ph[1] == 'S') {
-		/* A whole segment or value, never empty: it starts after a
-		 * delimiter (or the context's '/') and runs to the next. */
-		if (i >= 1 && !str_delim(s[i - 1]))
-			return false;
-		size_t k = i;
-		while (k < n && !str_delim(s[k]))
-			k++;
-		if (k == i)
-			return false;
-		*d = s + i;
-		*dn = k - i;
-		const char *post = ph + PH_LEN;
-		size_t pl = strlen(post);
-		if (pl != n - k || memcmp(post, s + k, pl) != 0)
-			return false;
-		*mlen = n;
-		return true;
-	}
 	if (ph) {
 		/* The placeholder stands for a whole number: never for digits
 		 * inside an escape ("%E{N}") nor for the end of a longer run
@@ -220,7 +149,7 @@ static size_t dust_apply(const struct norm_rule *r, const char *url,
 	size_t dn;
 	if (!dust_match(r->from, url + at, end - at, &mlen, &d, &dn))
 		return 0;
-	const char *ph = find_var(r->to);
+	const char *ph = strstr(r->to, placeholder);
 	size_t pre = ph ? (size_t)(ph - r->to) : strlen(r->to);
 	size_t need = pre + (ph ? dn + strlen(ph + PH_LEN) : 0);
 	size_t total = at + need + (end - at - mlen) + (u->len - end);
@@ -498,115 +427,10 @@ static bool same_under(uint32_t steps, char names[][NORM_RULE_TEXT_MAX + 1],
 	return strcmp(x, y) == 0;
 }
 
-/* Is x[t..e) a whole path segment or parameter value of the part x (a
- * part starts right after a '/'), outside the first cpr bytes that both
- * parts share, and not a number ("{N}" keeps those)? */
-static bool str_token(const char *x, size_t t, size_t e, size_t cpr)
-{
-	if (e <= cpr || (t > 0 && x[t - 1] != '/' && x[t - 1] != '='))
-		return false;
-	for (size_t i = t; i < e; i++)
-		if (!is_digit(x[i]))
-			return true;
-	return false;
-}
-
-/* The longest string that is a whole segment or value of both parts
- * (str_token()), the first of a's on a tie, byte for byte: its place in
- * xa to *ia, in xb to *ib; returns its length, 0 for none. */
-static size_t shared_token(const char *xa, size_t na, const char *xb, size_t nb,
-			   size_t cpr, size_t *ia, size_t *ib)
-{
-	size_t best = 0;
-	for (size_t t = 0; t < na;) {
-		size_t e = t;
-		while (e < na && !str_delim(xa[e]))
-			e++;
-		if (e - t > best && str_token(xa, t, e, cpr)) {
-			for (size_t u = 0; u < nb;) {
-				size_t f = u;
-				while (f < nb && !str_delim(xb[f]))
-					f++;
-				if (f - u == e - t &&
-				    memcmp(xa + t, xb + u, e - t) == 0 &&
-				    str_token(xb, u, f, cpr)) {
-					best = e - t;
-					*ia = t;
-					*ib = u;
-					break;
-				}
-				u = f + 1;
-			}
-		}
-		t = e + 1;
-	}
-	return best;
-}
-
-/* The run of whole segments at x[t..) (t starts a segment or a value):
- * up to the first of ? & ; = or n; its length if it holds a '/' and no
- * empty segment and ends after cpr, else 0. */
-static size_t seg_run(const char *x, size_t n, size_t t, size_t cpr)
-{
-	if (t > 0 && x[t - 1] != '/' && x[t - 1] != '=')
-		return 0;
-	size_t e = t;
-	bool slash = false;
-	while (e < n && (!str_delim(x[e]) || x[e] == '/')) {
-		if (x[e] == '/' && (e == t || x[e - 1] == '/'))
-			return 0;
-		slash |= x[e] == '/';
-		e++;
-	}
-	return slash && e <= n && x[e - 1] != '/' && e > cpr ? e - t : 0;
-}
-
-/* The longest run of whole segments (seg_run()) that both parts carry,
- * one of them as a parameter's value (a title "a/b" of "?title=a/b" is
- * "/wiki/a/b"; between two paths a literal rewrite of the segments
- * before it says as much), longer than min: its place in xa to *ia, in
- * xb to *ib; returns its length, 0 for none. */
-static size_t shared_run(const char *xa, size_t na, const char *xb, size_t nb,
-			 size_t cpr, size_t min, size_t *ia, size_t *ib)
-{
-	size_t best = 0;
-	for (size_t t = 0; t < na; t++) {
-		size_t l = seg_run(xa, na, t, cpr);
-		if (l <= min || l <= best)
-			continue;
-		for (size_t u = 0; u + l <= nb; u++)
-			if ((xa[t - (t > 0)] == '=' ||
-			     xb[u - (u > 0)] == '=') &&
-			    seg_run(xb, nb, u, cpr) == l &&
-			    memcmp(xa + t, xb + u, l) == 0) {
-				best = l;
-				*ia = t;
-				*ib = u;
-				break;
-			}
-	}
-	return best;
-}
-
-/* Write x[0..n) into out with x[i..i + len) as the variable var.  False
- * if it would be too long for a rule. */
-static bool templ(const char *x, size_t n, size_t i, size_t len,
-		  const char *var, char *out, size_t *on)
-{
-	if (n - len + PH_LEN > NORM_RULE_TEXT_MAX)
-		return false;
-	*on = (size_t)snprintf(out, NORM_RULE_TEXT_MAX + 1, "%.*s%s%.*s",
-			       (int)i, x, var, (int)(n - i - len), x + i + len);
-	return true;
-}
-
 /* The DUST rule that rewrites the path and query of a into b's, if the
  * two differ in one place: a context (the directory both share), and the
  * differing parts extended to delimiters, with a number both carry in
- * that place written as the placeholder: a string that is a whole
- * segment or value of both (a title: "/index.php?title={S}" and
- * "/wiki/{S}") as "{S}", or a longer run of segments that one holds as a
- * value as "{P}", else a number as "{N}".  The rule maps the longer part
+ * that place written as the placeholder.  The rule maps the longer part
  * (then the greater) onto the other, so the set of rules has a direction
  * and no two rules undo each other. */
 static bool derive_dust(const char *a, const struct norm_url *ua, const char *b,
@@ -639,35 +463,14 @@ static bool derive_dust(const char *a, const struct norm_url *ua, const char *b,
 	size_t na = la - k - cs, nb = lb - k - cs;
 	if (!na || !nb || k > NORM_RULE_TEXT_MAX)
 		return false;
-	/* A string both parts carry as a whole segment or value
-	 * (shared_token(): it holds no delimiter, so it splits no escape
-	 * and no UTF-8 character), with the common suffix: a "{S}"
-	 * pattern matches the whole rest of the path and query. */
+	/* A number both parts carry: the first whole number of a's part
+	 * (next_number(): never digits of an escape, so the placeholder
+	 * splits no escape and no UTF-8 character) that is a whole number
+	 * of b's part too.  Both parts start after a '/'. */
 	char fa[NORM_RULE_TEXT_MAX + 1], fb[NORM_RULE_TEXT_MAX + 1];
 	size_t oa = 0, ob = 0;
 	bool templated = false;
-	size_t i, dl, sa = 0, sb = 0;
-	size_t sl = shared_token(xa, na, xb, nb, cp - k, &sa, &sb);
-	const char *var = str_var;
-	size_t ra = 0, rb = 0;
-	size_t pl = shared_run(xa, na + cs, xb, nb + cs, cp - k, sl, &ra, &rb);
-	if (pl) {
-		/* A run of segments, a title with its subpages. */
-		sl = pl;
-		sa = ra;
-		sb = rb;
-		var = run_var;
-	}
-	if (sl) {
-		if (!templ(xa, na + cs, sa, sl, var, fa, &oa) ||
-		    !templ(xb, nb + cs, sb, sl, var, fb, &ob))
-			return false;
-		templated = true;
-	}
-	/* Else a number both parts carry: the first whole number of a's
-	 * part (next_number(): never digits of an escape, so the
-	 * placeholder splits no escape and no UTF-8 character) that is a
-	 * whole number of b's part too.  Both parts start after a '/'. */
+	size_t i, dl;
 	for (size_t from = 0;
 	     !templated && (dl = next_number(xa, na, from, &i));
 	     from = i + dl) {

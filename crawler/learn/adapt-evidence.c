@@ -164,80 +164,10 @@ uint64_t fold_hash(const char *url, const struct norm_url *u)
 	       hash_str(p, n) * 0x9E3779B97F4A7C15ull;
 }
 
-/* The names a URL carries: its last path segment and its parameter
- * values, each whole, not empty and not a number, as up to NAMES_KEPT
- * 16-bit hashes (never 0) in one word.  One document linked under
- * several forms of one name (a wiki's /index.php?title=X, /index.php/X
- * and /wiki/X) has a name in common to all its URLs; the generic texts
- * (a soft 404, a login wall) are found under names that differ. */
-#define NAMES_KEPT 4
-uint64_t url_names(const char *url, const struct norm_url *u)
-{
-	const char *p = url + u->path_off;
-	size_t s = u->path_len;
-	while (s > 0 && p[s - 1] != '/')
-		s--;
-	uint64_t w = 0;
-	size_t k = 0;
-	/* The last segment, then the query's values. */
-	const char *q = url + u->query_off;
-	size_t qn = u->has_query ? u->query_len : 0;
-	/* ';' parameters when the query has no '&' (as the steps read a
-	 * gitweb's query). */
-	char sep = qn && !memchr(q, '&', qn) && memchr(q, ';', qn) ? ';' : '&';
-	for (size_t i = 0, t = 0; k < NAMES_KEPT; i++) {
-		const char *x;
-		size_t n;
-		if (i == 0) {
-			x = p + s;
-			n = u->path_len - s;
-		} else {
-			if (t >= qn)
-				break;
-			const char *e = memchr(q + t, sep, qn - t);
-			size_t end = e ? (size_t)(e - q) : qn;
-			const char *eq = memchr(q + t, '=', end - t);
-			x = eq ? eq + 1 : q + end;
-			n = (size_t)(q + end - x);
-			t = end + 1;
-		}
-		bool number = true;
-		for (size_t j = 0; j < n && number; j++)
-			number = x[j] >= '0' && x[j] <= '9';
-		if (number)
-			continue;
-		uint64_t h = hash_str(x, n) & 0xffff;
-		w |= (h ? h : 1) << (16 * k++);
-	}
-	return w;
-}
-
-/* The names of set w that set v has too. */
-static uint64_t names_common(uint64_t w, uint64_t v)
-{
-	uint64_t out = 0;
-	for (size_t i = 0; i < NAMES_KEPT; i++) {
-		uint64_t h = (w >> (16 * i)) & 0xffff;
-		bool in = false;
-		for (size_t j = 0; j < NAMES_KEPT && h && !in; j++)
-			in = ((v >> (16 * j)) & 0xffff) == h;
-		if (in)
-			out |= h << (16 * i);
-	}
-	return out;
-}
-
-/* Generic: found under GENERIC_PATHS folds with no name common to all
- * its URLs (group_note()). */
-static bool group_generic(const struct tval *g)
-{
-	return g->c >= GENERIC_PATHS && !g->d;
-}
-
 static bool generic(struct adapt *a, uint64_t sig)
 {
 	struct tval *g = tab_get(&a->groups, sig);
-	return g && group_generic(g);
+	return g && g->c >= GENERIC_PATHS;
 }
 
 /* A signature that turned generic supports nothing any more. */
@@ -256,27 +186,24 @@ static void withdraw(struct adapt *a, uint64_t sig)
 	}
 }
 
-/* Note that a page of fold f, its URL's names (url_names()), has
- * signature sig: the folds are counted (the first two kept), the names
- * common to all its URLs kept.  NULL: no memory. */
-int group_note(struct adapt *a, uint64_t sig, uint64_t f, uint64_t names)
+/* Note that a page of fold f has signature sig.  NULL: no memory. */
+int group_note(struct adapt *a, uint64_t sig, uint64_t f)
 {
 	bool added;
 	struct tval *g = tab_put(&a->groups, sig, &added);
 	if (!g)
 		return SC_E_NOMEM;
-	if (group_generic(g))
+	if (g->c >= GENERIC_PATHS)
 		return 0;
-	g->d = added ? names : names_common(g->d, names);
 	f = tkey(f);
-	if (g->a != f && g->b != f) {
-		if (!g->a)
-			g->a = f;
-		else if (!g->b)
-			g->b = f;
-		g->c++;
-	}
-	if (group_generic(g))
+	if (g->a == f || g->b == f)
+		return 0;
+	if (!g->a)
+		g->a = f;
+	else if (!g->b)
+		g->b = f;
+	g->c++;
+	if (g->c >= GENERIC_PATHS)
 		withdraw(a, sig);
 	return 0;
 }
@@ -817,7 +744,7 @@ int adapt_page(struct adapt *a, MDB_txn *txn, const struct adapt_fetch *f)
 				  PAGE_HEAD + len)))
 		return rc;
 	uint64_t s = sig64(f->sig);
-	if ((rc = group_note(a, s, fold_hash(url, &u), url_names(url, &u))))
+	if ((rc = group_note(a, s, fold_hash(url, &u))))
 		return rc;
 	/* The host must exist for its rules to see the page. */
 	pthread_mutex_lock(&a->mu);

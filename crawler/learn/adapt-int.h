@@ -251,8 +251,7 @@ double wilson_lower(uint64_t k, uint64_t n, double z);
 double wilson_upper(uint64_t k, uint64_t n, double z);
 int kind_add(struct adapt *a, const struct arule *r);
 uint64_t fold_hash(const char *url, const struct norm_url *u);
-uint64_t url_names(const char *url, const struct norm_url *u);
-int group_note(struct adapt *a, uint64_t sig, uint64_t f, uint64_t names);
+int group_note(struct adapt *a, uint64_t sig, uint64_t f);
 void note_counter(struct arule *r, const char *x, size_t xl, const char *y);
 int page_rules(struct adapt *a, const char *url, size_t len,
 	       const struct norm_url *u, uint64_t sig, uint64_t sh,

@@ -22,9 +22,8 @@
  * Support counts documents (signatures), not pairs: ten session-id
  * variants of one page are one piece of evidence.  A signature that many
  * unrelated URLs share (three paths that no step folds together: a
- * soft-404, a login wall) supports nothing, unless its URLs all carry one
- * name (url_names(): a wiki's /index.php?title=X, /index.php/X, /wiki/X);
- * one whose URL was fetched twice with two texts ('n') refutes nothing.
+ * soft-404, a login wall) supports nothing; one whose URL was fetched
+ * twice with two texts ('n') refutes nothing.
  *
  * The gate.  A candidate applies once its support reaches min_support and
  * the Wilson lower bound of its precision at the configured one-sided
@@ -103,9 +102,6 @@
 #include "adapt-int.h"
 
 #define RULE_VERSION 2
-/* A DUST rule's from and to may hold "{S}" as well as "{N}" (normalize.h):
- * text in the same fields, so the layout and the version stay; a reader
- * without "{S}" takes it for literal text, which no strict URL holds. */
 /* Version 1 had neither the shapes byte nor the keys count. */
 #define RULE_HEAD_V1 71
 /* Version 2: shapes (2), routes (4 each), keys (8) after version 1's. */
@@ -672,7 +668,7 @@ static int replay_page(void *arg, const void *key, size_t klen, const void *val,
 	if (norm_split(url, len, &u))
 		return SC_E_CORRUPT;
 	uint64_t sig = sig64(v);
-	int rc = group_note(a, sig, fold_hash(url, &u), url_names(url, &u));
+	int rc = group_note(a, sig, fold_hash(url, &u));
 	return rc ? rc
 		  : page_rules(a, url, len, &u, sig, get_be64(v + 20),
 			       get_be64(v + 28));
