@@ -37,6 +37,7 @@ struct ctx {
 	const struct norm_opts *opts;
 	unsigned calls;
 	bool keywords;
+	bool no_formats; /* PARSE_NO_FORMATS */
 };
 
 static int on_link(void *p, const struct parse_link *l)
@@ -51,10 +52,17 @@ static int on_link(void *p, const struct parse_link *l)
 	ASSERT(parts_consistent(l->url, l->u), l->url);
 	ASSERT(l->kind <= PARSE_LINK_REFRESH, l->url);
 	ASSERT(l->nofollow <= 1, l->url);
-	ASSERT((l->rel &
-		~(unsigned)(PARSE_REL_NOFOLLOW | PARSE_REL_CANONICAL |
-			    PARSE_REL_ALTERNATE | PARSE_REL_STYLESHEET |
-			    PARSE_REL_ICON | PARSE_REL_NAV)) == 0,
+	ASSERT((l->rel & ~(unsigned)(PARSE_REL_NOFOLLOW | PARSE_REL_CANONICAL |
+				     PARSE_REL_ALTERNATE |
+				     PARSE_REL_STYLESHEET | PARSE_REL_ICON |
+				     PARSE_REL_NAV | PARSE_REL_FORMAT)) == 0,
+	       l->url);
+	/* Another format of the page is an alternate <link>, not followed
+	 * under PARSE_NO_FORMATS. */
+	ASSERT(!(l->rel & PARSE_REL_FORMAT) ||
+		       (l->kind == PARSE_LINK_LINK &&
+			(l->rel & PARSE_REL_ALTERNATE) &&
+			!(c->no_formats && l->follow)),
 	       l->url);
 	/* What the link shows: bounded, and only with keywords, for a link
 	 * to follow. */
@@ -149,7 +157,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	};
 	struct norm_opts opts = { 0 };
 	struct parse_page page;
-	struct ctx c = { &opts, 0, false };
+	struct ctx c = { &opts, 0, false, false };
 	static uint64_t wset[256];
 	unsigned bad = 0;
 	char *html;
@@ -161,6 +169,10 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	opts.steps = norm_profile_steps(profiles[data[0] & 3]);
 	dopts.content_type = types[(data[0] >> 2) & 15];
 	dopts.flags = PARSE_TEXT | PARSE_MD5 | PARSE_MD5_SIZE | PARSE_SIMHASH;
+	/* The adaptive profile leaves a page's other formats unfollowed. */
+	c.no_formats = (data[0] & 3) == 3;
+	if (c.no_formats)
+		dopts.flags |= PARSE_NO_FORMATS;
 	dopts.text = &text;
 	/* Relevance against a few keywords (a phrase, non-ASCII), on one
 	 * input in two. */
