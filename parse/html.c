@@ -834,29 +834,35 @@ static void take_canonical(struct walk *w, const char *href)
 }
 
 /* A <link type> that names an HTML page, or none (the page's own kind). */
-static bool html_type(const char *type)
+/* Is a type attribute's media type (spaces before it and parameters
+ * after it aside) one of the n in list, ASCII case ignored? */
+static bool type_in(const char *type, const char *const *list, size_t n)
 {
-	if (!type)
-		return true;
 	while (is_space(*type))
 		type++;
-	size_t n = strcspn(type, "; \t\r\n\f");
-	return (n == 9 && strncasecmp(type, "text/html", 9) == 0) ||
-	       (n == 21 && strncasecmp(type, "application/xhtml+xml", 21) == 0);
+	size_t len = strcspn(type, "; \t\r\n\f");
+	for (size_t i = 0; i < n; i++)
+		if (strlen(list[i]) == len &&
+		    strncasecmp(type, list[i], len) == 0)
+			return true;
+	return false;
+}
+
+/* Does a <link>'s type name HTML (no type does)? */
+static bool html_type(const char *type)
+{
+	static const char *const html[] = { "text/html",
+					    "application/xhtml+xml" };
+	return !type || type_in(type, html, 2);
 }
 
 /* Does a <link>'s type name a feed (RSS, Atom, JSON Feed)? */
 static bool feed_type(const char *type)
 {
-	if (!type)
-		return false;
-	while (is_space(*type))
-		type++;
-	size_t n = strcspn(type, "; \t\r\n\f");
-	return (n == 19 && strncasecmp(type, "application/rss+xml", 19) == 0) ||
-	       (n == 20 &&
-		strncasecmp(type, "application/atom+xml", 20) == 0) ||
-	       (n == 21 && strncasecmp(type, "application/feed+json", 21) == 0);
+	static const char *const feeds[] = { "application/rss+xml",
+					     "application/atom+xml",
+					     "application/feed+json" };
+	return type && type_in(type, feeds, 3);
 }
 
 static int walk_links(struct walk *w, const GumboNode *root)

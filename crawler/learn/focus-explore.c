@@ -7,11 +7,12 @@
  * queued to explore (focus_release()), marked FOCUS_PRED_EXPLORE.  An
  * explored page counts in the harvest like any other, so the floor holds
  * for what exploration fetches.  The writer's alone, under focus.mu. */
-#include "focus-int.h"
-
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <xxhash.h>
+
+#include "focus-int.h"
 
 /* The pruned links kept a category, at most (some 2 MiB of URLs). */
 #define EXPLORE_MAX 4096u
@@ -25,9 +26,7 @@
 
 static uint64_t url_hash(const char *url, size_t len)
 {
-	uint64_t h = 0xcbf29ce484222325ull;
-	for (size_t i = 0; i < len; i++)
-		h = (h ^ (unsigned char)url[i]) * 0x100000001b3ull;
+	uint64_t h = XXH3_64bits(url, len);
 	return h ? h : 1;
 }
 
