@@ -442,6 +442,7 @@ struct xfer {
 	 * (frontier_host_due()): libcurl closes the connection when the
 	 * transfer is done instead of keeping it idle. */
 	bool last;
+	bool robots; /* a robots.txt request (crawl.robots_running) */
 	struct curl_slist *headers; /* a revisit's conditional request */
 	char errbuf[CURL_ERROR_SIZE];
 	/* Under connect_to, the name resolution and the port change that
@@ -521,6 +522,7 @@ struct crawl {
 	unsigned peak_running; /* the most at once, since the start */
 	struct xfer *xfers;    /* the same, listed */
 	unsigned parked;       /* leases waiting for a robots.txt */
+	unsigned robots_running; /* robots.txt requests in flight */
 	uint64_t started;      /* page fetches started */
 	uint64_t in_pipeline;  /* jobs not yet committed (under mu) */
 	/* Batches the writer committed (under mu).  A commit can queue

@@ -344,6 +344,8 @@ int start_xfer(struct crawl *c, struct xfer *x, const char *url)
 	if (c->xfers)
 		c->xfers->prev = x;
 	c->xfers = x;
+	x->robots = x->job->kind == JOB_ROBOTS;
+	c->robots_running += x->robots;
 	if (++c->running > c->peak_running)
 		c->peak_running = c->running;
 	return 0;
@@ -361,6 +363,8 @@ void xfer_unlink(struct crawl *c, struct xfer *x)
 	if (x->next)
 		x->next->prev = x->prev;
 	c->running--;
+	c->robots_running -= x->robots;
+	x->robots = false;
 }
 
 int error_kind(CURLcode cc)
