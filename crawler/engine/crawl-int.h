@@ -518,13 +518,13 @@ struct crawl {
 	struct trouble *troubles, *troubles_tail; /* unreachable hosts */
 	uint32_t hosts_held, hosts_given_up;
 
-	unsigned running;      /* transfers in flight, pages and robots.txt */
-	unsigned peak_running; /* the most at once, since the start */
-	struct xfer *xfers;    /* the same, listed */
-	unsigned parked;       /* leases waiting for a robots.txt */
+	unsigned running;        /* transfers in flight, pages and robots.txt */
+	unsigned peak_running;   /* the most at once, since the start */
+	struct xfer *xfers;      /* the same, listed */
+	unsigned parked;         /* leases waiting for a robots.txt */
 	unsigned robots_running; /* robots.txt requests in flight */
-	uint64_t started;      /* page fetches started */
-	uint64_t in_pipeline;  /* jobs not yet committed (under mu) */
+	uint64_t started;        /* page fetches started */
+	uint64_t in_pipeline;    /* jobs not yet committed (under mu) */
 	/* Batches the writer committed (under mu).  A commit can queue
 	 * URLs that the loop has not yet been woken to see: frontier_dry
 	 * holds only while no commit came after the frontier_next() that
