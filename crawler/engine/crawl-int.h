@@ -286,7 +286,11 @@ struct job {
 					 * longer one of its representative. */
 					bool diverged;
 					bool has_redirect;
-					char redirect[NORM_URL_MAX + 1];
+					/* A 3xx's Location, normalized
+					 * (malloc'd, NORM_URL_MAX + 1 bytes:
+					 * most jobs have none; NULL
+					 * unless has_redirect). */
+					char *redirect;
 					struct norm_url redirect_u;
 					/* The target as the Location header
 					 * wrote it, made absolute (malloc'd);

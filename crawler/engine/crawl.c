@@ -60,6 +60,7 @@ void job_free(struct job *j)
 	if (j->kind == JOB_PAGE) {
 		free(j->src);
 		free(j->location);
+		free(j->redirect);
 		free(j->redirect_found);
 		free(j->canonical);
 		free(j->page_text);

@@ -145,9 +145,14 @@ static void parse_job(struct crawl *c, struct job *j)
 	j->robots_noindex = j->robots_header & PARSE_ROBOTS_NOINDEX;
 	j->robots_nofollow = j->robots_header & PARSE_ROBOTS_NOFOLLOW;
 	if (j->status >= 300 && j->status < 400 && j->location) {
-		int rc = norm_url(&o->norm, NULL, j->location,
-				  strlen(j->location), j->redirect,
-				  sizeof(j->redirect), &j->redirect_u);
+		/* Out of memory: the redirect is not followed, as a page
+		 * whose parse could not be had is not (below). */
+		j->redirect = malloc(NORM_URL_MAX + 1);
+		int rc = j->redirect
+				 ? norm_url(&o->norm, NULL, j->location,
+					    strlen(j->location), j->redirect,
+					    NORM_URL_MAX + 1, &j->redirect_u)
+				 : SC_E_NOMEM;
 		char found[NORM_URL_MAX + 1];
 		struct norm_url fu;
 		if (rc == 0 && norm_url(&norm_as_found, NULL, j->location,
@@ -158,7 +163,7 @@ static void parse_job(struct crawl *c, struct job *j)
 			j->has_redirect = true;
 			if (j->lease.redirects >= 10)
 				j->error = STORE_ERROR_TOO_MANY_REDIRECTS;
-		} else {
+		} else if (rc != SC_E_NOMEM) {
 			j->links_bad++;
 		}
 	} else if (j->status >= 200 && j->status < 300 && j->lease.sitemap) {
