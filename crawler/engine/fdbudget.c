@@ -21,7 +21,7 @@
  * transfers in flight: a fixed 256 capped 5,000 hosts at 1 s with 110 ms
  * latency near half of that.  The ceiling, CRAWL_AUTO_MAX (1024), is the
  * memory bound: a transfer in flight costs some 25 KB (its handle 5.4
- * KB, its 8 KB receive buffer, its 10 KB job), and 4096 of them took
+ * KB, its 8 KB receive buffer, its 8 KB job), and 4096 of them took
  * RssAnon to 240 MB on the latency web's 5,000 hosts for no more pages a
  * second (with 16 KB buffers). */
 #include "crawl-int.h"

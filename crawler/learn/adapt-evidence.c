@@ -21,28 +21,6 @@
 
 /* ---- The gate's bounds ------------------------------------------------ */
 
-/* Wilson's lower bound on a proportion: k successes of n, quantile z. */
-double wilson_lower(uint64_t k, uint64_t n, double z)
-{
-	if (!n)
-		return 0;
-	double p = (double)k / (double)n, nn = (double)n, z2 = z * z;
-	return (p + z2 / (2 * nn) -
-		z * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn))) /
-	       (1 + z2 / nn);
-}
-
-/* Wilson's upper bound on a proportion: k successes of n, quantile z. */
-double wilson_upper(uint64_t k, uint64_t n, double z)
-{
-	if (!n)
-		return 1;
-	double p = (double)k / (double)n, nn = (double)n, z2 = z * z;
-	return (p + z2 / (2 * nn) +
-		z * sqrt(p * (1 - p) / nn + z2 / (4 * nn * nn))) /
-	       (1 + z2 / nn);
-}
-
 /* ---- Rule kinds across hosts ---------------------------------------- */
 
 /* What a rule does, whatever host it is scoped to: "ignore parameter sid"

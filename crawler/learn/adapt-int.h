@@ -12,6 +12,7 @@
 
 #include <pthread.h>
 
+#include "bounds.h"
 #include "learn.h"
 #include "sc.h"
 
@@ -246,9 +247,7 @@ bool same_rule(const struct arule *x, const char *scope,
 	       const struct norm_rule *r);
 int add_rule_mem(struct adapt *a, const struct arule *src, uint32_t *idx);
 
-/* adapt-evidence.c: the gate's bounds, kinds and evidence. */
-double wilson_lower(uint64_t k, uint64_t n, double z);
-double wilson_upper(uint64_t k, uint64_t n, double z);
+/* adapt-evidence.c: kinds and evidence (the gate's bounds: bounds.h). */
 int kind_add(struct adapt *a, const struct arule *r);
 uint64_t fold_hash(const char *url, const struct norm_url *u);
 int group_note(struct adapt *a, uint64_t sig, uint64_t f);

@@ -2,7 +2,7 @@
  * per category, the running harvest as `report` counts it (pages scored
  * and those on topic, over every run of the store), and the links the
  * prediction pruned, kept best predicted first.  While the harvest's
- * lower bound (wilson_low()), with every explored page still on its way
+ * lower bound (wilson_lower()), with every explored page still on its way
  * counted off topic and one more too, stays at or above the category's
  * min_harvest, the best of them is queued to explore (focus_release()),
  * marked FOCUS_PRED_EXPLORE.  An
@@ -13,6 +13,7 @@
 #include <string.h>
 #include <xxhash.h>
 
+#include "bounds.h"
 #include "focus-int.h"
 
 /* The pruned links kept a category, at most (some 2 MiB of URLs). */
@@ -116,21 +117,8 @@ void explore_hold_locked(struct focus *f, const struct frontier_url *fu)
 /* z of a one-sided 95 % bound (the normal quantile of 0.95). */
 #define EXPLORE_Z 1.645
 
-/* The Wilson score lower bound, at EXPLORE_Z, of a proportion seen on
- * times in n: what the harvest is, at least, with 95 % confidence, were
- * the pages a sample of those the crawl might fetch. */
-static double wilson_low(double on, double n)
-{
-	if (n <= 0.0)
-		return 0.0;
-	double p = on / n, z2 = EXPLORE_Z * EXPLORE_Z;
-	double mid = p + z2 / (2.0 * n);
-	double half = EXPLORE_Z * sqrt(p * (1.0 - p) / n + z2 / (4.0 * n * n));
-	return (mid - half) / (1.0 + z2 / n);
-}
-
 /* May category cat (of v, e) explore one more link: it scored enough
- * pages, and the lower bound of its harvest (wilson_low()) stays at or
+ * pages, and the lower bound of its harvest (wilson_lower()) stays at or
  * above its floor with every page explored counted off topic, fetched,
  * on its way (and the roots looked at on theirs) or the one more?  The
  * explored pages on topic are not counted on: a page the prediction
@@ -148,9 +136,9 @@ static bool slack_locked(const struct view *v, uint16_t cat,
 {
 	if (e->scored < EXPLORE_AFTER || e->on < e->explored_on)
 		return false;
-	double n = (double)(e->scored + e->in_flight + 1);
-	double on = (double)(e->on - e->explored_on);
-	return wilson_low(on, n) >= v->cats[cat].min_harvest;
+	return wilson_lower(e->on - e->explored_on,
+			    e->scored + e->in_flight + 1,
+			    EXPLORE_Z) >= v->cats[cat].min_harvest;
 }
 
 /* The links e keeps, predicted again with what the crawl knows now, in
