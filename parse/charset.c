@@ -571,6 +571,15 @@ static const struct charset *prescan(const char *html, size_t len,
 	struct attr a;
 
 	while (s.p < s.end) {
+		/* Every case below starts at a '<': the bytes before the
+		 * next one are passed over at once, not one call each. */
+		if (*s.p != '<') {
+			const unsigned char *lt = memchr(s.p, '<',
+							 (size_t)(s.end - s.p));
+			if (!lt)
+				break;
+			s.p = lt;
+		}
 		if (starts_ci(&s, "<!--")) {
 			s.p += 2; /* "<!-->" closes itself */
 			skip_past(&s, "-->");

@@ -115,6 +115,20 @@ import json, sys
 s = json.load(open(sys.argv[1]))
 sys.exit(not (s["concurrency"] == "auto" and s["transfers_max"] >= 1 and
               s["in_flight_peak"] == 0))' "$tmp/status.json"
+# The parser threads run nicer than the loop, so that a parse never
+# holds a core while the loop's timer or a socket is due (parsers.c).
+check_true "the parser threads are nicer by 5 than the loop (and the writer)" python3 -c '
+import os, sys
+pid = sys.argv[1]
+def nice(t):
+    f = open("/proc/%s/task/%s/stat" % (pid, t)).read()
+    return int(f[f.rindex(")") + 2:].split()[16])
+ts = sorted(os.listdir("/proc/%s/task" % pid), key=int)
+loop = nice(pid)
+n = [nice(t) for t in ts if t != pid]
+parsers = sum(1 for v in n if v == loop + 5)
+sys.exit(not (parsers == os.cpu_count() and
+              sum(1 for v in n if v == loop) >= 1))' "$spid"
 kill -TERM $spid
 wait $spid
 finish
