@@ -37,7 +37,7 @@ usage: latency.py --sigcrawl BUILD/crawler/cli/sigcrawl
                   --fixture BUILD/tests/fixture/sc-fixture [--hosts 200]
                   [--pages 50] [--min-ms 20] [--max-ms 200] [--delay 1]
                   [--only sigcrawl,scrapy,wget,wget2] [--max-s 120] [--seed 1]
-                  [--work DIR]
+                  [--work DIR] [--sigcrawl-args='--search-index no']
 """
 import argparse
 import collections
@@ -113,7 +113,7 @@ def tool_cmd(t, a, d, seeds, port):
     if t == "sigcrawl":
         return [a.sigcrawl, "crawl", "--store", os.path.join(d, "store"),
                 "--seeds", seeds, "--connect-to", "::127.0.0.1:%d" % port,
-                "--quiet"], env
+                "--quiet"] + a.sigcrawl_args.split(), env
     if t == "scrapy":
         env["http_proxy"] = proxy
         return [run.SYS_PYTHON, os.path.join(HERE, "spider.py"), seeds,
@@ -146,6 +146,9 @@ def main():
     ap.add_argument("--max-s", type=int, default=120)
     ap.add_argument("--only", default=",".join(TOOLS))
     ap.add_argument("--work")
+    ap.add_argument("--sigcrawl-args", default="",
+                    help="more of sigcrawl's flags, split at spaces "
+                    "(--sigcrawl-args='--search-index no')")
     a = ap.parse_args()
     if a.delay != 1.0:
         ap.error("sigcrawl's default per-host delay is 1 s: --delay 1")

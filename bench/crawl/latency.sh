@@ -6,6 +6,7 @@
 #   bench/crawl/latency.sh [--hosts N] [--pages N] [--min-ms N]
 #                          [--max-ms N] [--only sigcrawl,scrapy,wget,wget2]
 #                          [--max-s N] [--seed N] [--work DIR]
+#                          [--sigcrawl-args="--search-index no"]
 #
 # Builds sigcrawl and the fixture in build-rel/ (meson
 # --buildtype=release) unless BUILD names another build directory.

@@ -430,6 +430,10 @@ struct robots_slot {
 	uint8_t state;
 	uint8_t backoffs; /* 429/503 in a row */
 	uint8_t retried_next;
+	/* Of parked, those there when the robots.txt answered: they wait
+	 * for a parser and the writer, not for the network
+	 * (crawl.parked_answered). */
+	uint16_t parked_answered;
 };
 
 _Static_assert(sizeof(struct robots_slot) <= 112, "a host's slot is 112 bytes");
@@ -522,10 +526,13 @@ struct crawl {
 	struct trouble *troubles, *troubles_tail; /* unreachable hosts */
 	uint32_t hosts_held, hosts_given_up;
 
-	unsigned running;        /* transfers in flight, pages and robots.txt */
-	unsigned peak_running;   /* the most at once, since the start */
-	struct xfer *xfers;      /* the same, listed */
-	unsigned parked;         /* leases waiting for a robots.txt */
+	unsigned running;      /* transfers in flight, pages and robots.txt */
+	unsigned peak_running; /* the most at once, since the start */
+	struct xfer *xfers;    /* the same, listed */
+	unsigned parked;       /* leases waiting for a robots.txt */
+	/* Of those, the ones whose robots.txt has answered and is being
+	 * read and kept: no transfer slot, but the pipeline's bound. */
+	unsigned parked_answered;
 	unsigned robots_running; /* robots.txt requests in flight */
 	uint64_t started;        /* page fetches started */
 	uint64_t in_pipeline;    /* jobs not yet committed (under mu) */

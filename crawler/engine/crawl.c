@@ -119,7 +119,9 @@ static void stop_now(struct crawl *c)
 		}
 		while ((j = jobq_pop(&c->robots[h].waiting)))
 			job_free(j);
+		c->robots[h].parked_answered = 0;
 	}
+	c->parked_answered = 0;
 	sched_check_done(c);
 }
 

@@ -336,6 +336,26 @@ bool host_skips(struct crawl *c, struct robots_slot *s, struct job *j)
 	return false;
 }
 
+/* The host's robots.txt has answered: the leases parked for it now
+ * wait for a parser and the writer, and give up their transfer slot
+ * (sched.c, slots_busy()).  Held, at 150 ms a robots.txt and its
+ * commit against 110 ms for the answer alone, the slots had the
+ * robots.txt of 5,000 hosts take 0.58 s at 1,024 transfers. */
+static void parked_answer(struct crawl *c, struct robots_slot *s)
+{
+	uint16_t n = s->parked.n < UINT16_MAX ? (uint16_t)s->parked.n
+					      : UINT16_MAX;
+	c->parked_answered += (unsigned)(n - s->parked_answered);
+	s->parked_answered = n;
+}
+
+/* Before the host's parked leases go: they no longer count. */
+static void parked_unanswer(struct crawl *c, struct robots_slot *s)
+{
+	c->parked_answered -= s->parked_answered;
+	s->parked_answered = 0;
+}
+
 /* A host's robots.txt rules are known: set them and the host's delay,
  * and give its parked leases back to the frontier, which offers them
  * again once the host's delay since the robots.txt request has passed.
@@ -369,6 +389,7 @@ static void robots_install(struct crawl *c, struct job *j)
 		sent = e->sent_ms;
 	if (sent)
 		frontier_hold(c->fr, host, sent + delay);
+	parked_unanswer(c, s);
 	struct job *p;
 	while ((p = jobq_pop(&s->parked))) {
 		c->parked--;
@@ -397,6 +418,7 @@ static void robots_failed(struct crawl *c, struct job *j, int reason,
 		reason, detail);
 	struct robots_slot *s = &c->robots[host];
 	s->state = R_NONE;
+	parked_unanswer(c, s);
 	struct job *p;
 	while ((p = jobq_pop(&s->parked))) {
 		c->parked--;
@@ -421,6 +443,7 @@ static void robots_failed(struct crawl *c, struct job *j, int reason,
 static void robots_redirect_end(struct crawl *c, struct job *j)
 {
 	host_ok(c, j->lease.host_id);
+	parked_answer(c, &c->robots[j->lease.host_id]);
 	j->fetched = true;
 	j->fetched_at = wall_ms();
 	j->robots_expires = (int64_t)(j->fetched_at + ROBOTS_TTL_MS);
@@ -553,6 +576,7 @@ void robots_done(struct crawl *c, struct xfer *x, CURLcode cc)
 	if (answered && ((status >= 200 && status < 300) ||
 			 (status >= 400 && status < 500 && status != 429))) {
 		host_ok(c, host);
+		parked_answer(c, &c->robots[host]);
 		parse_submit(c, j, true);
 		return;
 	}

@@ -225,12 +225,15 @@ static void start_lease(struct crawl *c, struct job *j)
 }
 
 /* The transfer slots taken: transfers in flight, and leases parked for
- * their host's robots.txt but for those whose request is one of them. */
+ * their host's robots.txt but for those whose request is one of them and
+ * those whose robots.txt has answered (robots-gate.c, parked_answer()). */
 static uint64_t slots_busy(const struct crawl *c)
 {
-	unsigned both = c->robots_running < c->parked ? c->robots_running
-						      : c->parked;
-	return (uint64_t)c->running + c->parked - both;
+	unsigned asking = c->parked > c->parked_answered
+				  ? c->parked - c->parked_answered
+				  : 0;
+	unsigned both = c->robots_running < asking ? c->robots_running : asking;
+	return (uint64_t)c->running + asking - both;
 }
 
 void sched_fill(struct crawl *c)
@@ -282,6 +285,9 @@ void sched_fill(struct crawl *c)
 	 * transfers in flight (5,000 hosts: 4,200 robots.txt a second
 	 * where 1,024 at 110 ms allow 9,000). */
 	uint64_t busy = slots_busy(c);
+	/* Leases parked on a robots.txt being read and kept wait in the
+	 * pipeline, as a body does. */
+	pipeline += c->parked_answered;
 	while (!c->stopping && !c->paused && busy < c->max_running &&
 	       busy + pipeline < c->pipeline_cap &&
 	       (!lead || c->running + unlearned < lead) &&
