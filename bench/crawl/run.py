@@ -22,6 +22,7 @@ every 50 ms.
 """
 import argparse
 import os
+import select
 import shutil
 import signal
 import socket
@@ -224,6 +225,9 @@ def measure(cmd, env=None, cwd=None, log=None, max_s=None):
     p = subprocess.Popen(cmd, env=env, cwd=cwd, stdin=subprocess.DEVNULL,
                          stdout=out, stderr=subprocess.STDOUT)
     peak, signalled = 0, 0
+    # Woken by the exit itself, not the next 50 ms tick: the wall time
+    # is not up to 50 ms long (0.4 % of an 11 s crawl).
+    pidfd = os.pidfd_open(p.pid)
     try:
         while True:
             pid, status, ru = os.wait4(p.pid, os.WNOHANG)
@@ -237,11 +241,13 @@ def measure(cmd, env=None, cwd=None, log=None, max_s=None):
             elif max_s is not None and el > max_s + 10 and signalled == 1:
                 p.kill()
                 signalled = 2
-            time.sleep(0.05)
+            select.select([pidfd], [], [], 0.05)
     except BaseException:
         p.kill()  # httrack, for one, ignores SIGTERM
         p.wait()
         raise
+    finally:
+        os.close(pidfd)
     wall = time.monotonic() - t0
     p.returncode = os.waitstatus_to_exitcode(status)
     if log:
