@@ -11,8 +11,9 @@ between requests to a host, so no crawler can fetch more than
 HOSTS / DELAY pages a second: the ceiling.
 
 The tools, each started from every host's root:
-  - sigcrawl, default config (per-host delay 1000 ms, 256 connections,
-    2 per host), the names sent to the fixture with --connect-to;
+  - sigcrawl, default config (per-host delay 1000 ms, concurrency auto,
+    2 per host), the names sent to the fixture with --connect-to, and
+    --sigcrawl-args' flags;
   - Scrapy (bench/crawl/spider.py) with DOWNLOAD_DELAY = DELAY per host
     (not randomized), CONCURRENT_REQUESTS 256, one per host, the fixture
     as its HTTP proxy (Scrapy keeps a download slot per host name all the
